@@ -1,0 +1,55 @@
+"""Typed errors raised by playout.
+
+Every error a user can provoke with bad input derives from :class:`PlayoutError`, so a caller
+can catch one class; the more specific classes also derive from the matching built-in
+(``ValueError``, ``KeyError``) so ordinary ``except ValueError`` code keeps working.
+"""
+
+from __future__ import annotations
+
+
+class PlayoutError(Exception):
+    """Base class of every error playout raises on bad input."""
+
+
+class GameError(PlayoutError, ValueError):
+    """A game breaks the game protocol or its declared :class:`GameSpec`."""
+
+
+class InvalidParameterError(PlayoutError, ValueError):
+    """A parameter is out of range: a negative budget, an impossible board size, ..."""
+
+
+class UnknownGameError(PlayoutError, KeyError):
+    """No game is registered under the requested name."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it a plain sentence.
+        return str(self.args[0]) if self.args else "unknown game"
+
+
+class MoveError(PlayoutError, ValueError):
+    """A move could not be parsed, or is not legal in the position."""
+
+
+class IllegalMoveError(MoveError):
+    """A well-formed move that is not legal in the position."""
+
+
+class MoveParseError(MoveError):
+    """A move written in a notation the game does not understand."""
+
+
+class GameOverError(PlayoutError, ValueError):
+    """An operation that needs a position with moves left was given a finished game."""
+
+
+__all__ = [
+    "GameError",
+    "GameOverError",
+    "IllegalMoveError",
+    "InvalidParameterError",
+    "MoveError",
+    "MoveParseError",
+    "PlayoutError",
+    "UnknownGameError",
+]

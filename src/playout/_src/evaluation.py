@@ -1,0 +1,137 @@
+"""Leaf evaluation: what a simulation returns once it leaves the tree.
+
+An evaluator gives the value of a non-terminal state **for the player to move in it** (for
+player 0 at a chance state), in the range of the game's returns ([-1, 1] for the built-in
+two-player games). It may also offer priors over the legal actions (for PUCT).
+
+* :class:`Rollout`: play to the end with a policy (uniformly random by default, or e.g.
+  seed 004's neighbour policy), optionally several times (seed 001 averages several playouts
+  per leaf) and optionally cut off after ``max_depth`` moves, scoring the cut-off state with a
+  heuristic.
+* :class:`ValueFunction`: call a user function, e.g. seed 002's ``get_future_value``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+from playout._src.errors import InvalidParameterError
+from playout._src.game import CHANCE, GameState
+
+RolloutPolicy = Callable[[GameState, random.Random], int]
+"""Picks the next action in a rollout: ``policy(state, rng) -> action``."""
+
+Heuristic = Callable[[GameState], float]
+"""Estimates a non-terminal state's value for the player to move in it."""
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Values leaves. ``evaluate`` returns the value for the player to move in ``state``."""
+
+    def evaluate(self, state: GameState, rng: random.Random) -> float: ...
+
+
+@runtime_checkable
+class PriorEvaluator(Evaluator, Protocol):
+    """An evaluator that also returns one prior probability per legal action."""
+
+    def priors(self, state: GameState, actions: Sequence[int]) -> Sequence[float]: ...
+
+
+def _chance_action(state: GameState, rng: random.Random) -> int:
+    outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
+    u = rng.random()
+    acc = 0.0
+    for action, probability in outcomes:
+        acc += probability
+        if u < acc:
+            return int(action)
+    return int(outcomes[-1][0])
+
+
+def _player0_value(state: GameState, value: float) -> float:
+    return -value if state.current_player() == 1 else value
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Rollout:
+    """Monte Carlo evaluation by playing games to the end.
+
+    Args:
+        policy: chooses rollout moves; ``None`` means uniformly random legal moves.
+        num_rollouts: games played per evaluation; their mean is the value.
+        max_depth: stop a game after this many moves and score it with ``heuristic``
+            (0 when no heuristic is given); ``None`` plays to the end.
+        heuristic: value of a cut-off state for the player to move in it.
+    """
+
+    policy: RolloutPolicy | None = None
+    num_rollouts: int = 1
+    max_depth: int | None = None
+    heuristic: Heuristic | None = None
+
+    def __post_init__(self) -> None:
+        if self.num_rollouts < 1:
+            raise InvalidParameterError(f"num_rollouts must be >= 1, got {self.num_rollouts}")
+        if self.max_depth is not None and self.max_depth < 0:
+            raise InvalidParameterError(f"max_depth must be >= 0, got {self.max_depth}")
+
+    def evaluate(self, state: GameState, rng: random.Random) -> float:
+        """Mean outcome of ``num_rollouts`` games from ``state``, for the player to move."""
+        base = state.returns()[0] if state.game.spec.has_intermediate_rewards else 0.0
+        total = 0.0
+        for _ in range(self.num_rollouts):
+            total += self._one_game(state, rng) - base
+        value0 = total / self.num_rollouts
+        return _player0_value(state, value0)
+
+    def _one_game(self, state: GameState, rng: random.Random) -> float:
+        """Player 0's total return at the end of one game (or at the cut-off)."""
+        policy = self.policy
+        choice = rng.choice
+        limit = self.max_depth
+        steps = 0
+        while not state.is_terminal():
+            if limit is not None and steps >= limit:
+                estimate = self.heuristic(state) if self.heuristic is not None else 0.0
+                current = state.returns()[0] if state.game.spec.has_intermediate_rewards else 0
+                return current + _player0_value(state, estimate)
+            if state.current_player() == CHANCE:
+                action = _chance_action(state, rng)
+            elif policy is None:
+                action = choice(state.legal_actions())
+            else:
+                action = policy(state, rng)
+            state = state.play(action)
+            steps += 1
+        return float(state.returns()[0])
+
+
+@dataclasses.dataclass(frozen=True)
+class ValueFunction:
+    """Evaluation by a function ``fn(state) -> value for the player to move``."""
+
+    fn: Heuristic
+
+    def evaluate(self, state: GameState, rng: random.Random) -> float:
+        return float(self.fn(state))
+
+
+def random_policy(state: GameState, rng: random.Random) -> int:
+    """The uniformly random rollout policy."""
+    return int(rng.choice(state.legal_actions()))
+
+
+__all__ = [
+    "Evaluator",
+    "Heuristic",
+    "PriorEvaluator",
+    "Rollout",
+    "RolloutPolicy",
+    "ValueFunction",
+    "random_policy",
+]

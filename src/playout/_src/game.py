@@ -1,0 +1,151 @@
+"""The game protocol: what playout needs to know about a game.
+
+A game is two small objects:
+
+* a :class:`Game` holds the rules' metadata (:class:`GameSpec`), makes the initial state and
+  translates moves between integer action ids and human notation;
+* a :class:`GameState` is one immutable, hashable position. ``play(action)`` returns a *new*
+  state and never changes the one it is called on.
+
+Actions are integers. For the built-in grid games the id of square ``(x, y)`` is
+``y * width + x``; for connect four it is the 0-based column.
+
+Point of view of values (the one convention used everywhere in playout)
+----------------------------------------------------------------------
+* ``state.returns()`` gives one number per player, indexed by player id; for the built-in
+  two-player games ``(1, -1)`` when player 0 won, ``(-1, 1)`` when player 1 won and ``(0, 0)``
+  for a draw. A one-player game returns the total reward collected so far, a one-tuple.
+* A *value* in a search result or an evaluator is always **for the player to move** in the
+  state it describes. The value of an action at the root is the value for the player who
+  chooses it (the player to move at the root).
+* Two-player games must be zero-sum: ``returns()[0] == -returns()[1]``. Use
+  :func:`value_for` rather than writing ``-value`` by hand.
+
+Chance events (seed 003) are explicit: a state whose ``current_player()`` is :data:`CHANCE`
+offers ``chance_outcomes()``, a sequence of ``(action, probability)`` pairs, and the search
+samples one by its probability instead of choosing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Protocol, Self, TypeVar, runtime_checkable
+
+from playout._src.errors import GameError
+
+CHANCE: int = -1
+"""``current_player()`` of a state where chance, not a player, picks the next action."""
+
+TERMINAL: int = -4
+"""``current_player()`` of a finished game (the same sentinel OpenSpiel uses)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSpec:
+    """Facts about a game, declared once as data and checked when a search starts.
+
+    Attributes:
+        name: registry name, e.g. ``"connect4"``.
+        num_players: 1 (puzzles, bandits) or 2 (alternating or not, zero-sum).
+        num_actions: action ids are ``0 .. num_actions - 1``; ``None`` when unbounded.
+        max_length: the most actions a game can last, chance actions included; ``None`` if
+            unknown (the search then relies on its depth limit).
+        is_zero_sum: returns of the players sum to zero at the end of every game.
+        is_deterministic: no chance states.
+        has_intermediate_rewards: ``returns()`` can change before the end (seed 002's bandit
+            pays on transitions); when False the search reads returns only at the end.
+        min_return, max_return: bounds of any player's total return, for checks and scaling.
+    """
+
+    name: str
+    num_players: int
+    num_actions: int | None
+    max_length: int | None
+    is_zero_sum: bool = True
+    is_deterministic: bool = True
+    has_intermediate_rewards: bool = False
+    min_return: float = -1.0
+    max_return: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.num_players not in (1, 2):
+            raise GameError(f"{self.name}: num_players must be 1 or 2, got {self.num_players}")
+        if self.num_players == 2 and not self.is_zero_sum:
+            raise GameError(f"{self.name}: two-player games must be zero-sum")
+        if self.num_actions is not None and self.num_actions < 1:
+            raise GameError(f"{self.name}: num_actions must be positive, got {self.num_actions}")
+        if self.max_length is not None and self.max_length < 1:
+            raise GameError(f"{self.name}: max_length must be positive, got {self.max_length}")
+        if not self.min_return <= self.max_return:
+            raise GameError(f"{self.name}: min_return exceeds max_return")
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """One position of a game. Immutable and hashable; equal positions compare equal."""
+
+    @property
+    def game(self) -> Game:
+        """The game this position belongs to."""
+        ...
+
+    def current_player(self) -> int:
+        """Id of the player to move (0-based), :data:`CHANCE`, or :data:`TERMINAL`."""
+        ...
+
+    def legal_actions(self) -> Sequence[int]:
+        """Action ids playable here; empty exactly when the game is over."""
+        ...
+
+    def play(self, action: int) -> Self:
+        """The position after ``action``; ``self`` is left unchanged."""
+        ...
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        ...
+
+    def returns(self) -> Sequence[float]:
+        """Total return of each player so far (the final outcome once the game is over)."""
+        ...
+
+
+@runtime_checkable
+class Game(Protocol):
+    """The rules of a game: metadata, the initial state and move notation."""
+
+    @property
+    def spec(self) -> GameSpec:
+        """The game's declared metadata."""
+        ...
+
+    def initial_state(self) -> GameState:
+        """The position a game starts from."""
+        ...
+
+    def action_to_string(self, state: GameState, action: int) -> str:
+        """Human notation of ``action`` played in ``state``."""
+        ...
+
+    def string_to_action(self, state: GameState, text: str) -> int:
+        """Parse human notation; raise :class:`~playout.MoveError` if malformed or illegal."""
+        ...
+
+    def render(self, state: GameState) -> str:
+        """A text picture of ``state``."""
+        ...
+
+
+def value_for(player: int, value_for_player0: float) -> float:
+    """Convert a value seen by player 0 into the value seen by ``player``.
+
+    In a two-player zero-sum game player 1 sees the negation; in a one-player game, or at a
+    chance state (``player == CHANCE``), the value is returned unchanged.
+    """
+    return -value_for_player0 if player == 1 else value_for_player0
+
+
+S = TypeVar("S", bound=GameState)
+
+__all__ = ["CHANCE", "TERMINAL", "Game", "GameSpec", "GameState", "value_for"]

@@ -1,0 +1,517 @@
+"""The search: a Python driver over the compiled array tree.
+
+One simulation is four phases (:mod:`playout._src.tree` holds the compiled ones)::
+
+    node, edge, depth = descend(...)          # 1. selection (compiled)
+    state = states[node].play(action)         #    the game's own move, in Python
+    value = evaluator.evaluate(state, rng)    # 3. evaluation (rollout or value function)
+    expand_and_backup(...)                    # 2. expansion + 4. backpropagation (compiled)
+
+The game's code stays in Python; everything that touches the tree is compiled and shared with
+the compiled driver, so there is one set of rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from playout._src import tree as T
+from playout._src.errors import GameError, GameOverError, IllegalMoveError, InvalidParameterError
+from playout._src.evaluation import Evaluator, Rollout
+from playout._src.game import CHANCE, GameState
+from playout._src.rules import UCB1, EdgeStatistics, SelectionRule
+
+FinalChoice = Literal["most_visits", "best_value", "sample"]
+_FINAL_CODES = {
+    "most_visits": T.FINAL_MOST_VISITS,
+    "best_value": T.FINAL_BEST_VALUE,
+    "sample": T.FINAL_SAMPLE,
+}
+_NO_PRIORS = np.zeros(0, dtype=np.float64)
+_UNLIMITED = 2**62
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Budget:
+    """How much one search may do; it stops at whichever limit comes first.
+
+    Attributes:
+        simulations: simulations to run (default 1000 when ``seconds`` is not given either).
+        seconds: wall-clock limit in seconds.
+        max_nodes: stop when the tree holds this many nodes (bounds memory).
+        max_depth: never descend more than this many edges below the root in the tree.
+    """
+
+    simulations: int | None = None
+    seconds: float | None = None
+    max_nodes: int | None = None
+    max_depth: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("simulations", "max_nodes", "max_depth"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int | np.integer) or value < 0):
+                raise InvalidParameterError(f"{name} must be a whole number >= 0, got {value!r}")
+        if self.seconds is not None and not (
+            isinstance(self.seconds, int | float) and math.isfinite(self.seconds)
+            and self.seconds >= 0
+        ):
+            raise InvalidParameterError(f"seconds must be a number >= 0, got {self.seconds!r}")
+        if self.max_depth == 0:
+            raise InvalidParameterError("max_depth must be at least 1")
+
+    @property
+    def simulation_limit(self) -> int:
+        if self.simulations is not None:
+            return int(self.simulations)
+        return _UNLIMITED if self.seconds is not None else 1000
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchResult:
+    """What a search found at its root. Values are for the player to move at the root.
+
+    Attributes:
+        best_action: the action chosen by the final-move rule.
+        actions: the root's legal actions.
+        visit_counts: simulations through each root action.
+        values: mean return of each root action for the player to move (0 if unvisited).
+        priors: prior probability of each root action.
+        value: the root's value for the player to move (visit-weighted mean of ``values``).
+        pv: principal variation, the most-visited line of actions from the root.
+        player: the player to move at the root.
+        simulations: simulations run by the call that produced this result.
+        total_simulations: simulations in the tree (including reused ones).
+        seconds: wall-clock seconds of that call.
+        nodes: nodes in the tree.
+        max_depth: deepest edge count below the root reached by a simulation.
+        proven: "win", "loss" or "draw" when the solver proved the root, else None.
+    """
+
+    best_action: int
+    actions: tuple[int, ...]
+    visit_counts: tuple[int, ...]
+    values: tuple[float, ...]
+    priors: tuple[float, ...]
+    value: float
+    pv: tuple[int, ...]
+    player: int
+    simulations: int
+    total_simulations: int
+    seconds: float
+    nodes: int
+    max_depth: int
+    proven: str | None = None
+
+    def policy(self) -> dict[int, float]:
+        """Share of the root's visits per action (the move probabilities of seed 001)."""
+        total = sum(self.visit_counts)
+        if total == 0:
+            return {a: 0.0 for a in self.actions}
+        return {a: n / total for a, n in zip(self.actions, self.visit_counts, strict=True)}
+
+    def action_values(self) -> dict[int, float]:
+        """Mean value per action, for the player to move at the root."""
+        return dict(zip(self.actions, self.values, strict=True))
+
+
+ProgressCallback = Callable[[int], None]
+"""Called now and then during a search with the number of simulations done so far."""
+
+
+def _derive_seeds(seed: int | None) -> tuple[np.ndarray, random.Random]:
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**63)
+    if not isinstance(seed, int | np.integer) or seed < 0:
+        raise InvalidParameterError(f"seed must be a whole number >= 0, got {seed!r}")
+    sequence = np.random.SeedSequence(int(seed))
+    tree_seed, python_seed = sequence.spawn(2)
+    rng_state = T.new_rng_state(int(tree_seed.generate_state(1)[0]))
+    return rng_state, random.Random(int(python_seed.generate_state(2, dtype=np.uint64)[0]))
+
+
+class MCTS:
+    """Monte Carlo Tree Search over a game given by its current state.
+
+    The search keeps its tree between calls: :meth:`run` adds simulations, :meth:`advance`
+    moves the root to the position after an action (by either side) and keeps that subtree,
+    :meth:`decide` runs and returns the chosen action (seed 000's API).
+
+    Args:
+        state: the position to search from (never modified).
+        selection: a rule from :mod:`playout.rules` or a callable on
+            :class:`~playout.EdgeStatistics` (default UCB1 with c = sqrt(2)).
+        evaluator: values leaves (default: one uniformly random rollout).
+        budget: default limits for :meth:`run` (default 1000 simulations).
+        final: "most_visits" (default), "best_value" or "sample" (with ``temperature``).
+        temperature: for ``final="sample"``: visits are raised to ``1 / temperature``.
+        seed: seeds every random choice; the same seed, state and simulation budget give
+            the same result.
+        store_states: keep each node's state (faster); False recomputes states by replaying
+            actions from the root (less memory, and the seed-003 way for hidden randomness).
+        reuse: keep the subtree in :meth:`advance` (True) or start afresh (False).
+    """
+
+    def __init__(
+        self,
+        state: GameState,
+        *,
+        selection: SelectionRule | None = None,
+        evaluator: Evaluator | None = None,
+        budget: Budget | None = None,
+        final: FinalChoice = "most_visits",
+        temperature: float = 1.0,
+        seed: int | None = None,
+        store_states: bool = True,
+        reuse: bool = True,
+    ) -> None:
+        _check_state(state)
+        self._selection: SelectionRule = UCB1() if selection is None else selection
+        if hasattr(self._selection, "compiled"):
+            self._rule, self._rule_params = self._selection.compiled()  # type: ignore[union-attr]
+            self._python_rule: Callable[[EdgeStatistics], int] | None = None
+        elif callable(self._selection):
+            self._rule, self._rule_params = T.RULE_UCB1, np.zeros(2)
+            self._python_rule = self._selection
+        else:
+            raise InvalidParameterError(f"not a selection rule: {self._selection!r}")
+        self._evaluator: Evaluator = Rollout() if evaluator is None else evaluator
+        if not hasattr(self._evaluator, "evaluate"):
+            raise InvalidParameterError(f"not an evaluator: {self._evaluator!r}")
+        self._priors_fn = getattr(self._evaluator, "priors", None)
+        self.budget = Budget() if budget is None else budget
+        if final not in _FINAL_CODES:
+            raise InvalidParameterError(
+                f"final must be one of {sorted(_FINAL_CODES)}, got {final!r}"
+            )
+        if not (math.isfinite(temperature) and temperature > 0):
+            raise InvalidParameterError(f"temperature must be > 0, got {temperature}")
+        self._final = _FINAL_CODES[final]
+        self._temperature = float(temperature)
+        self._rng_state, self._rng = _derive_seeds(seed)
+        self._store_states = store_states
+        self._reuse = reuse
+        self._spec = state.game.spec
+        self._reset(state)
+
+    # ----------------------------------------------------------------------------- state
+
+    def _reset(self, state: GameState) -> None:
+        self._root_state = state
+        self._tree = T.new_tree()
+        self._states: list[GameState] = []
+        self._max_depth_seen = 0
+        T.add_node(
+            self._tree.nodes, self._tree.node_values, self._tree.edges, self._tree.meta,
+            T.NO_EDGE, state.current_player(), state.is_terminal(), 0.0,
+        )
+        self._states.append(state)
+        if not state.is_terminal():
+            self._expand_root()
+
+    def _expand_root(self) -> None:
+        state = self._root_state
+        actions = np.asarray(state.legal_actions(), dtype=np.int64)
+        if actions.size == 0:
+            raise GameError(f"{self._spec.name}: a non-terminal state has no legal actions")
+        self._tree = T.reserve(self._tree, 1, actions.size)
+        T.expand(
+            self._tree.nodes, self._tree.edges, self._tree.edge_values, self._tree.meta,
+            T.ROOT, actions, self._priors(state, actions),
+        )
+
+    def _priors(self, state: GameState, actions: np.ndarray) -> np.ndarray:
+        if state.current_player() == CHANCE:
+            outcomes = dict(state.chance_outcomes())  # type: ignore[attr-defined]
+            return np.array([outcomes[int(a)] for a in actions], dtype=np.float64)
+        if self._priors_fn is None:
+            return _NO_PRIORS
+        return np.asarray(self._priors_fn(state, actions), dtype=np.float64)
+
+    @property
+    def root_state(self) -> GameState:
+        """The position at the root of the tree."""
+        return self._root_state
+
+    @property
+    def tree(self) -> T.Tree:
+        """The search tree's arrays (read-only use; see :mod:`playout._src.tree`)."""
+        return self._tree
+
+    # ----------------------------------------------------------------------------- search
+
+    def run(
+        self, budget: Budget | None = None, *, progress: ProgressCallback | None = None,
+        progress_every: int = 100,
+    ) -> SearchResult:
+        """Run simulations on the current tree until the budget is used; the result."""
+        budget = self.budget if budget is None else budget
+        if self._root_state.is_terminal():
+            raise GameOverError("the game is over: there is nothing to search")
+        start = time.perf_counter()
+        deadline = math.inf if budget.seconds is None else start + budget.seconds
+        limit = budget.simulation_limit
+        max_nodes = _UNLIMITED if budget.max_nodes is None else budget.max_nodes
+        max_depth = _UNLIMITED if budget.max_depth is None else budget.max_depth
+        done = 0
+        check_every = 1 if budget.seconds is not None and budget.seconds < 0.05 else 16
+        while done < limit and self._tree.num_nodes < max_nodes:
+            if done % check_every == 0 and time.perf_counter() >= deadline:
+                break
+            self._simulate(max_depth)
+            done += 1
+            if progress is not None and done % progress_every == 0:
+                progress(done)
+        if progress is not None and done % progress_every != 0:
+            progress(done)
+        return self._result(done, time.perf_counter() - start)
+
+    def _simulate(self, max_depth: int) -> None:
+        tree = T.reserve(self._tree, 1, self._max_actions_hint())
+        self._tree = tree
+        path = self._path_buffer(max_depth)
+        if self._python_rule is None:
+            node, edge, depth = T.descend(
+                tree.nodes, tree.edges, tree.edge_values, self._rule, self._rule_params,
+                self._rng_state, max_depth, path,
+            )
+        else:
+            node, edge, depth = self._descend_python(max_depth, path)
+        if depth > self._max_depth_seen:
+            self._max_depth_seen = depth
+        if edge == T.NO_EDGE:
+            # The walk ended on an existing node: terminal, or the depth limit.
+            if tree.nodes[node, T.N_NUM_EDGES] == 0:
+                value0 = float(tree.node_values[node, T.NV_TERMINAL])
+            else:
+                value0 = self._evaluate0(self._state_of(node, path, depth))
+            T.backup(tree.nodes, tree.edges, tree.edge_values, node, value0)
+            return
+        parent_state = self._state_of(node, path, depth - 1)
+        state = parent_state.play(int(tree.edges[edge, T.E_ACTION]))
+        spec = self._spec
+        reward0 = 0.0
+        if spec.has_intermediate_rewards:
+            reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
+        if state.is_terminal():
+            terminal_value = 0.0 if spec.has_intermediate_rewards else float(state.returns()[0])
+            T.expand_and_backup(
+                *tree, edge, T.TERMINAL, True, reward0, _NO_ACTIONS, _NO_PRIORS, terminal_value
+            )
+        else:
+            actions = np.asarray(state.legal_actions(), dtype=np.int64)
+            if actions.size == 0:
+                raise GameError(f"{spec.name}: a non-terminal state has no legal actions")
+            if tree.num_edges + actions.size > tree.edge_capacity:
+                self._tree = tree = T.reserve(tree, 1, actions.size)
+            value0 = self._evaluate0(state)
+            T.expand_and_backup(
+                *tree, edge, state.current_player(), False, reward0, actions,
+                self._priors(state, actions), value0,
+            )
+        if self._store_states:
+            self._states.append(state)
+
+    def _evaluate0(self, state: GameState) -> float:
+        value = float(self._evaluator.evaluate(state, self._rng))
+        return -value if state.current_player() == 1 else value
+
+    def _state_of(self, node: int, path: np.ndarray, depth: int) -> GameState:
+        if self._store_states:
+            return self._states[node]
+        state = self._root_state
+        edges = self._tree.edges
+        for i in range(depth):
+            state = state.play(int(edges[path[i], T.E_ACTION]))
+        return state
+
+    def _max_actions_hint(self) -> int:
+        return self._spec.num_actions or 64
+
+    def _path_buffer(self, max_depth: int) -> np.ndarray:
+        size = min(max_depth, self._spec.max_length or 4096) + 1
+        buffer = getattr(self, "_path", None)
+        if buffer is None or buffer.shape[0] < size:
+            buffer = np.zeros(max(size, 64), dtype=np.int64)
+            self._path = buffer
+        return buffer
+
+    def _descend_python(self, max_depth: int, path: np.ndarray) -> tuple[int, int, int]:
+        """Selection with a user rule, in Python (same walk as the compiled ``descend``)."""
+        tree = self._tree
+        nodes, edges, edge_values = tree.nodes, tree.edges, tree.edge_values
+        rule = self._python_rule
+        assert rule is not None
+        node, depth = T.ROOT, 0
+        while nodes[node, T.N_NUM_EDGES] > 0 and depth < max_depth:
+            first = int(nodes[node, T.N_FIRST_EDGE])
+            count = int(nodes[node, T.N_NUM_EDGES])
+            if nodes[node, T.N_PLAYER] == CHANCE:
+                e = int(T.sample_by_prior(edge_values, first, count, self._rng_state))
+            else:
+                visits = edges[first : first + count, T.E_VISITS]
+                sums = edge_values[first : first + count, T.EV_VALUE_SUM]
+                means = np.divide(sums, visits, out=np.zeros(count), where=visits > 0)
+                stats = EdgeStatistics(
+                    actions=edges[first : first + count, T.E_ACTION].copy(),
+                    visit_count=visits.copy(),
+                    mean_value=means,
+                    prior=edge_values[first : first + count, T.EV_PRIOR].copy(),
+                    parent_visits=int(nodes[node, T.N_VISITS]),
+                    rng=self._rng,
+                )
+                index = int(rule(stats))
+                if not 0 <= index < count:
+                    raise InvalidParameterError(
+                        f"selection rule returned edge index {index}, expected 0..{count - 1}"
+                    )
+                e = first + index
+            path[depth] = e
+            depth += 1
+            child = int(edges[e, T.E_CHILD])
+            if child == T.UNVISITED:
+                return node, e, depth
+            node = child
+        return node, T.NO_EDGE, depth
+
+    # ----------------------------------------------------------------------------- results
+
+    def result(self) -> SearchResult:
+        """The statistics at the root now (no new simulations)."""
+        return self._result(0, 0.0)
+
+    def _result(self, simulations: int, seconds: float) -> SearchResult:
+        tree = self._tree
+        first = int(tree.nodes[T.ROOT, T.N_FIRST_EDGE])
+        count = max(0, int(tree.nodes[T.ROOT, T.N_NUM_EDGES]))
+        rows = slice(first, first + count)
+        actions = tuple(int(a) for a in tree.edges[rows, T.E_ACTION])
+        visits = tree.edges[rows, T.E_VISITS]
+        sums = tree.edge_values[rows, T.EV_VALUE_SUM]
+        means = np.divide(sums, visits, out=np.zeros(count), where=visits > 0)
+        total = int(visits.sum())
+        value = float(sums.sum() / total) if total > 0 else 0.0
+        best_edge = int(
+            T.choose_edge(
+                tree.nodes, tree.edges, tree.edge_values, T.ROOT, self._final,
+                self._temperature, self._rng_state,
+            )
+        )
+        pv_buffer = np.zeros(max(1, self._max_depth_seen + 1), dtype=np.int64)
+        pv_length = T.principal_variation(tree.nodes, tree.edges, tree.edge_values, pv_buffer)
+        return SearchResult(
+            best_action=int(tree.edges[best_edge, T.E_ACTION]),
+            actions=actions,
+            visit_counts=tuple(int(n) for n in visits),
+            values=tuple(float(q) for q in means),
+            priors=tuple(float(p) for p in tree.edge_values[rows, T.EV_PRIOR]),
+            value=value,
+            pv=tuple(int(a) for a in pv_buffer[:pv_length]),
+            player=int(tree.nodes[T.ROOT, T.N_PLAYER]),
+            simulations=simulations,
+            total_simulations=total,
+            seconds=seconds,
+            nodes=tree.num_nodes,
+            max_depth=self._max_depth_seen,
+        )
+
+    # ----------------------------------------------------------------------------- moves
+
+    def advance(self, action: int) -> None:
+        """Move the root to the position after ``action`` (played by either side).
+
+        With ``reuse=True`` the subtree below the action is kept (seed 000's ``transition``).
+        Raises :class:`~playout.IllegalMoveError` if ``action`` is not legal at the root.
+        """
+        state = self._root_state
+        if state.is_terminal() or int(action) not in set(state.legal_actions()):
+            raise IllegalMoveError(f"action {action} is not legal in this position")
+        next_state = state.play(int(action))
+        edge = int(T.find_child_edge(self._tree.nodes, self._tree.edges, T.ROOT, int(action)))
+        child = int(self._tree.edges[edge, T.E_CHILD]) if edge != T.NO_EDGE else T.UNVISITED
+        chance_root = next_state.current_player() == CHANCE or state.current_player() == CHANCE
+        if not self._reuse or child == T.UNVISITED or (chance_root and not self._store_states):
+            self._reset(next_state)
+            return
+        new_tree, old_ids = T.subtree(self._tree, child)
+        if self._store_states:
+            self._states = [self._states[int(i)] for i in old_ids]
+            next_state = self._states[0]
+        self._tree = new_tree
+        self._root_state = next_state
+        self._max_depth_seen = 0
+        if new_tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
+            self._expand_root()
+
+    transition = advance  # seed 000's name
+
+    def decide(self, advance: bool = True, budget: Budget | None = None) -> int:
+        """Run the search and return the chosen action; with ``advance`` also play it."""
+        action = self.run(budget).best_action
+        if advance:
+            self.advance(action)
+        return action
+
+
+_NO_ACTIONS = np.zeros(0, dtype=np.int64)
+
+
+def _check_state(state: Any) -> None:
+    missing = [
+        name
+        for name in ("current_player", "legal_actions", "play", "is_terminal", "returns", "game")
+        if not hasattr(state, name)
+    ]
+    if missing:
+        raise GameError(
+            f"{type(state).__name__} is not a playout game state: missing {', '.join(missing)}"
+            " (wrap a seed-style game with playout.games.from_seed_state)"
+        )
+    spec = getattr(state.game, "spec", None)
+    if spec is None:
+        raise GameError(f"{type(state).__name__}.game has no spec (a playout.GameSpec)")
+
+
+def search(
+    state: GameState,
+    *,
+    simulations: int | None = None,
+    seconds: float | None = None,
+    max_nodes: int | None = None,
+    max_depth: int | None = None,
+    seed: int | None = None,
+    selection: SelectionRule | None = None,
+    evaluator: Evaluator | None = None,
+    final: FinalChoice = "most_visits",
+    temperature: float = 1.0,
+    progress: ProgressCallback | None = None,
+) -> SearchResult:
+    """Search ``state`` once and return the result (values for the player to move).
+
+    Stops at the first limit reached; with no limit given, runs 1000 simulations. See
+    :class:`MCTS` for the parameters and for keeping the tree between moves.
+    """
+    budget = Budget(
+        simulations=simulations, seconds=seconds, max_nodes=max_nodes, max_depth=max_depth
+    )
+    engine = MCTS(
+        state, selection=selection, evaluator=evaluator, budget=budget, final=final,
+        temperature=temperature, seed=seed,
+    )
+    return engine.run(progress=progress)
+
+
+def visit_shares(result: SearchResult) -> Sequence[float]:
+    """Visit share of each root action, in the order of ``result.actions``."""
+    total = sum(result.visit_counts) or 1
+    return [n / total for n in result.visit_counts]
+
+
+__all__ = ["MCTS", "Budget", "FinalChoice", "SearchResult", "search"]

@@ -1,0 +1,619 @@
+"""The search tree as a structure of arrays, and the phase functions that read and write it.
+
+Layout (mctx-style, statistics stored on the edges of the parent)
+-----------------------------------------------------------------
+A tree is five numpy arrays. Node ids and edge ids are row indices; :data:`ROOT` is node 0.
+
+``nodes`` (int64, ``[node_capacity, NODE_FIELDS]``)
+    ``N_FIRST_EDGE``  id of the node's first edge; a node's edges are contiguous.
+    ``N_NUM_EDGES``   number of edges, or :data:`UNEXPANDED` before the node is expanded
+                      (a terminal node is expanded with zero edges).
+    ``N_PARENT_EDGE`` the edge leading to the node, :data:`NO_EDGE` for the root.
+    ``N_PLAYER``      player to move in the node's state (0, 1, ``CHANCE`` or ``TERMINAL``).
+    ``N_VISITS``      simulations that passed through the node.
+    ``N_PROVEN``      reserved for the solver: proven outcome for the player to move.
+``node_values`` (float64, ``[node_capacity, NODE_VALUE_FIELDS]``)
+    ``NV_TERMINAL``   value of a terminal node for player 0 (unused elsewhere).
+``edges`` (int64, ``[edge_capacity, EDGE_FIELDS]``)
+    ``E_ACTION``      the action id.
+    ``E_CHILD``       the child node, or :data:`UNVISITED` until the edge is first taken.
+    ``E_PARENT``      the node the edge leaves from.
+    ``E_VISITS``      simulations that took the edge (the child's visit count).
+``edge_values`` (float64, ``[edge_capacity, EDGE_VALUE_FIELDS]``)
+    ``EV_VALUE_SUM``  sum of returns **for the player who chose the edge** (the player to move
+                      at the parent); the edge's mean value is ``value_sum / visits``.
+    ``EV_PRIOR``      prior probability of the edge (uniform without a policy; the chance
+                      probability at chance nodes).
+    ``EV_REWARD``     reward to player 0 on the transition itself (games with intermediate
+                      rewards, seed 002's bandit; zero otherwise).
+``meta`` (int64, ``[META_FIELDS]``): ``M_NUM_NODES``, ``M_NUM_EDGES``.
+
+During backpropagation a simulation's outcome travels up as a value for player 0 and is
+converted to the mover's point of view at every edge (negamax for two players, plain sums for
+one player). The phase functions below are compiled with numba and shared by the Python driver
+(:mod:`playout._src.search`) and the compiled driver; none of them is recursive.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+ROOT = 0
+UNVISITED = -1
+UNEXPANDED = -1
+NO_EDGE = -1
+NO_NODE = -1
+CHANCE = -1
+TERMINAL = -4
+
+N_FIRST_EDGE, N_NUM_EDGES, N_PARENT_EDGE, N_PLAYER, N_VISITS, N_PROVEN = range(6)
+NODE_FIELDS = 6
+NV_TERMINAL = 0
+NODE_VALUE_FIELDS = 1
+E_ACTION, E_CHILD, E_PARENT, E_VISITS = range(4)
+EDGE_FIELDS = 4
+EV_VALUE_SUM, EV_PRIOR, EV_REWARD = range(3)
+EDGE_VALUE_FIELDS = 3
+M_NUM_NODES, M_NUM_EDGES = range(2)
+META_FIELDS = 2
+
+# Selection rules understood by the compiled `select_edge` (parameters in `rule_params`).
+RULE_UCB1 = 0  # params: [c]
+RULE_PUCT = 1  # params: [c, first_play_value]
+RULE_EPSILON_GREEDY = 2  # params: [epsilon]
+
+_JIT = {"cache": True, "nogil": True}
+
+
+class Tree(NamedTuple):
+    """The arrays of one search tree (see the module docstring for the fields)."""
+
+    nodes: np.ndarray
+    node_values: np.ndarray
+    edges: np.ndarray
+    edge_values: np.ndarray
+    meta: np.ndarray
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.meta[M_NUM_NODES])
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.meta[M_NUM_EDGES])
+
+    @property
+    def node_capacity(self) -> int:
+        return int(self.nodes.shape[0])
+
+    @property
+    def edge_capacity(self) -> int:
+        return int(self.edges.shape[0])
+
+    def nbytes_per_node(self) -> float:
+        """Bytes of array storage per allocated node (edges included), for reports."""
+        total = sum(a.nbytes for a in self)
+        return total / max(1, self.node_capacity)
+
+
+def new_tree(node_capacity: int = 1024, edge_capacity: int | None = None) -> Tree:
+    """An empty tree with room for ``node_capacity`` nodes (it grows on demand)."""
+    node_capacity = max(2, int(node_capacity))
+    if edge_capacity is None:
+        edge_capacity = node_capacity * 8
+    edge_capacity = max(8, int(edge_capacity))
+    meta = np.zeros(META_FIELDS, dtype=np.int64)
+    return Tree(
+        nodes=np.zeros((node_capacity, NODE_FIELDS), dtype=np.int64),
+        node_values=np.zeros((node_capacity, NODE_VALUE_FIELDS), dtype=np.float64),
+        edges=np.zeros((edge_capacity, EDGE_FIELDS), dtype=np.int64),
+        edge_values=np.zeros((edge_capacity, EDGE_VALUE_FIELDS), dtype=np.float64),
+        meta=meta,
+    )
+
+
+def _grown(array: np.ndarray, rows: int) -> np.ndarray:
+    out = np.zeros((rows, array.shape[1]), dtype=array.dtype)
+    out[: array.shape[0]] = array
+    return out
+
+
+def reserve(tree: Tree, extra_nodes: int, extra_edges: int) -> Tree:
+    """``tree`` itself if it has room for the extra rows, else a copy with doubled capacity."""
+    need_nodes = tree.num_nodes + extra_nodes
+    need_edges = tree.num_edges + extra_edges
+    if need_nodes <= tree.node_capacity and need_edges <= tree.edge_capacity:
+        return tree
+    node_rows = tree.node_capacity
+    while node_rows < need_nodes:
+        node_rows *= 2
+    edge_rows = tree.edge_capacity
+    while edge_rows < need_edges:
+        edge_rows *= 2
+    return Tree(
+        nodes=_grown(tree.nodes, node_rows) if node_rows > tree.node_capacity else tree.nodes,
+        node_values=(
+            _grown(tree.node_values, node_rows)
+            if node_rows > tree.node_capacity
+            else tree.node_values
+        ),
+        edges=_grown(tree.edges, edge_rows) if edge_rows > tree.edge_capacity else tree.edges,
+        edge_values=(
+            _grown(tree.edge_values, edge_rows)
+            if edge_rows > tree.edge_capacity
+            else tree.edge_values
+        ),
+        meta=tree.meta,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Random numbers: xorshift64* in a one-element uint64 array, so compiled code is reproducible.
+# --------------------------------------------------------------------------------------------
+
+
+def new_rng_state(seed: int) -> np.ndarray:
+    """A generator state for the compiled phases, derived from ``seed`` (never zero)."""
+    mixed = np.random.SeedSequence(seed).generate_state(1, dtype=np.uint64)
+    if mixed[0] == 0:
+        mixed[0] = np.uint64(0x9E3779B97F4A7C15)
+    return mixed
+
+
+@numba.njit(**_JIT)
+def next_u64(rng: np.ndarray) -> np.uint64:
+    """Advance the xorshift64* generator and return 64 random bits."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return x * np.uint64(2685821657736338717)
+
+
+@numba.njit(**_JIT)
+def random_below(rng: np.ndarray, n: int) -> int:
+    """A uniform integer in ``[0, n)`` (Lemire's multiply-shift; n < 2**32)."""
+    return int(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@numba.njit(**_JIT)
+def random_unit(rng: np.ndarray) -> float:
+    """A uniform float in ``[0, 1)`` with 53 random bits."""
+    return float(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Phase 1: selection.
+# --------------------------------------------------------------------------------------------
+
+
+@numba.njit(**_JIT)
+def edge_mean(edge_values: np.ndarray, edges: np.ndarray, e: int) -> float:
+    """Mean value of edge ``e`` for the player who chooses it (0 when unvisited)."""
+    n = edges[e, E_VISITS]
+    return edge_values[e, EV_VALUE_SUM] / n if n > 0 else 0.0
+
+
+@numba.njit(**_JIT)
+def sample_by_prior(edge_values: np.ndarray, first: int, count: int, rng: np.ndarray) -> int:
+    """An edge of ``first .. first+count-1`` drawn with probability proportional to its prior."""
+    total = 0.0
+    for e in range(first, first + count):
+        total += edge_values[e, EV_PRIOR]
+    u = random_unit(rng) * total
+    acc = 0.0
+    for e in range(first, first + count):
+        acc += edge_values[e, EV_PRIOR]
+        if u < acc:
+            return e
+    return first + count - 1
+
+
+@numba.njit(**_JIT)
+def select_edge(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    node: int,
+    rule: int,
+    rule_params: np.ndarray,
+    rng: np.ndarray,
+) -> int:
+    """The edge to follow from expanded, non-terminal ``node``.
+
+    UCB1 (Kocsis & Szepesvari 2006): ``Q + c * sqrt(ln N / n)``, unvisited edges first.
+    PUCT (Silver et al. 2017): ``Q + c * P * sqrt(N) / (1 + n)``, unvisited edges valued at
+    ``first_play_value``. Epsilon-greedy: unvisited edges first, then a random edge with
+    probability epsilon, else the best mean. Q is the mean value for the player to move at
+    ``node``. Ties are broken uniformly at random. At chance nodes the edge is sampled by
+    its probability whatever the rule.
+    """
+    first = nodes[node, N_FIRST_EDGE]
+    count = nodes[node, N_NUM_EDGES]
+    if nodes[node, N_PLAYER] == CHANCE:
+        return sample_by_prior(edge_values, first, count, rng)
+    parent_visits = nodes[node, N_VISITS]
+    if rule != RULE_PUCT:
+        # Unvisited edges first, one of them uniformly at random (reservoir sampling).
+        chosen = -1
+        num_unvisited = 0
+        for e in range(first, first + count):
+            if edges[e, E_VISITS] == 0:
+                num_unvisited += 1
+                if random_below(rng, num_unvisited) == 0:
+                    chosen = e
+        if chosen >= 0:
+            return chosen
+        if rule == RULE_EPSILON_GREEDY and random_unit(rng) < rule_params[0]:
+            return first + random_below(rng, count)
+    c = rule_params[0]
+    log_n = math.log(max(parent_visits, 1))
+    sqrt_n = math.sqrt(max(parent_visits, 1))
+    best = -math.inf
+    chosen = first
+    ties = 0
+    for e in range(first, first + count):
+        n = edges[e, E_VISITS]
+        if rule == RULE_UCB1:
+            score = edge_values[e, EV_VALUE_SUM] / n + c * math.sqrt(log_n / n)
+        elif rule == RULE_PUCT:
+            q = edge_values[e, EV_VALUE_SUM] / n if n > 0 else rule_params[1]
+            score = q + c * edge_values[e, EV_PRIOR] * sqrt_n / (1.0 + n)
+        else:
+            score = edge_values[e, EV_VALUE_SUM] / n
+        if score > best:
+            best = score
+            chosen = e
+            ties = 1
+        elif score == best:
+            ties += 1
+            if random_below(rng, ties) == 0:
+                chosen = e
+    return chosen
+
+
+@numba.njit(**_JIT)
+def descend(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    rule: int,
+    rule_params: np.ndarray,
+    rng: np.ndarray,
+    max_depth: int,
+    path: np.ndarray,
+) -> tuple[int, int, int]:
+    """Selection: walk from the root to where this simulation leaves the tree.
+
+    Follows :func:`select_edge` until it reaches a node that is not expanded or is terminal,
+    an edge never taken before, or ``max_depth`` edges. ``path`` receives the edges taken.
+
+    Returns:
+        ``(node, edge, depth)``: when ``edge`` is not :data:`NO_EDGE` it is an untaken edge of
+        ``node`` whose child must be created; otherwise ``node`` itself is the leaf to
+        evaluate. ``depth`` counts the edges in ``path`` (the new edge included).
+    """
+    node = ROOT
+    depth = 0
+    while nodes[node, N_NUM_EDGES] > 0 and depth < max_depth:
+        e = select_edge(nodes, edges, edge_values, node, rule, rule_params, rng)
+        path[depth] = e
+        depth += 1
+        child = edges[e, E_CHILD]
+        if child == UNVISITED:
+            return node, e, depth
+        node = child
+    return node, NO_EDGE, depth
+
+
+# --------------------------------------------------------------------------------------------
+# Phase 2: expansion.
+# --------------------------------------------------------------------------------------------
+
+
+@numba.njit(**_JIT)
+def add_node(
+    nodes: np.ndarray,
+    node_values: np.ndarray,
+    edges: np.ndarray,
+    meta: np.ndarray,
+    parent_edge: int,
+    player: int,
+    is_terminal: bool,
+    terminal_value: float,
+) -> int:
+    """Create the node at the end of ``parent_edge`` (``NO_EDGE`` for the root); its id."""
+    node = meta[M_NUM_NODES]
+    meta[M_NUM_NODES] = node + 1
+    nodes[node, N_FIRST_EDGE] = 0
+    nodes[node, N_NUM_EDGES] = 0 if is_terminal else UNEXPANDED
+    nodes[node, N_PARENT_EDGE] = parent_edge
+    nodes[node, N_PLAYER] = TERMINAL if is_terminal else player
+    nodes[node, N_VISITS] = 0
+    nodes[node, N_PROVEN] = 0
+    node_values[node, NV_TERMINAL] = terminal_value
+    if parent_edge != NO_EDGE:
+        edges[parent_edge, E_CHILD] = node
+    return node
+
+
+@numba.njit(**_JIT)
+def expand(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    meta: np.ndarray,
+    node: int,
+    actions: np.ndarray,
+    priors: np.ndarray,
+) -> None:
+    """Expansion: give ``node`` one untaken edge per legal action.
+
+    ``priors`` holds one probability per action, or is empty for a uniform prior.
+    """
+    first = meta[M_NUM_EDGES]
+    count = actions.shape[0]
+    meta[M_NUM_EDGES] = first + count
+    uniform = 1.0 / count if count > 0 else 0.0
+    for i in range(count):
+        e = first + i
+        edges[e, E_ACTION] = actions[i]
+        edges[e, E_CHILD] = UNVISITED
+        edges[e, E_PARENT] = node
+        edges[e, E_VISITS] = 0
+        edge_values[e, EV_VALUE_SUM] = 0.0
+        edge_values[e, EV_PRIOR] = priors[i] if priors.shape[0] > 0 else uniform
+        edge_values[e, EV_REWARD] = 0.0
+    nodes[node, N_FIRST_EDGE] = first
+    nodes[node, N_NUM_EDGES] = count
+
+
+# --------------------------------------------------------------------------------------------
+# Phase 4: backpropagation.
+# --------------------------------------------------------------------------------------------
+
+
+@numba.njit(**_JIT)
+def value_for(player: int, value0: float) -> float:
+    """A value for player 0 seen by ``player`` (negated for player 1 only)."""
+    return -value0 if player == 1 else value0
+
+
+@numba.njit(**_JIT)
+def backup(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    leaf: int,
+    value0: float,
+) -> None:
+    """Backpropagation: add a simulation's outcome to every edge from ``leaf`` to the root.
+
+    ``value0`` is the leaf's value for player 0 (future return from the leaf). Each edge's
+    reward is added on the way up, and every edge accumulates the return seen by the player
+    who chose it.
+    """
+    node = leaf
+    nodes[node, N_VISITS] += 1
+    g = value0
+    while node != ROOT:
+        e = nodes[node, N_PARENT_EDGE]
+        parent = edges[e, E_PARENT]
+        g += edge_values[e, EV_REWARD]
+        edges[e, E_VISITS] += 1
+        edge_values[e, EV_VALUE_SUM] += value_for(nodes[parent, N_PLAYER], g)
+        nodes[parent, N_VISITS] += 1
+        node = parent
+
+
+@numba.njit(**_JIT)
+def expand_and_backup(
+    nodes: np.ndarray,
+    node_values: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    meta: np.ndarray,
+    parent_edge: int,
+    player: int,
+    is_terminal: bool,
+    reward0: float,
+    actions: np.ndarray,
+    priors: np.ndarray,
+    value0: float,
+) -> int:
+    """Create the child of ``parent_edge``, expand it with ``actions``, back up ``value0``.
+
+    One call per simulation for the Python driver (phases 2 and 4 together, to pay the call
+    overhead once). Returns the new node's id.
+    """
+    node = add_node(
+        nodes, node_values, edges, meta, parent_edge, player, is_terminal, value0
+    )
+    edge_values[parent_edge, EV_REWARD] = reward0
+    if not is_terminal:
+        expand(nodes, edges, edge_values, meta, node, actions, priors)
+    backup(nodes, edges, edge_values, node, value0)
+    return node
+
+
+# --------------------------------------------------------------------------------------------
+# Final choice and read-outs.
+# --------------------------------------------------------------------------------------------
+
+FINAL_MOST_VISITS = 0
+FINAL_BEST_VALUE = 1
+FINAL_SAMPLE = 2
+
+
+@numba.njit(**_JIT)
+def choose_edge(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    node: int,
+    final: int,
+    temperature: float,
+    rng: np.ndarray,
+) -> int:
+    """The edge to play from ``node`` once the search is over.
+
+    ``FINAL_MOST_VISITS``: most visits, ties broken by the higher mean value, then by the
+    lower edge index. ``FINAL_BEST_VALUE``: highest mean value among visited edges, ties by
+    visits. ``FINAL_SAMPLE``: drawn with probability proportional to ``visits ** (1/T)``
+    (``temperature`` T > 0). Returns ``NO_EDGE`` if ``node`` has no edges.
+    """
+    first = nodes[node, N_FIRST_EDGE]
+    count = nodes[node, N_NUM_EDGES]
+    if count <= 0:
+        return NO_EDGE
+    if final == FINAL_SAMPLE:
+        most = 0
+        for e in range(first, first + count):
+            most = max(most, edges[e, E_VISITS])
+        if most == 0:
+            return first + random_below(rng, count)
+        total = 0.0
+        for e in range(first, first + count):
+            total += (edges[e, E_VISITS] / most) ** (1.0 / temperature)
+        u = random_unit(rng) * total
+        acc = 0.0
+        for e in range(first, first + count):
+            acc += (edges[e, E_VISITS] / most) ** (1.0 / temperature)
+            if u < acc:
+                return e
+        return first + count - 1
+    best = first
+    for e in range(first + 1, first + count):
+        n, best_n = edges[e, E_VISITS], edges[best, E_VISITS]
+        q, best_q = edge_mean(edge_values, edges, e), edge_mean(edge_values, edges, best)
+        if final == FINAL_BEST_VALUE:
+            if best_n == 0 or (n > 0 and (q > best_q or (q == best_q and n > best_n))):
+                best = e
+        elif n > best_n or (n == best_n and q > best_q):
+            best = e
+    return best
+
+
+@numba.njit(**_JIT)
+def principal_variation(
+    nodes: np.ndarray, edges: np.ndarray, edge_values: np.ndarray, out: np.ndarray
+) -> int:
+    """Fill ``out`` with the most-visited line from the root; returns its length."""
+    node = ROOT
+    length = 0
+    dummy = np.zeros(1, dtype=np.uint64)
+    while length < out.shape[0] and nodes[node, N_NUM_EDGES] > 0:
+        e = choose_edge(nodes, edges, edge_values, node, FINAL_MOST_VISITS, 1.0, dummy)
+        if edges[e, E_VISITS] == 0:
+            break
+        out[length] = edges[e, E_ACTION]
+        length += 1
+        node = edges[e, E_CHILD]
+        if node == UNVISITED:
+            break
+    return length
+
+
+@numba.njit(**_JIT)
+def find_child_edge(nodes: np.ndarray, edges: np.ndarray, node: int, action: int) -> int:
+    """The edge of ``node`` labelled ``action``, or ``NO_EDGE``."""
+    first = nodes[node, N_FIRST_EDGE]
+    for e in range(first, first + max(nodes[node, N_NUM_EDGES], 0)):
+        if edges[e, E_ACTION] == action:
+            return e
+    return NO_EDGE
+
+
+@numba.njit(**_JIT)
+def extract_subtree(
+    nodes: np.ndarray,
+    node_values: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    meta: np.ndarray,
+    new_root: int,
+    out_nodes: np.ndarray,
+    out_node_values: np.ndarray,
+    out_edges: np.ndarray,
+    out_edge_values: np.ndarray,
+    out_meta: np.ndarray,
+    old_ids: np.ndarray,
+) -> None:
+    """Copy the subtree below ``new_root`` into the ``out_*`` arrays, ``new_root`` as node 0.
+
+    Breadth-first with an explicit queue (no recursion); ``old_ids[new_id]`` receives the old
+    id of every copied node so that per-node data kept outside (Python states) can follow.
+    The ``out_*`` arrays must have room for the whole old tree.
+    """
+    num_nodes = 0
+    num_edges = 0
+    old_ids[0] = new_root
+    num_nodes = 1
+    head = 0
+    while head < num_nodes:
+        old = old_ids[head]
+        new = head
+        head += 1
+        for f in range(NODE_FIELDS):
+            out_nodes[new, f] = nodes[old, f]
+        for f in range(NODE_VALUE_FIELDS):
+            out_node_values[new, f] = node_values[old, f]
+        if new == ROOT:
+            out_nodes[new, N_PARENT_EDGE] = NO_EDGE
+        count = nodes[old, N_NUM_EDGES]
+        if count <= 0:
+            continue
+        first = nodes[old, N_FIRST_EDGE]
+        out_nodes[new, N_FIRST_EDGE] = num_edges
+        for i in range(count):
+            e_old = first + i
+            e_new = num_edges + i
+            for f in range(EDGE_FIELDS):
+                out_edges[e_new, f] = edges[e_old, f]
+            for f in range(EDGE_VALUE_FIELDS):
+                out_edge_values[e_new, f] = edge_values[e_old, f]
+            out_edges[e_new, E_PARENT] = new
+            child = edges[e_old, E_CHILD]
+            if child != UNVISITED:
+                old_ids[num_nodes] = child
+                out_edges[e_new, E_CHILD] = num_nodes
+                # The child's parent edge is fixed when the child is copied.
+                num_nodes += 1
+        num_edges += count
+    # Second pass: parent edges of all non-root nodes.
+    for new in range(num_nodes):
+        count = out_nodes[new, N_NUM_EDGES]
+        first = out_nodes[new, N_FIRST_EDGE]
+        for e in range(first, first + max(count, 0)):
+            child = out_edges[e, E_CHILD]
+            if child != UNVISITED:
+                out_nodes[child, N_PARENT_EDGE] = e
+    out_meta[M_NUM_NODES] = num_nodes
+    out_meta[M_NUM_EDGES] = num_edges
+
+
+def subtree(tree: Tree, new_root: int) -> tuple[Tree, np.ndarray]:
+    """A compact copy of the subtree rooted at ``new_root`` and the old id of each new node."""
+    out = new_tree(tree.node_capacity, tree.edge_capacity)
+    old_ids = np.zeros(tree.node_capacity, dtype=np.int64)
+    extract_subtree(*tree, new_root, *out, old_ids)
+    return out, old_ids[: out.num_nodes].copy()
+
+
+__all__ = [
+    "CHANCE",
+    "NO_EDGE",
+    "ROOT",
+    "TERMINAL",
+    "UNEXPANDED",
+    "UNVISITED",
+    "Tree",
+    "new_tree",
+    "reserve",
+    "subtree",
+]
