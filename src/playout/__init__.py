@@ -1,0 +1,69 @@
+"""playout: Monte Carlo Tree Search for games.
+
+Three levels:
+
+* one call: ``playout.search(state, simulations=800)`` returns a :class:`SearchResult`;
+* the engine: :class:`MCTS` with plug points (selection rules, evaluators, budgets, tree reuse);
+* the building blocks: the game protocol (:class:`GameState`, :class:`Game`,
+  :class:`GameSpec`), the registry of games, the conformance checker.
+
+Values are always for the player to move in the position they describe (see
+:mod:`playout._src.game`).
+"""
+
+from playout._src.conformance import ConformanceReport, check_game
+from playout._src.errors import (
+    GameError,
+    GameOverError,
+    IllegalMoveError,
+    InvalidParameterError,
+    MoveError,
+    MoveParseError,
+    PlayoutError,
+    UnknownGameError,
+)
+from playout._src.evaluation import Evaluator, Rollout, ValueFunction, random_policy
+from playout._src.flat import FlatResult, flat_monte_carlo
+from playout._src.game import CHANCE, TERMINAL, Game, GameSpec, GameState, value_for
+from playout._src.registry import game_names, make_game, register_game
+from playout._src.rules import PUCT, UCB1, EdgeStatistics, EpsilonGreedy, parse_rule
+from playout._src.search import MCTS, Budget, SearchResult, search
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CHANCE",
+    "MCTS",
+    "PUCT",
+    "TERMINAL",
+    "UCB1",
+    "Budget",
+    "ConformanceReport",
+    "EdgeStatistics",
+    "EpsilonGreedy",
+    "Evaluator",
+    "FlatResult",
+    "Game",
+    "GameError",
+    "GameOverError",
+    "GameSpec",
+    "GameState",
+    "IllegalMoveError",
+    "InvalidParameterError",
+    "MoveError",
+    "MoveParseError",
+    "PlayoutError",
+    "Rollout",
+    "SearchResult",
+    "UnknownGameError",
+    "ValueFunction",
+    "__version__",
+    "check_game",
+    "flat_monte_carlo",
+    "game_names",
+    "make_game",
+    "random_policy",
+    "register_game",
+    "search",
+    "value_for",
+]
