@@ -1,0 +1,650 @@
+"""The ``playout`` command line: play against MCTS, analyse a position, run a match.
+
+Usage::
+
+    playout games
+    playout play GAME [--width W --height H --k K] [--first human|ai]
+                 [--simulations N | --seconds S] [--seed K] [--rollout random|neighbors]
+    playout analyze GAME --moves "1,1 0,0" [--simulations N | --seconds S] [--seed K] [--json]
+    playout match GAME --p1 SPEC --p2 SPEC --games N [--seed K] [--json]
+
+User errors (unknown game, bad move, impossible size, bad budget or player spec) print one
+line ``playout: error: ...`` on stderr and exit with code 2. The search itself never prints:
+everything shown here is rendered from its results by :mod:`playout.render`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import importlib
+import json
+import math
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NoReturn
+
+import playout
+from playout import render
+from playout._src import arena
+from playout._src.errors import (
+    GameOverError,
+    InvalidParameterError,
+    MoveError,
+    MoveParseError,
+    PlayoutError,
+)
+
+PROG = "playout"
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+DEFAULT_SIMULATIONS = 1000
+SYMBOLS = ("X", "O")
+"""How the built-in two-player games draw player 0 and player 1."""
+QUIT_WORDS = frozenset({"q", "quit", "exit"})
+HELP_WORDS = frozenset({"?", "h", "help"})
+
+
+class UsageError(Exception):
+    """Raised by the argument parser instead of exiting (``main`` turns it into exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line ``playout: error: ...`` (exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+# ------------------------------------------------------------------------------ arguments
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
+    return value
+
+
+def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", metavar="GAME", help="game name (see 'playout games')")
+    group = parser.add_argument_group("game parameters (mnk, gomoku, connect4)")
+    group.add_argument("--width", type=_positive_int, help="board width (columns)")
+    group.add_argument("--height", type=_positive_int, help="board height (rows)")
+    group.add_argument("--k", type=_positive_int, help="stones in a row needed to win")
+
+
+def _add_backend_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        choices=("auto", "python", "compiled"),
+        default="auto",
+        help="search implementation (default: auto)",
+    )
+
+
+def _add_search_arguments(parser: argparse.ArgumentParser) -> None:
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--simulations",
+        type=_positive_int,
+        metavar="N",
+        help=f"simulations per search (default {DEFAULT_SIMULATIONS})",
+    )
+    budget.add_argument(
+        "--seconds", type=_positive_float, metavar="S", help="seconds per search instead"
+    )
+    parser.add_argument("--seed", type=_non_negative_int, metavar="K", help="random seed")
+    parser.add_argument(
+        "--rollout",
+        choices=("random", "neighbors"),
+        default="random",
+        help="rollout policy; neighbors (seed 004) only for grid games",
+    )
+    parser.add_argument(
+        "--rollouts", type=_positive_int, default=1, metavar="N", help="rollouts per leaf"
+    )
+    parser.add_argument(
+        "--rule", choices=("ucb1", "puct", "epsilon"), default="ucb1", help="selection rule"
+    )
+    parser.add_argument(
+        "--c",
+        type=float,
+        metavar="C",
+        help="the rule's constant (exploration; epsilon for --rule epsilon)",
+    )
+    _add_backend_argument(parser)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``playout`` command."""
+    parser = _Parser(
+        prog=PROG,
+        description="Monte Carlo Tree Search for games: play, analyse positions, run matches.",
+    )
+    parser.add_argument("--version", action="version", version=f"playout {playout.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    games = commands.add_parser("games", help="list the games")
+    games.set_defaults(handler=cmd_games)
+
+    play = commands.add_parser(
+        "play",
+        help="play against MCTS in the terminal",
+        description="Play against MCTS. Type moves in the game's notation ('x,y' or 'b3' "
+        "for grid games, a column number for connect four); 'help' lists the legal moves, "
+        "'quit' ends the game.",
+    )
+    _add_game_arguments(play)
+    play.add_argument("--first", choices=("human", "ai"), default="human", help="who moves first")
+    _add_search_arguments(play)
+    play.set_defaults(handler=cmd_play)
+
+    analyze = commands.add_parser(
+        "analyze",
+        aliases=["analyse"],
+        help="search a position and show what MCTS thinks",
+        description="Play MOVES from the initial position, search, and show the move "
+        "probabilities, values, best move and principal variation.",
+    )
+    _add_game_arguments(analyze)
+    analyze.add_argument(
+        "--moves",
+        default="",
+        metavar="MOVES",
+        help='space-separated moves in the game\'s notation, e.g. "1,1 0,0"; for connect '
+        "four also a digit string like 4453",
+    )
+    _add_search_arguments(analyze)
+    analyze.add_argument("--json", action="store_true", help="print one JSON object")
+    analyze.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="parallel search workers (reserved; searches use one worker for now)",
+    )
+    analyze.set_defaults(handler=cmd_analyze)
+
+    match = commands.add_parser(
+        "match",
+        help="play programs against each other",
+        description="Play GAMES games between two players, alternating who moves first "
+        "(p1 starts the even-numbered games). Players: 'random' or 'mcts[:key=value,...]' "
+        "with keys simulations, seconds, rollout (random|neighbors), rollouts, rule "
+        "(ucb1|puct|epsilon), c, reuse (yes|no); e.g. mcts:simulations=400,rollout=neighbors.",
+    )
+    _add_game_arguments(match)
+    match.add_argument("--p1", required=True, metavar="SPEC", help="first player")
+    match.add_argument("--p2", required=True, metavar="SPEC", help="second player")
+    match.add_argument(
+        "--games", type=_positive_int, default=10, metavar="N", help="number of games"
+    )
+    match.add_argument(
+        "--seed", type=_non_negative_int, default=0, metavar="K", help="match seed (default 0)"
+    )
+    match.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_backend_argument(match)
+    match.set_defaults(handler=cmd_match)
+    return parser
+
+
+# ------------------------------------------------------------------------------ engine
+
+
+def _compiled_make_engine() -> Callable[..., Any] | None:
+    """``playout._src.compiled.make_engine`` if that module exists, else None."""
+    try:
+        module = importlib.import_module("playout._src.compiled")
+    except ImportError:
+        return None
+    return getattr(module, "make_engine", None)
+
+
+def _engine_factory(backend: str) -> arena.EngineFactory:
+    """The function that builds search engines for ``--backend`` (the one place to route).
+
+    With ``playout._src.compiled.make_engine`` available, every engine is built by
+    ``make_engine(state, backend=backend, selection=..., evaluator=..., budget=..., seed=...)``;
+    without it, ``auto`` and ``python`` build :class:`playout.MCTS` and ``compiled`` is an
+    error.
+    """
+    make_engine = _compiled_make_engine()
+    if make_engine is not None:
+        return functools.partial(make_engine, backend=backend)
+    if backend == "compiled":
+        raise InvalidParameterError("the compiled backend is not available in this installation")
+    return playout.MCTS
+
+
+def _search_options(args: argparse.Namespace) -> arena.MctsOptions:
+    if args.seconds is not None:
+        budget = playout.Budget(seconds=args.seconds)
+    else:
+        simulations = DEFAULT_SIMULATIONS if args.simulations is None else args.simulations
+        budget = playout.Budget(simulations=simulations)
+    options = arena.MctsOptions(
+        budget=budget,
+        rollout=args.rollout,
+        num_rollouts=args.rollouts,
+        rule=args.rule,
+        c=args.c,
+    )
+    options.selection()  # validate the rule's constant
+    return options
+
+
+def _engine(state: playout.GameState, args: argparse.Namespace) -> Any:
+    """The search engine for ``play`` and ``analyze``, built from the command's options."""
+    options = _search_options(args)
+    factory = _engine_factory(args.backend)
+    return factory(
+        state,
+        selection=options.selection(),
+        evaluator=options.evaluator(state.game),
+        budget=options.budget,
+        seed=args.seed,
+    )
+
+
+@contextlib.contextmanager
+def _progress_bar(
+    budget: playout.Budget, description: str
+) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress bar over simulations when stdout is a terminal; else no callback."""
+    if not sys.stdout.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    total = budget.simulations if budget.simulations is not None else None
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(file=sys.stdout),
+        transient=True,
+    )
+    with progress:
+        task = progress.add_task(description, total=total)
+        yield lambda done: progress.update(task, completed=done)
+
+
+# ------------------------------------------------------------------------------ games
+
+
+def _make_game(args: argparse.Namespace) -> Any:
+    params = {
+        name: getattr(args, name)
+        for name in ("width", "height", "k")
+        if getattr(args, name, None) is not None
+    }
+    return playout.make_game(args.game, **params)
+
+
+def _is_column_game(game: Any) -> bool:
+    shape = render.grid_shape(game)
+    return shape is not None and shape[1] == 1 and getattr(game, "height", 1) > 1
+
+
+def _parse_moves(game: Any, text: str) -> tuple[Any, list[int]]:
+    """The position after ``text`` (space-separated moves) and the actions played.
+
+    For column games up to 9 columns wide (connect four) a token of several digits is one
+    move per digit, so ``4453`` is columns 4, 4, 5, 3.
+    """
+    state = game.initial_state()
+    tokens: list[str] = []
+    split_digits = _is_column_game(game) and game.width <= 9
+    for token in text.split():
+        if split_digits and token.isdecimal() and len(token) > 1:
+            tokens.extend(token)
+        else:
+            tokens.append(token)
+    actions: list[int] = []
+    for index, token in enumerate(tokens, start=1):
+        if state.is_terminal():
+            raise GameOverError(f"move {index} ({token!r}): the game is already over")
+        try:
+            action = game.string_to_action(state, token)
+        except MoveError as error:
+            raise type(error)(f"move {index} ({token!r}): {error}") from None
+        state = state.play(action)
+        actions.append(action)
+    return state, actions
+
+
+def _board_text(game: Any, state: Any) -> str:
+    render_fn = getattr(game, "render", None)
+    return render_fn(state) if render_fn is not None else str(state)
+
+
+def _player_label(game: Any, player: int) -> str:
+    """``X``/``O`` for the players of a two-player game (as the built-in games draw them)."""
+    if game.spec.num_players == 1:
+        return "the player"
+    return SYMBOLS[player] if 0 <= player < len(SYMBOLS) else f"player {player}"
+
+
+def _outcome_text(game: Any, state: Any) -> str:
+    returns = tuple(state.returns())
+    if game.spec.num_players == 1:
+        return f"game over: return {returns[0]:+g}"
+    if returns[0] > returns[1]:
+        return f"{_player_label(game, 0)} wins"
+    if returns[1] > returns[0]:
+        return f"{_player_label(game, 1)} wins"
+    return "draw"
+
+
+# ------------------------------------------------------------------------------ rendering
+
+
+def _grids_text(game: Any, result: playout.SearchResult) -> list[str]:
+    """Move-probability and value grids (or a table for games without a board layout)."""
+    shape = render.grid_shape(game)
+    if shape is None:
+        return []
+    width, height = shape
+    probabilities = render.probability_grid(result, width, height, fill=None)
+    values = render.value_grid(result, width, height)
+    label = _player_label(game, result.player)
+    return [
+        f"move probabilities ({result.total_simulations:,} simulations at the root):",
+        render.grid_text(render.grid_values(probabilities), width, height),
+        "",
+        f"values for {label} (to move):",
+        render.grid_text(render.grid_values(values), width, height),
+    ]
+
+
+def _top_moves_text(game: Any, state: Any, result: playout.SearchResult, limit: int) -> str:
+    rows = sorted(
+        zip(result.actions, result.visit_counts, result.values, strict=True),
+        key=lambda row: (-row[1], row[0]),
+    )[:limit]
+    total = sum(result.visit_counts) or 1
+    notation = [game.action_to_string(state, action) for action, _, _ in rows]
+    pad = max((len(text) for text in notation), default=0)
+    lines = [f"top moves ({min(limit, len(result.actions))} of {len(result.actions)}):"]
+    for text, (_, visits, value) in zip(notation, rows, strict=True):
+        lines.append(
+            f"  {text.ljust(pad)}  visits {visits:>7,}  share {visits / total:5.1%}"
+            f"  value {value:+.3f}"
+        )
+    return "\n".join(lines)
+
+
+def _out(text: str = "") -> None:
+    print(text, flush=True)
+
+
+# ------------------------------------------------------------------------------ commands
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """``playout games``: every registered game with a one-line summary."""
+    names = list(playout.game_names())
+    pad = max((len(name) for name in names), default=0)
+    for name in names:
+        _out(f"{name.ljust(pad)}  {_game_summary(name)}")
+    return EXIT_OK
+
+
+def _game_summary(name: str) -> str:
+    from playout._src.registry import game_summary
+
+    return game_summary(name)
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """``playout analyze``: play the moves, search, render the result."""
+    game = _make_game(args)
+    state, actions = _parse_moves(game, args.moves)
+    if state.is_terminal():
+        raise GameOverError(
+            f"the game is over after these moves ({_outcome_text(game, state)}): nothing to analyse"
+        )
+    if args.workers > 1:
+        print(f"{PROG}: note: --workers is reserved; searching with 1 worker", file=sys.stderr)
+    engine = _engine(state, args)
+    if args.json:
+        result = engine.run()
+        _out(json.dumps(_analysis_json(game, state, result), indent=2))
+        return EXIT_OK
+    with _progress_bar(_search_options(args).budget, "thinking") as callback:
+        result = engine.run(progress=callback)
+    moves = render.moves_text(game, game.initial_state(), actions)
+    header = f"{game.spec.name}: {_player_label(game, state.current_player())} to move"
+    header += f" after {len(moves)} moves: {' '.join(moves)}" if moves else " (initial position)"
+    lines = [header, _board_text(game, state), ""]
+    grids = _grids_text(game, result)
+    if grids:
+        lines += [*grids, ""]
+    lines += [
+        _top_moves_text(game, state, result, 5),
+        "",
+        render.result_text(game, state, result, player_name=_player_label(game, result.player)),
+    ]
+    _out("\n".join(lines))
+    return EXIT_OK
+
+
+def _analysis_json(game: Any, state: Any, result: playout.SearchResult) -> dict[str, Any]:
+    return {
+        "game": game.spec.name,
+        "to_play": state.current_player(),
+        "best_action": result.best_action,
+        "best_move": game.action_to_string(state, result.best_action),
+        "value": result.value,
+        "actions": [
+            {
+                "action": action,
+                "move": game.action_to_string(state, action),
+                "visits": visits,
+                "value": value,
+            }
+            for action, visits, value in zip(
+                result.actions, result.visit_counts, result.values, strict=True
+            )
+        ],
+        "pv": render.moves_text(game, state, result.pv),
+        "simulations": result.simulations,
+        "seconds": result.seconds,
+        "nodes": result.nodes,
+        "max_depth": result.max_depth,
+        "proven": result.proven,
+    }
+
+
+def _read_line(prompt: str) -> str:
+    """One line of input; raises EOFError at end of input. Echoes piped input."""
+    if sys.stdin.isatty():
+        return input(prompt)
+    print(prompt, end="", flush=True)
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    print(line.rstrip("\r\n"), flush=True)
+    return line
+
+
+def _human_move(game: Any, state: Any, label: str) -> int | None:
+    """Ask until the human types a legal move; None to quit."""
+    while True:
+        text = _read_line(f"your move ({label}): ").strip()
+        if text.lower() in QUIT_WORDS:
+            return None
+        if not text:
+            continue
+        if text.lower() in HELP_WORDS:
+            legal = " ".join(game.action_to_string(state, a) for a in state.legal_actions())
+            _out(f"legal moves: {legal}")
+            _out("type a move in the notation shown, or 'quit' to stop")
+            continue
+        try:
+            return int(game.string_to_action(state, text))
+        except MoveParseError as error:
+            _out(f"cannot read that move: {error}")
+        except MoveError as error:
+            _out(f"illegal move: {error}")
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """``playout play``: a human against MCTS in the terminal."""
+    game = _make_game(args)
+    if game.spec.num_players != 2:
+        raise InvalidParameterError(f"{game.spec.name} is not a two-player game; try analyze")
+    state = game.initial_state()
+    engine = _engine(state, args)  # built before the first prompt: option errors come first
+    human = 0 if args.first == "human" else 1
+    ai_label, human_label = _player_label(game, 1 - human), _player_label(game, human)
+    try:
+        _out(
+            f"{game.spec.name}: you are {human_label}, the AI is {ai_label}. "
+            "Type 'help' for the legal moves, 'quit' to stop."
+        )
+        _out(_board_text(game, state))
+        while not state.is_terminal():
+            if state.current_player() == human:
+                action = _human_move(game, state, human_label)
+                if action is None:
+                    _out("bye")
+                    return EXIT_OK
+                _out(f"you play {game.action_to_string(state, action)}")
+                engine.advance(action)
+                state = state.play(action)
+                if state.is_terminal():
+                    _out(_board_text(game, state))
+                continue
+            with _progress_bar(_search_options(args).budget, f"{ai_label} thinking") as callback:
+                result = engine.run(progress=callback)
+            action = result.best_action
+            _out(f"\nAI ({ai_label}) plays {game.action_to_string(state, action)}")
+            engine.advance(action)
+            state = state.play(action)
+            _out(_board_text(game, state))
+            _out("")
+            for line in _grids_text(game, result)[:2]:
+                _out(line)
+            _out(
+                f"AI value: {result.value:+.2f} (for {ai_label}, in [-1, 1]; "
+                f"{result.simulations:,} simulations in {result.seconds:.2f} s)\n"
+            )
+        returns = tuple(state.returns())
+        if returns[human] > returns[1 - human]:
+            verdict = "you win"
+        elif returns[human] < returns[1 - human]:
+            verdict = "the AI wins"
+        else:
+            verdict = "nobody wins"
+        _out(f"game over: {_outcome_text(game, state)} ({verdict})")
+        return EXIT_OK
+    except (EOFError, KeyboardInterrupt):
+        _out("\nbye")
+        return EXIT_OK
+
+
+def _parse_player(option: str, spec: str, game: Any, factory: arena.EngineFactory) -> arena.Player:
+    try:
+        return arena.parse_player(spec, game, engine_factory=factory)
+    except InvalidParameterError as error:
+        raise InvalidParameterError(f"{option} {spec!r}: {error}") from None
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    """``playout match``: two programs play a series; the score from p1's side."""
+    game = _make_game(args)
+    factory = _engine_factory(args.backend)
+    p1 = _parse_player("--p1", args.p1, game, factory)
+    p2 = _parse_player("--p2", args.p2, game, factory)
+
+    def report(done: int, record: arena.GameRecord) -> None:
+        index = done - 1
+        first = "p1" if index % 2 == 0 else "p2"
+        winner = record.winner
+        if winner is None:
+            text = "draw"
+        else:
+            p1_won = winner == index % 2
+            text = f"{'p1' if p1_won else 'p2'} ({_player_label(game, winner)}) wins"
+        _out(
+            f"game {done}/{args.games}: {first} first, {text} in {record.num_moves} moves"
+            f" ({record.seconds:.1f} s)"
+        )
+
+    result = arena.run_match(
+        game, p1, p2, args.games, seed=args.seed, progress=None if args.json else report
+    )
+    if args.json:
+        _out(json.dumps(result.as_dict(), indent=2))
+        return EXIT_OK
+    low, high = result.confidence_interval
+    _out(f"\n{result.game}: p1 = {result.p1}, p2 = {result.p2}, {result.games} games")
+    _out(f"p1: {result.wins} wins, {result.draws} draws, {result.losses} losses")
+    _out(f"p1 score: {result.score:.3f} (95% CI {low:.3f} .. {high:.3f}, Wilson)")
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------ main
+
+
+def _fail(message: str) -> int:
+    one_line = " ".join(str(message).split())
+    print(f"{PROG}: error: {one_line}", file=sys.stderr, flush=True)
+    return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``playout`` command with ``argv`` (default ``sys.argv[1:]``); the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(None if argv is None else list(argv))
+    except UsageError as error:
+        return _fail(str(error))
+    except SystemExit as exit_:  # --help and --version
+        return exit_.code if isinstance(exit_.code, int) else EXIT_OK
+    try:
+        return int(args.handler(args))
+    except PlayoutError as error:
+        return _fail(str(error))
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (e.g. piped into head): stop quietly.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+__all__ = ["build_parser", "main"]

@@ -1,0 +1,133 @@
+"""Players and matches (playout._src.arena): spec parsing, one game, a series, the interval."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import playout
+from playout._src import arena
+from playout.games.connect4 import Connect4Game
+from playout.games.mnk import MnkGame, neighbor_policy, tictactoe
+
+
+def test_parse_player_specs() -> None:
+    game = MnkGame(5, 5, 4)
+    assert isinstance(arena.parse_player("random", game), arena.RandomPlayer)
+    player = arena.parse_player("mcts:simulations=200,rollout=neighbors,c=1.0,rollouts=3", game)
+    assert isinstance(player, arena.MctsPlayer)
+    assert player.name == "mcts:simulations=200,rollout=neighbors,c=1.0,rollouts=3"
+    options = player.options
+    assert options.budget == playout.Budget(simulations=200)
+    assert options.num_rollouts == 3
+    assert options.selection() == playout.UCB1(c=1.0)
+    assert options.evaluator(game).policy is neighbor_policy
+    assert arena.parse_player("mcts", game).options.budget == playout.Budget()
+    puct = arena.parse_player("mcts:seconds=0.1,rule=puct", game)
+    assert puct.options.budget == playout.Budget(seconds=0.1)
+    assert isinstance(puct.options.selection(), playout.PUCT)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "minimax",
+        "random:x",
+        "mcts:simulations=-1",
+        "mcts:seconds=0",
+        "mcts:simulations",
+        "mcts:simulations=1,simulations=2",
+        "mcts:rollout=smart",
+        "mcts:rule=puct,epsilon=0.1",
+        "mcts:c=nan",
+    ],
+)
+def test_parse_player_rejects_bad_specs(spec: str) -> None:
+    with pytest.raises(playout.InvalidParameterError):
+        arena.parse_player(spec, tictactoe())
+
+
+def test_neighbors_only_for_grid_games() -> None:
+    with pytest.raises(playout.InvalidParameterError, match="grid game"):
+        arena.parse_player("mcts:rollout=neighbors", Connect4Game())
+
+
+def test_play_game_is_reproducible_and_legal() -> None:
+    game = Connect4Game()
+    p0 = arena.parse_player("mcts:simulations=50", game)
+    p1 = arena.parse_player("random", game)
+    first = arena.play_game(game, p0, p1, seed=5)
+    second = arena.play_game(game, p0, p1, seed=5)
+    assert first.actions == second.actions
+    state = game.initial_state()
+    for action in first.actions:
+        state = state.play(action)
+    assert state.is_terminal()
+    assert first.returns == tuple(state.returns())
+    assert first.players == ("mcts:simulations=50", "random")
+
+
+def test_mcts_player_keeps_its_tree() -> None:
+    game = tictactoe()
+    player = arena.parse_player("mcts:simulations=100", game)
+    state = game.initial_state()
+    player.reset(state, seed=1)
+    action = player.choose(state)
+    player.notify(action)
+    state = state.play(action)
+    reply = next(a for a in state.legal_actions())
+    player.notify(reply)
+    state = state.play(reply)
+    player.choose(state)
+    assert player.last_result.total_simulations > 100
+
+
+class Scripted:
+    """A player for tests: always the lowest legal action."""
+
+    name = "lowest"
+
+    def reset(self, state: playout.GameState, seed: int) -> None:
+        pass
+
+    def choose(self, state: playout.GameState) -> int:
+        return min(state.legal_actions())
+
+    def notify(self, action: int) -> None:
+        pass
+
+
+def test_run_match_alternates_and_counts_from_p1() -> None:
+    game = tictactoe()
+    # Lowest-square play: the first player wins on the top row... checked by hand below.
+    result = arena.run_match(game, Scripted(), Scripted(), games=4, seed=0)
+    assert isinstance(Scripted(), arena.Player)
+    # X takes 0, 2, 4, 6: the anti-diagonal 2-4-6 wins for whoever moves first.
+    assert all(record.winner == 0 for record in result.records)
+    assert result.outcomes() == (1.0, 0.0, 1.0, 0.0)
+    assert (result.wins, result.draws, result.losses) == (2, 0, 2)
+    assert result.score == 0.5
+    summary = result.as_dict()
+    assert summary["ci_method"] == "wilson"
+    assert [r["p1_first"] for r in summary["results"]] == [True, False, True, False]
+
+
+def test_run_match_progress_and_errors() -> None:
+    game = tictactoe()
+    seen: list[int] = []
+    arena.run_match(game, "random", "random", games=3, progress=lambda done, _: seen.append(done))
+    assert seen == [1, 2, 3]
+    with pytest.raises(playout.InvalidParameterError):
+        arena.run_match(game, "random", "random", games=0)
+    with pytest.raises(playout.InvalidParameterError):
+        arena.run_match(playout.make_game("bandit"), "random", "random", games=1)
+
+
+def test_wilson_interval() -> None:
+    low, high = arena.wilson_interval(0.5, 100)
+    assert math.isclose(low, 0.4038, abs_tol=1e-3) and math.isclose(high, 0.5962, abs_tol=1e-3)
+    low, high = arena.wilson_interval(1.0, 10)
+    assert math.isclose(high, 1.0) and 0.69 < low < 0.73  # does not collapse after a sweep
+    assert arena.wilson_interval(0.0, 10)[0] == 0.0
+    assert arena.wilson_interval(0.3, 0) == (0.0, 1.0)
