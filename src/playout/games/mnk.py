@@ -1,0 +1,575 @@
+"""The m,n,k-game (seed 001): tic-tac-toe, gomoku and every board size in between.
+
+Two players take turns putting a stone on an empty square of a ``width`` x ``height`` board;
+the first to get ``k`` stones in a row (horizontally, vertically or diagonally) wins, and a
+full board without such a line is a draw. Player 0 moves first and is shown as ``X``,
+player 1 as ``O``.
+
+Coordinates follow seed 001: a square is ``(x, y)`` with ``x`` the 0-based column (from the
+left) and ``y`` the 0-based row **from the top**. The action id of ``(x, y)`` is
+``y * width + x``.
+
+Representation (for speed in pure Python): each player's stones are one Python ``int`` used
+as a bitboard in a *padded* layout with ``width + 1`` bits per row, square ``(x, y)`` at bit
+``y * (width + 1) + x``. The extra bit at the end of every row is always 0, so shifting a
+bitboard by 1 (horizontal), ``width`` (anti-diagonal), ``width + 1`` (vertical) or
+``width + 2`` (diagonal) never wraps a line from one row into the next, and ``k`` in a row is
+found with a handful of shifts and ANDs. Each state also keeps the tuple of its legal actions
+(the empty squares in increasing id order, or ``()`` once the game is over), so
+``legal_actions()`` is free and ``play()`` only slices a tuple.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+from bisect import bisect_left as _bisect_left
+from collections.abc import Sequence
+from typing import Any
+
+from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
+from playout._src.game import TERMINAL, GameSpec, GameState
+
+MAX_SIDE = 32
+"""Largest accepted board width or height."""
+
+_PLAYER0_WINS: tuple[float, float] = (1.0, -1.0)
+_PLAYER1_WINS: tuple[float, float] = (-1.0, 1.0)
+_NO_WINNER: tuple[float, float] = (0.0, 0.0)
+
+_XY_RE = re.compile(r"^\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?$")
+_LETTER_RE = re.compile(r"^([a-z]+)\s*(-?\d+)$", re.IGNORECASE)
+
+
+def column_label(x: int) -> str:
+    """Letter name of 0-based column ``x``: ``a`` .. ``z``, then ``aa``, ``ab``, ..."""
+    label = ""
+    n = x + 1
+    while n > 0:
+        n, rem = divmod(n - 1, 26)
+        label = chr(ord("a") + rem) + label
+    return label
+
+
+def _column_from_label(label: str) -> int:
+    """Inverse of :func:`column_label` (case-insensitive)."""
+    n = 0
+    for ch in label.lower():
+        n = n * 26 + (ord(ch) - ord("a") + 1)
+    return n - 1
+
+
+def _check_size(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise InvalidParameterError(f"{name} must be in {low}..{high}, got {value}")
+    return value
+
+
+class MnkGame:
+    """The m,n,k-game on a ``width`` x ``height`` board with ``k`` in a row to win.
+
+    Args:
+        width: number of columns, 1..32.
+        height: number of rows, 1..32.
+        k: stones in a row needed to win, ``1 <= k <= max(width, height)``.
+        name: registry name reported in :attr:`spec`; ``"mnk"`` by default.
+
+    Raises:
+        InvalidParameterError: a size out of range, or ``k`` longer than both sides.
+
+    Returns (``state.returns()``): ``(1.0, -1.0)`` when player 0 (``X``) made ``k`` in a row,
+    ``(-1.0, 1.0)`` when player 1 (``O``) did, ``(0.0, 0.0)`` for a draw and before the end.
+
+    Notation: :meth:`action_to_string` writes ``"x,y"`` (0-based column, 0-based row from the
+    top, as in seed 001). :meth:`string_to_action` also reads ``"x, y"``, ``"(x, y)"`` and the
+    letter+number form ``"b3"``: column letter ``a`` = leftmost column (``aa``, ``ab``, ... past
+    ``z``), row number counted from **1 at the top** -- the labels :meth:`render` prints.
+    """
+
+    __slots__ = (
+        "_bit_of_action",
+        "_board_mask",
+        "_hash",
+        "_initial",
+        "_line_shifts",
+        "_num_squares",
+        "_stride",
+        "_windows",
+        "height",
+        "k",
+        "spec",
+        "width",
+    )
+
+    def __init__(self, width: int, height: int, k: int, name: str | None = None) -> None:
+        self.width = _check_size("width", width, 1, MAX_SIDE)
+        self.height = _check_size("height", height, 1, MAX_SIDE)
+        self.k = _check_size("k", k, 1, MAX_SIDE)
+        if k > max(width, height):
+            raise InvalidParameterError(
+                f"k={k} is longer than both sides of a {width}x{height} board; "
+                f"k must be at most {max(width, height)}"
+            )
+        num_squares = width * height
+        self.spec = GameSpec(
+            name=name if name is not None else "mnk",
+            num_players=2,
+            num_actions=num_squares,
+            max_length=num_squares,
+        )
+        stride = width + 1
+        self._stride = stride
+        self._num_squares = num_squares
+        self._bit_of_action: tuple[int, ...] = tuple(
+            1 << (y * stride + x) for y in range(height) for x in range(width)
+        )
+        board_mask = 0
+        for bit in self._bit_of_action:
+            board_mask |= bit
+        self._board_mask = board_mask
+        # Shift amounts that turn "bit set where a run of 1 starts" into "run of k starts":
+        # doubling the run length each step, then one last step to reach exactly k.
+        plans: list[tuple[int, ...]] = []
+        for direction in (1, stride, stride + 1, stride - 1):
+            steps: list[int] = []
+            length = 1
+            while length * 2 <= k:
+                steps.append(direction * length)
+                length *= 2
+            if length < k:
+                steps.append(direction * (k - length))
+            plans.append(tuple(steps))
+        self._line_shifts: tuple[tuple[int, ...], ...] = tuple(plans)
+        self._windows = _windows_through_squares(width, height, k)
+        self._hash = hash((MnkGame, width, height, k, self.spec.name))
+        self._initial = MnkState(self, 0, 0, tuple(range(num_squares)))
+
+    # -- identity ---------------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MnkGame):
+            return NotImplemented
+        return (self.width, self.height, self.k, self.spec.name) == (
+            other.width,
+            other.height,
+            other.k,
+            other.spec.name,
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return (
+            f"MnkGame(width={self.width}, height={self.height}, k={self.k}, "
+            f"name={self.spec.name!r})"
+        )
+
+    # -- rules --------------------------------------------------------------------------------
+
+    def initial_state(self) -> MnkState:
+        """The empty board, player 0 (``X``) to move."""
+        return self._initial
+
+    def has_line(self, stones: int) -> bool:
+        """Whether the padded bitboard ``stones`` contains ``k`` in a row in any direction."""
+        for steps in self._line_shifts:
+            run = stones
+            for shift in steps:
+                run &= run >> shift
+            if run:
+                return True
+        return False
+
+    def square_of(self, action: int) -> tuple[int, int]:
+        """``(x, y)`` of an action id (column, row from the top, both 0-based)."""
+        self._check_action(action)
+        return action % self.width, action // self.width
+
+    def action_of(self, x: int, y: int) -> int:
+        """Action id of square ``(x, y)``; :class:`IllegalMoveError` if off the board."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise IllegalMoveError(f"square ({x}, {y}) is off the {self.width}x{self.height} board")
+        return y * self.width + x
+
+    def _check_action(self, action: int) -> None:
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise IllegalMoveError(f"action must be an integer id, got {action!r}")
+        if not 0 <= action < self._num_squares:
+            raise IllegalMoveError(
+                f"action {action} is off the {self.width}x{self.height} board "
+                f"(ids 0..{self._num_squares - 1})"
+            )
+
+    def from_grid(self, rows: Sequence[Sequence[int]], to_move: int = 1) -> MnkState:
+        """Build a position from a seed-style grid.
+
+        Args:
+            rows: ``height`` rows of ``width`` values, top row first; ``1`` and ``-1`` are the
+                two marks, ``0`` an empty square (the format of seeds 000 and 001).
+            to_move: the mark (``1`` or ``-1``) of the player to move.
+
+        Which mark is player 0 (``X``, the first player) follows from the stone counts: equal
+        counts mean the mark to move is player 0; if the other mark has exactly one stone more,
+        the mark to move is player 1. A finished position is accepted if it is consistent
+        (only the player who moved last may have ``k`` in a row).
+
+        Raises:
+            GameError: wrong shape or values, impossible stone counts, or a winner that
+                cannot have been reached by legal play.
+        """
+        if to_move not in (1, -1):
+            raise GameError(f"to_move must be 1 or -1, got {to_move!r}")
+        if len(rows) != self.height or any(len(row) != self.width for row in rows):
+            raise GameError(
+                f"grid must have {self.height} rows of {self.width} values for a "
+                f"{self.width}x{self.height} board"
+            )
+        mover_bits = 0
+        other_bits = 0
+        for y, row in enumerate(rows):
+            for x, value in enumerate(row):
+                bit = self._bit_of_action[y * self.width + x]
+                if value == to_move:
+                    mover_bits |= bit
+                elif value == -to_move:
+                    other_bits |= bit
+                elif value != 0:
+                    raise GameError(f"grid value at ({x}, {y}) must be 1, -1 or 0, got {value!r}")
+        num_mover = mover_bits.bit_count()
+        num_other = other_bits.bit_count()
+        if num_mover == num_other:
+            stones0, stones1 = mover_bits, other_bits
+        elif num_other == num_mover + 1:
+            stones0, stones1 = other_bits, mover_bits
+        else:
+            raise GameError(
+                f"impossible stone counts: the mark to move ({to_move}) has {num_mover} "
+                f"stones, the other {num_other}; it must have as many or one fewer"
+            )
+        if self.has_line(mover_bits):
+            raise GameError(
+                "inconsistent position: the player to move already has "
+                f"{self.k} in a row, but the game would have ended before"
+            )
+        num_moves = num_mover + num_other
+        if self.has_line(other_bits) or num_moves == self._num_squares:
+            legal: tuple[int, ...] = ()
+        else:
+            legal = tuple(
+                a
+                for a in range(self._num_squares)
+                if not (stones0 | stones1) & self._bit_of_action[a]
+            )
+        return _new_state(self, stones0, stones1, legal)
+
+    # -- notation and rendering ---------------------------------------------------------------
+
+    def action_to_string(self, state: GameState, action: int) -> str:
+        """``"x,y"``: 0-based column and 0-based row from the top."""
+        self._check_action(action)
+        return f"{action % self.width},{action // self.width}"
+
+    def string_to_action(self, state: GameState, text: str) -> int:
+        """Parse ``"x,y"`` / ``"(x, y)"`` (0-based) or ``"b3"`` (letter column, row 1 = top).
+
+        Raises:
+            MoveParseError: text in neither notation.
+            IllegalMoveError: a square off the board, already occupied, or a finished game.
+        """
+        stripped = text.strip()
+        match = _XY_RE.match(stripped)
+        if match is not None:
+            x, y = int(match.group(1)), int(match.group(2))
+        else:
+            match = _LETTER_RE.match(stripped)
+            if match is None:
+                raise MoveParseError(
+                    f"cannot read move {text!r}: write 'x,y' (0-based column, row from the "
+                    "top) or a letter and a number like 'b3' (row 1 is the top row)"
+                )
+            x, y = _column_from_label(match.group(1)), int(match.group(2)) - 1
+        action = self.action_of(x, y)
+        own = self._own(state)
+        if own.is_terminal():
+            raise IllegalMoveError("the game is over")
+        if (own.stones0 | own.stones1) & self._bit_of_action[action]:
+            raise IllegalMoveError(f"square {stripped!r} is already occupied")
+        return action
+
+    def render(self, state: GameState) -> str:
+        """The board with column letters on top and row numbers (1 = top) on the left."""
+        return render_grid(self._own(state).grid(), row_labels_from_top=True)
+
+    def _own(self, state: GameState) -> MnkState:
+        if not isinstance(state, MnkState) or state.game != self:
+            raise GameError(f"{state!r} is not a position of {self!r}")
+        return state
+
+
+def _windows_through_squares(width: int, height: int, k: int) -> tuple[tuple[int, ...], ...]:
+    """For each action id, the padded-bitboard masks of every k-square line through it.
+
+    ``play()`` only has to test the lines through the square just filled: a win is
+    ``stones & window == window`` for one of them.
+    """
+    stride = width + 1
+    windows: list[list[int]] = [[] for _ in range(width * height)]
+    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
+        for y0 in range(height):
+            for x0 in range(width):
+                if not (0 <= x0 + (k - 1) * dx < width and 0 <= y0 + (k - 1) * dy < height):
+                    continue
+                squares = [(x0 + i * dx, y0 + i * dy) for i in range(k)]
+                window = 0
+                for x, y in squares:
+                    window |= 1 << (y * stride + x)
+                for x, y in squares:
+                    windows[y * width + x].append(window)
+    return tuple(tuple(ws) for ws in windows)
+
+
+def render_grid(grid: Sequence[Sequence[int]], *, row_labels_from_top: bool) -> str:
+    """Text picture of a grid of 1 (``X``), -1 (``O``) and 0 (``.``) with letter/number labels.
+
+    Rows are printed in the given order; ``row_labels_from_top`` numbers them 1.. from the top.
+    """
+    height = len(grid)
+    width = len(grid[0]) if height else 0
+    labels = [column_label(x) for x in range(width)]
+    cell = max(len(label) for label in labels) if labels else 1
+    margin = len(str(height))
+    symbols = {1: "X", -1: "O", 0: "."}
+    lines = [" " * margin + " " + " ".join(label.rjust(cell) for label in labels)]
+    for y, row in enumerate(grid):
+        number = y + 1 if row_labels_from_top else height - y
+        cells = " ".join(symbols[v].rjust(cell) for v in row)
+        lines.append(f"{str(number).rjust(margin)} {cells}")
+    return "\n".join(lines)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MnkState:
+    """One position of an :class:`MnkGame`. Immutable; equal positions compare equal.
+
+    Attributes:
+        game: the game (board size and ``k``).
+        stones0: player 0's (``X``) stones as a padded bitboard (see the module docstring).
+        stones1: player 1's (``O``) stones, same layout.
+        legal: the legal action ids in increasing order; ``()`` exactly when the game is over.
+            Derived from the stones, so not part of equality or the hash.
+    """
+
+    game: MnkGame
+    stones0: int
+    stones1: int
+    legal: tuple[int, ...] = dataclasses.field(compare=False, repr=False)
+
+    @property
+    def num_moves(self) -> int:
+        """Stones on the board (moves played so far)."""
+        return (self.stones0 | self.stones1).bit_count()
+
+    def current_player(self) -> int:
+        """0 (``X``) or 1 (``O``) to move, or :data:`TERMINAL` once the game is over."""
+        if not self.legal:
+            return TERMINAL
+        return 1 if self.stones0.bit_count() > self.stones1.bit_count() else 0
+
+    def legal_actions(self) -> tuple[int, ...]:
+        """Empty squares (action ids, increasing); empty once the game is over."""
+        return self.legal
+
+    def is_terminal(self) -> bool:
+        """Whether someone has ``k`` in a row or the board is full."""
+        return not self.legal
+
+    def play(self, action: int) -> MnkState:
+        """Put the mover's stone on square ``action``; ``self`` is unchanged.
+
+        Raises:
+            IllegalMoveError: the square is occupied or off the board, or the game is over.
+        """
+        legal = self.legal
+        try:
+            index = _bisect_left(legal, action)  # legal is sorted: O(log n) instead of .index
+            if legal[index] != action:
+                raise IndexError
+        except (IndexError, TypeError):
+            raise IllegalMoveError(_illegal_reason(self, action)) from None
+        game = self.game
+        bit = game._bit_of_action[action]
+        num_moves = game._num_squares - len(legal) + 1  # stones on the board after this move
+        if num_moves & 1:  # odd: player 0 is moving
+            stones = self.stones0 | bit
+            if num_moves >= 2 * game.k - 1:  # player 0 has at least k stones
+                for window in game._windows[action]:
+                    if stones & window == window:
+                        return _new_state(game, stones, self.stones1, ())
+            return _new_state(game, stones, self.stones1, legal[:index] + legal[index + 1 :])
+        stones = self.stones1 | bit
+        if num_moves >= 2 * game.k:  # player 1 has at least k stones
+            for window in game._windows[action]:
+                if stones & window == window:
+                    return _new_state(game, self.stones0, stones, ())
+        return _new_state(game, self.stones0, stones, legal[:index] + legal[index + 1 :])
+
+    def winner(self) -> int | None:
+        """Id of the player with ``k`` in a row, or ``None`` (game running or drawn)."""
+        if self.legal:
+            return None
+        if self.game.has_line(self.stones0):
+            return 0
+        if self.game.has_line(self.stones1):
+            return 1
+        return None
+
+    def returns(self) -> tuple[float, float]:
+        """``(1, -1)`` player 0 won, ``(-1, 1)`` player 1 won, ``(0, 0)`` draw or running."""
+        if self.legal:
+            return _NO_WINNER
+        winner = self.winner()
+        if winner == 0:
+            return _PLAYER0_WINS
+        if winner == 1:
+            return _PLAYER1_WINS
+        return _NO_WINNER
+
+    def grid(self) -> tuple[tuple[int, ...], ...]:
+        """The board, rows top to bottom: 1 = player 0 (``X``), -1 = player 1 (``O``), 0 empty."""
+        stones0, stones1 = self.stones0, self.stones1
+        cells = [
+            1 if stones0 & bit else -1 if stones1 & bit else 0 for bit in self.game._bit_of_action
+        ]
+        width = self.game.width
+        return tuple(tuple(cells[y : y + width]) for y in range(0, len(cells), width))
+
+    def __str__(self) -> str:
+        return self.game.render(self)
+
+
+def _illegal_reason(state: MnkState, action: Any) -> str:
+    if not state.legal:
+        return "the game is over"
+    game = state.game
+    if (
+        isinstance(action, bool)
+        or not isinstance(action, int)
+        or not 0 <= action < game._num_squares
+    ):
+        return f"action {action!r} is off the {game.width}x{game.height} board"
+    return f"square {game.action_to_string(state, action)} is already occupied"
+
+
+# Building a frozen slotted dataclass through its generated ``__init__`` goes through
+# ``object.__setattr__`` once per field; setting the slots directly is about twice as fast and
+# ``play()`` is the inner loop of every random playout.
+_new_object = object.__new__
+_set_game = vars(MnkState)["game"].__set__
+_set_stones0 = vars(MnkState)["stones0"].__set__
+_set_stones1 = vars(MnkState)["stones1"].__set__
+_set_legal = vars(MnkState)["legal"].__set__
+
+
+def _new_state(game: MnkGame, stones0: int, stones1: int, legal: tuple[int, ...]) -> MnkState:
+    state = _new_object(MnkState)
+    _set_game(state, game)
+    _set_stones0(state, stones0)
+    _set_stones1(state, stones1)
+    _set_legal(state, legal)
+    return state
+
+
+# -- the seed-004 rollout policy -----------------------------------------------------------
+
+
+def _as_mnk(state: GameState) -> MnkState:
+    if not isinstance(state, MnkState):
+        raise GameError(f"the neighbor policy needs an m,n,k position, got {type(state).__name__}")
+    return state
+
+
+def neighbor_mask(state: GameState) -> int:
+    """Padded bitboard of the empty squares next to (8-neighbourhood) at least one stone."""
+    state = _as_mnk(state)
+    game = state.game
+    occupied = state.stones0 | state.stones1
+    stride = game._stride
+    # Dilate horizontally (the padding column stops wrap-around), then vertically.
+    wide = occupied | (occupied << 1) | (occupied >> 1)
+    wide |= (wide << stride) | (wide >> stride)
+    return wide & game._board_mask & ~occupied
+
+
+def neighbor_actions(state: GameState) -> list[int]:
+    """Seed 004's "neighbor actions": empty squares adjacent (8-neighbourhood) to a stone.
+
+    Returns action ids in increasing order; all legal actions when the board is empty or no
+    empty square touches a stone; ``[]`` once the game is over.
+    """
+    state = _as_mnk(state)
+    legal = state.legal
+    if not legal:
+        return []
+    candidates = neighbor_mask(state)
+    if not candidates:
+        return list(legal)
+    stride = state.game._stride
+    actions: list[int] = []
+    while candidates:
+        low = candidates & -candidates
+        bit_index = low.bit_length() - 1
+        actions.append(bit_index - bit_index // stride)  # y * stride + x  ->  y * width + x
+        candidates ^= low
+    return actions
+
+
+def neighbor_policy(state: GameState, rng: random.Random) -> int:
+    """A rollout move drawn uniformly from :func:`neighbor_actions` (seed 004)."""
+    return rng.choice(neighbor_actions(state))
+
+
+class NeighborRollout:
+    """Callable rollout policy ``policy(state, rng) -> action`` wrapping :func:`neighbor_policy`."""
+
+    __slots__ = ()
+
+    def __call__(self, state: GameState, rng: random.Random) -> int:
+        return rng.choice(neighbor_actions(state))
+
+    def __repr__(self) -> str:
+        return "NeighborRollout()"
+
+
+# -- factories --------------------------------------------------------------------------------
+
+
+def tictactoe() -> MnkGame:
+    """Tic-tac-toe: 3x3, three in a row (registry name ``"tictactoe"``)."""
+    return MnkGame(3, 3, 3, name="tictactoe")
+
+
+def gomoku(width: int = 15, height: int = 15, k: int = 5) -> MnkGame:
+    """Free-style gomoku: 15x15, five (or more) in a row (registry name ``"gomoku"``).
+
+    Seed 004's small demo is ``gomoku(width=4, height=4, k=4)``.
+    """
+    return MnkGame(width, height, k, name="gomoku")
+
+
+__all__ = [
+    "MAX_SIDE",
+    "MnkGame",
+    "MnkState",
+    "NeighborRollout",
+    "column_label",
+    "gomoku",
+    "neighbor_actions",
+    "neighbor_mask",
+    "neighbor_policy",
+    "render_grid",
+    "tictactoe",
+]
