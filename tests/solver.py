@@ -48,3 +48,44 @@ def _last_mover_opponent(state: GameState) -> int:
     if moves is None:
         raise TypeError("solve() needs states with num_moves at the end of the game")
     return int(moves) % 2
+
+
+def outcome_within(root: GameState, plies: int) -> int:
+    """Value of ``root`` for the player to move when the game is cut after ``plies`` plies:
+    1 if they force a win within that many plies, -1 if the opponent does, else 0.
+
+    Iterative depth-limited negamax (no recursion), for two-player games with returns in
+    {-1, 0, 1}; an unfinished line at the horizon counts as 0.
+    """
+    # Frames: (state, depth, children values so far, remaining children).
+    result: dict[int, int] = {}
+    stack: list[tuple[int, GameState, int, int | None]] = [(0, root, 0, None)]
+    values: list[int] = []
+    frames: list[tuple[GameState, int, list[GameState], list[int]]] = []
+    del result, stack
+    frames.append((root, plies, [], []))
+    _push_children(frames[-1])
+    while True:
+        state, depth, todo, got = frames[-1]
+        if todo:
+            child = todo.pop()
+            if child.is_terminal():
+                mover = state.current_player()
+                got.append(int(child.returns()[mover]))
+            elif depth - 1 == 0:
+                got.append(0)
+            else:
+                frames.append((child, depth - 1, [], []))
+                _push_children(frames[-1])
+            continue
+        frames.pop()
+        value = max(got)
+        if not frames:
+            return value
+        frames[-1][3].append(-value)
+        values.clear()
+
+
+def _push_children(frame: tuple[GameState, int, list[GameState], list[int]]) -> None:
+    state, _, todo, _ = frame
+    todo.extend(state.play(a) for a in state.legal_actions())

@@ -5,10 +5,19 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Sequence
+from typing import Self
 
 import pytest
 
-from playout import CHANCE, TERMINAL, GameError, GameSpec, IllegalMoveError, MoveParseError
+from playout import (
+    CHANCE,
+    TERMINAL,
+    GameError,
+    GameSpec,
+    GameState,
+    IllegalMoveError,
+    MoveParseError,
+)
 from playout._src.conformance import ConformanceReport, check_game
 from playout._src.registry import game_names, make_game
 from playout.games import BanditTreeGame, Connect4Game, MnkGame, from_seed_state, play_moves
@@ -96,7 +105,7 @@ class PileState:
     def chance_outcomes(self) -> Sequence[tuple[int, float]]:
         return ((0, 0.5), (1, 0.5))
 
-    def play(self, action: int) -> PileState:
+    def play(self, action: int) -> Self:
         if action not in self.legal_actions():
             raise IllegalMoveError(f"illegal {action}")
         if self.pile < 0:
@@ -132,15 +141,16 @@ class PileGame:
     def initial_state(self) -> PileState:
         return self.state_class(self, self.start_pile, 0)
 
-    def action_to_string(self, state: PileState, action: int) -> str:
+    def action_to_string(self, state: GameState, action: int) -> str:
         return str(action)
 
-    def string_to_action(self, state: PileState, text: str) -> int:
+    def string_to_action(self, state: GameState, text: str) -> int:
         if not text.strip().isdigit():
             raise MoveParseError(text)
         return int(text)
 
-    def render(self, state: PileState) -> str:
+    def render(self, state: GameState) -> str:
+        assert isinstance(state, PileState)
         return f"pile {state.pile}"
 
 
@@ -156,7 +166,7 @@ def test_the_reference_game_conforms() -> None:
 class MutatingState(PileState):
     """play() also changes the state it is called on."""
 
-    def play(self, action: int) -> PileState:
+    def play(self, action: int) -> Self:
         child = super().play(action)
         object.__setattr__(self, "pile", child.pile)
         return child
@@ -189,7 +199,7 @@ class WrongActionsState(PileState):
     def legal_actions(self) -> Sequence[int]:
         return tuple(a + 1 for a in super().legal_actions())
 
-    def play(self, action: int) -> PileState:
+    def play(self, action: int) -> Self:
         return super().play(action - 1)
 
 
@@ -202,7 +212,7 @@ class UnstableState(PileState):
 
     serial: int = dataclasses.field(default_factory=lambda: next(_serial))
 
-    def play(self, action: int) -> PileState:
+    def play(self, action: int) -> Self:
         child = super().play(action)
         return dataclasses.replace(child, serial=next(_serial))
 
@@ -257,7 +267,7 @@ def test_check_game_catches_broken_games(game: PileGame, message: str) -> None:
 
 
 class NeverEndingState(PileState):
-    def play(self, action: int) -> PileState:
+    def play(self, action: int) -> Self:
         return dataclasses.replace(self, player=1 - self.player)  # the pile never shrinks
 
 
@@ -267,7 +277,7 @@ def test_check_game_catches_a_game_that_never_ends() -> None:
 
 
 class BadNotationGame(PileGame):
-    def action_to_string(self, state: PileState, action: int) -> str:
+    def action_to_string(self, state: GameState, action: int) -> str:
         return "take " + str(action + 1)
 
 

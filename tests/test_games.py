@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from collections.abc import Sequence
 
@@ -176,7 +178,9 @@ DIRECTIONS = {
 }
 
 
-def _line(width: int, height: int, k: int, direction: tuple[int, int], rng: random.Random):
+def _line(
+    width: int, height: int, k: int, direction: tuple[int, int], rng: random.Random
+) -> list[tuple[int, int]]:
     dx, dy = direction
     starts = [
         (x, y)
@@ -200,17 +204,17 @@ def test_mnk_detects_k_in_a_row(
     rng = random.Random(f"{width}{height}{k}{direction}{winner}")
     line = _line(width, height, k, DIRECTIONS[direction], rng)
     rng.shuffle(line)
+    # The winner's moves in order; None is a harmless first move of player 0 when O wins.
+    moves: list[tuple[int, int] | None] = [None, *line] if winner == 1 else list(line)
     state = game.initial_state()
     other = [(x, y) for y in range(height) for x in range(width) if (x, y) not in line]
     rng.shuffle(other)
-    if winner == 1:  # player 0 must move first with a harmless stone
-        line.insert(0, None)  # type: ignore[arg-type]
-    for index, square in enumerate(line):
+    for index, square in enumerate(moves):
         if square is not None:
             assert not state.is_terminal()
             assert state.current_player() == winner
             state = state.play(game.action_of(*square))
-        if index == len(line) - 1:
+        if index == len(moves) - 1:
             break
         # the opponent's harmless move: any free square that does not give it k in a row
         for candidate in other:
@@ -605,9 +609,31 @@ def test_register_game(monkeypatch: pytest.MonkeyPatch) -> None:
         register_game("", tiny, "no name")
 
 
+def test_states_pickle_and_copy() -> None:
+    games: list[MnkGame | Connect4Game | BanditTreeGame] = [
+        tictactoe(),
+        gomoku(),
+        Connect4Game(),
+        BanditTreeGame(),
+    ]
+    for game in games:
+        state = game.initial_state()
+        state = state.play(state.legal_actions()[-1])
+        for clone in [pickle.loads(pickle.dumps(state)), copy.deepcopy(state)]:
+            assert clone == state and hash(clone) == hash(state)
+            assert clone.legal_actions() == state.legal_actions()
+            assert clone.game == game and hash(clone.game) == hash(game)
+
+
 # ---------------------------------------------------------------------- property-based tests
 
-GAMES = [tictactoe(), MnkGame(4, 3, 3), MnkGame(6, 6, 4), Connect4Game(), Connect4Game(5, 4, 3)]
+GAMES: list[MnkGame | Connect4Game] = [
+    tictactoe(),
+    MnkGame(4, 3, 3),
+    MnkGame(6, 6, 4),
+    Connect4Game(),
+    Connect4Game(5, 4, 3),
+]
 
 
 @settings(max_examples=60, deadline=None)

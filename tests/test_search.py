@@ -36,16 +36,22 @@ def ttt(*moves: tuple[int, int]) -> playout.GameState:
 def test_seed000_example_position_chooses_a_winning_move() -> None:
     # Seed 000: [[0,-1,0],[0,1,0],[0,0,0]] seen by the player to move (1), 800 simulations.
     state = TTT.from_grid([[0, -1, 0], [0, 1, 0], [0, 0, 0]], to_move=1)
-    result = playout.search(state, simulations=800, seed=0)
+    result = playout.search(state, simulations=800, seed=0, solver=False)
     assert solve(state.play(result.best_action)) == -1  # the opponent is lost after it
     assert result.total_simulations == 800
+    assert result.proven is None
+    # With the solver (the default) the win is proven and the search stops early.
+    solved = playout.search(state, simulations=800, seed=0)
+    assert solved.proven == "win"
+    assert solved.total_simulations < 800
+    assert solve(state.play(solved.best_action)) == -1
 
 
 def test_seed001_edge_squares_approach_a_quarter_of_the_visits() -> None:
     # Seed 001: in [[-1,0,0],[0,1,0],[0,0,-1]] with 1 to move, the four edge squares are the
     # only moves that hold the draw; their visit shares approach 0.25 each.
     state = TTT.from_grid([[-1, 0, 0], [0, 1, 0], [0, 0, -1]], to_move=1)
-    result = playout.search(state, simulations=20_000, seed=1)
+    result = playout.search(state, simulations=20_000, seed=1, solver=False)
     shares = result.policy()
     edges = [TTT.action_of(1, 0), TTT.action_of(0, 1), TTT.action_of(2, 1), TTT.action_of(1, 2)]
     corners = [TTT.action_of(2, 0), TTT.action_of(0, 2)]
@@ -220,7 +226,7 @@ GAMES = [tictactoe(), MnkGame(5, 5, 4), Connect4Game(), Connect4Game(5, 4, 3)]
 def test_search_invariants(game_index: int, num_moves: int, simulations: int, seed: int) -> None:
     state = _random_position(GAMES[game_index], num_moves, seed)
     snapshot = (hash(state), state.legal_actions(), state.returns())
-    engine = MCTS(state, seed=seed, budget=Budget(simulations=simulations))
+    engine = MCTS(state, seed=seed, budget=Budget(simulations=simulations), solver=False)
     result = engine.run()
     assert (hash(state), state.legal_actions(), state.returns()) == snapshot
     assert engine.root_state == state

@@ -409,7 +409,8 @@ def wilson_interval(score: float, n: int, z: float = Z_95) -> tuple[float, float
     denominator = 1.0 + z * z / n
     centre = (score + z * z / (2 * n)) / denominator
     half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # The interval always contains the observed score; clamp away rounding at 0 and 1.
+    return (max(0.0, min(score, centre - half)), min(1.0, max(score, centre + half)))
 
 
 @dataclasses.dataclass(frozen=True)

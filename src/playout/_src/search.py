@@ -157,6 +157,9 @@ class MCTS:
         store_states: keep each node's state (faster); False recomputes states by replaying
             actions from the root (less memory, and the seed-003 way for hidden randomness).
         reuse: keep the subtree in :meth:`advance` (True) or start afresh (False).
+        solver: MCTS-Solver (Winands et al. 2008): prove wins, losses and draws in the tree,
+            play a proven win at once and put off a proven loss. ``None`` (default) turns it
+            on for deterministic games.
     """
 
     def __init__(
@@ -171,6 +174,7 @@ class MCTS:
         seed: int | None = None,
         store_states: bool = True,
         reuse: bool = True,
+        solver: bool | None = None,
     ) -> None:
         _check_state(state)
         self._selection: SelectionRule = UCB1() if selection is None else selection
@@ -199,6 +203,15 @@ class MCTS:
         self._store_states = store_states
         self._reuse = reuse
         self._spec = state.game.spec
+        self._solver = self._spec.is_deterministic if solver is None else bool(solver)
+        # With rewards on the way, a node's exact value is a future return that cannot be
+        # told a win or a loss on its own: prove such games by full enumeration only.
+        spec = self._spec
+        self._solver_bounds = (
+            (-math.inf, math.inf)
+            if spec.has_intermediate_rewards
+            else (spec.min_return, spec.max_return)
+        )
         self._reset(state)
 
     # ----------------------------------------------------------------------------- state
@@ -265,6 +278,8 @@ class MCTS:
         while done < limit and self._tree.num_nodes < max_nodes:
             if done % check_every == 0 and time.perf_counter() >= deadline:
                 break
+            if self._tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN:
+                break  # solved: more simulations cannot change the choice
             self._simulate(max_depth)
             done += 1
             if progress is not None and done % progress_every == 0:
@@ -287,12 +302,16 @@ class MCTS:
         if depth > self._max_depth_seen:
             self._max_depth_seen = depth
         if edge == T.NO_EDGE:
-            # The walk ended on an existing node: terminal, or the depth limit.
-            if tree.nodes[node, T.N_NUM_EDGES] == 0:
-                value0 = float(tree.node_values[node, T.NV_TERMINAL])
+            # The walk ended on an existing node: terminal, proven, or at the depth limit.
+            if (
+                tree.nodes[node, T.N_NUM_EDGES] == 0
+                or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN
+            ):
+                value0 = float(tree.node_values[node, T.NV_EXACT])
             else:
                 value0 = self._evaluate0(self._state_of(node, path, depth))
             T.backup(tree.nodes, tree.edges, tree.edge_values, node, value0)
+            self._solve(node)
             return
         parent_state = self._state_of(node, path, depth - 1)
         state = parent_state.play(int(tree.edges[edge, T.E_ACTION]))
@@ -318,6 +337,15 @@ class MCTS:
             )
         if self._store_states:
             self._states.append(state)
+        self._solve(tree.num_nodes - 1)
+
+    def _solve(self, leaf: int) -> None:
+        if self._solver:
+            tree = self._tree
+            low, high = self._solver_bounds
+            T.solve_upward(
+                tree.nodes, tree.node_values, tree.edges, tree.edge_values, leaf, low, high
+            )
 
     def _evaluate0(self, state: GameState) -> float:
         value = float(self._evaluator.evaluate(state, self._rng))
@@ -404,6 +432,13 @@ class MCTS:
                 self._temperature, self._rng_state,
             )
         )
+        proven = None
+        if tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN:
+            value = float(
+                T.value_for(int(tree.nodes[T.ROOT, T.N_PLAYER]),
+                            float(tree.node_values[T.ROOT, T.NV_EXACT]))
+            )
+            proven = _proven_name(value, self._spec)
         pv_buffer = np.zeros(max(1, self._max_depth_seen + 1), dtype=np.int64)
         pv_length = T.principal_variation(tree.nodes, tree.edges, tree.edge_values, pv_buffer)
         return SearchResult(
@@ -420,6 +455,7 @@ class MCTS:
             seconds=seconds,
             nodes=tree.num_nodes,
             max_depth=self._max_depth_seen,
+            proven=proven,
         )
 
     # ----------------------------------------------------------------------------- moves
@@ -463,6 +499,15 @@ class MCTS:
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
 
 
+def _proven_name(value: float, spec: Any) -> str:
+    """"win", "loss" or "draw" for an exact value seen by the player to move."""
+    if value >= spec.max_return:
+        return "win"
+    if value <= (spec.min_return if spec.num_players == 1 else -spec.max_return):
+        return "loss"
+    return "draw"
+
+
 def _check_state(state: Any) -> None:
     missing = [
         name
@@ -491,6 +536,7 @@ def search(
     evaluator: Evaluator | None = None,
     final: FinalChoice = "most_visits",
     temperature: float = 1.0,
+    solver: bool | None = None,
     progress: ProgressCallback | None = None,
 ) -> SearchResult:
     """Search ``state`` once and return the result (values for the player to move).
@@ -503,7 +549,7 @@ def search(
     )
     engine = MCTS(
         state, selection=selection, evaluator=evaluator, budget=budget, final=final,
-        temperature=temperature, seed=seed,
+        temperature=temperature, seed=seed, solver=solver,
     )
     return engine.run(progress=progress)
 

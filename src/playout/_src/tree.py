@@ -11,9 +11,13 @@ A tree is five numpy arrays. Node ids and edge ids are row indices; :data:`ROOT`
     ``N_PARENT_EDGE`` the edge leading to the node, :data:`NO_EDGE` for the root.
     ``N_PLAYER``      player to move in the node's state (0, 1, ``CHANCE`` or ``TERMINAL``).
     ``N_VISITS``      simulations that passed through the node.
-    ``N_PROVEN``      reserved for the solver: proven outcome for the player to move.
+    ``N_PROVEN``      MCTS-Solver: :data:`UNPROVEN`, or once the node's exact value is known
+                      its class for player 0: ``PROVEN_P0_WIN`` (player 0's best return),
+                      ``PROVEN_DRAW`` (anything between) or ``PROVEN_P0_LOSS`` (the worst).
+    ``N_PLIES``       for a proven node, the plies to the end of the game under best play.
 ``node_values`` (float64, ``[node_capacity, NODE_VALUE_FIELDS]``)
-    ``NV_TERMINAL``   value of a terminal node for player 0 (unused elsewhere).
+    ``NV_EXACT``      the exact future return for player 0 of a terminal node (set at
+                      creation) or of a node the solver has proven.
 ``edges`` (int64, ``[edge_capacity, EDGE_FIELDS]``)
     ``E_ACTION``      the action id.
     ``E_CHILD``       the child node, or :data:`UNVISITED` until the edge is first taken.
@@ -50,9 +54,11 @@ NO_NODE = -1
 CHANCE = -1
 TERMINAL = -4
 
-N_FIRST_EDGE, N_NUM_EDGES, N_PARENT_EDGE, N_PLAYER, N_VISITS, N_PROVEN = range(6)
-NODE_FIELDS = 6
-NV_TERMINAL = 0
+N_FIRST_EDGE, N_NUM_EDGES, N_PARENT_EDGE, N_PLAYER, N_VISITS, N_PROVEN, N_PLIES = range(7)
+NODE_FIELDS = 7
+UNPROVEN, PROVEN_P0_WIN, PROVEN_DRAW, PROVEN_P0_LOSS = range(4)
+NV_EXACT = 0
+NV_TERMINAL = NV_EXACT  # a terminal node's exact value is its outcome
 NODE_VALUE_FIELDS = 1
 E_ACTION, E_CHILD, E_PARENT, E_VISITS = range(4)
 EDGE_FIELDS = 4
@@ -215,6 +221,23 @@ def sample_by_prior(edge_values: np.ndarray, first: int, count: int, rng: np.nda
 
 
 @numba.njit(**_JIT)
+def is_proven_loss_for(player: int, proven: int) -> bool:
+    """Whether a node with solver class ``proven`` is lost for ``player`` (a one-player game
+    is "lost" when its worst return is certain)."""
+    if player == 1:
+        return proven == PROVEN_P0_WIN
+    return proven == PROVEN_P0_LOSS
+
+
+@numba.njit(**_JIT)
+def is_proven_win_for(player: int, proven: int) -> bool:
+    """Whether a node with solver class ``proven`` is won for ``player``."""
+    if player == 1:
+        return proven == PROVEN_P0_LOSS
+    return proven == PROVEN_P0_WIN
+
+
+@numba.njit(**_JIT)
 def select_edge(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -231,7 +254,9 @@ def select_edge(
     ``first_play_value``. Epsilon-greedy: unvisited edges first, then a random edge with
     probability epsilon, else the best mean. Q is the mean value for the player to move at
     ``node``. Ties are broken uniformly at random. At chance nodes the edge is sampled by
-    its probability whatever the rule.
+    its probability whatever the rule. Edges to children the solver has proven are skipped:
+    their value is known, and once every edge is proven the solver proves the node itself
+    (Winands et al. 2008 keep selecting proven draws; skipping them proves draws far sooner).
     """
     first = nodes[node, N_FIRST_EDGE]
     count = nodes[node, N_NUM_EDGES]
@@ -259,6 +284,9 @@ def select_edge(
     ties = 0
     for e in range(first, first + count):
         n = edges[e, E_VISITS]
+        child = edges[e, E_CHILD]
+        if child != UNVISITED and nodes[child, N_PROVEN] != UNPROVEN:
+            continue  # its value is known: spend the simulation on what is not
         if rule == RULE_UCB1:
             score = edge_values[e, EV_VALUE_SUM] / n + c * math.sqrt(log_n / n)
         elif rule == RULE_PUCT:
@@ -290,8 +318,8 @@ def descend(
 ) -> tuple[int, int, int]:
     """Selection: walk from the root to where this simulation leaves the tree.
 
-    Follows :func:`select_edge` until it reaches a node that is not expanded or is terminal,
-    an edge never taken before, or ``max_depth`` edges. ``path`` receives the edges taken.
+    Follows :func:`select_edge` until it reaches a node that is not expanded, terminal or
+    proven by the solver, an edge never taken before, or ``max_depth`` edges. ``path`` receives the edges taken.
 
     Returns:
         ``(node, edge, depth)``: when ``edge`` is not :data:`NO_EDGE` it is an untaken edge of
@@ -300,7 +328,7 @@ def descend(
     """
     node = ROOT
     depth = 0
-    while nodes[node, N_NUM_EDGES] > 0 and depth < max_depth:
+    while nodes[node, N_NUM_EDGES] > 0 and nodes[node, N_PROVEN] == UNPROVEN and depth < max_depth:
         e = select_edge(nodes, edges, edge_values, node, rule, rule_params, rng)
         path[depth] = e
         depth += 1
@@ -335,8 +363,9 @@ def add_node(
     nodes[node, N_PARENT_EDGE] = parent_edge
     nodes[node, N_PLAYER] = TERMINAL if is_terminal else player
     nodes[node, N_VISITS] = 0
-    nodes[node, N_PROVEN] = 0
-    node_values[node, NV_TERMINAL] = terminal_value
+    nodes[node, N_PROVEN] = UNPROVEN
+    nodes[node, N_PLIES] = 0
+    node_values[node, NV_EXACT] = terminal_value
     if parent_edge != NO_EDGE:
         edges[parent_edge, E_CHILD] = node
     return node
@@ -441,6 +470,102 @@ def expand_and_backup(
     return node
 
 
+@numba.njit(**_JIT)
+def classify(value0: float, min_return: float, max_return: float) -> int:
+    """The solver class of an exact value for player 0."""
+    if value0 >= max_return:
+        return PROVEN_P0_WIN
+    if value0 <= min_return:
+        return PROVEN_P0_LOSS
+    return PROVEN_DRAW
+
+
+@numba.njit(**_JIT)
+def _set_edge_mean_to_exact(
+    nodes: np.ndarray,
+    node_values: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    node: int,
+) -> None:
+    """Make the mean of the edge into proven ``node`` its exact value (for the mover).
+
+    Later simulations stop at the proven node and back up that same value, so the mean stays
+    exact; selection then weighs a proven child by what it is worth, not by its sampled past.
+    """
+    if node == ROOT:
+        return
+    e = nodes[node, N_PARENT_EDGE]
+    mover = nodes[edges[e, E_PARENT], N_PLAYER]
+    exact = value_for(mover, edge_values[e, EV_REWARD] + node_values[node, NV_EXACT])
+    edge_values[e, EV_VALUE_SUM] = exact * edges[e, E_VISITS]
+
+
+@numba.njit(**_JIT)
+def solve_upward(
+    nodes: np.ndarray,
+    node_values: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    leaf: int,
+    min_return: float,
+    max_return: float,
+) -> None:
+    """MCTS-Solver (Winands, Bjornsson & Saito 2008): prove nodes from ``leaf`` upwards.
+
+    Called after :func:`backup`. A terminal leaf is proven by its outcome. Going up, a parent
+    is proven as soon as one child is a proven win for the player to move there (best play
+    takes it), or once every child is proven (its exact value is then the best of them, for
+    the player to move). Plies to the end follow best play with the longest resistance: the
+    shortest win, the longest loss. Chance nodes are never proven. The mean of an edge into a
+    proven node becomes its exact value; proofs also steer selection (:func:`select_edge`),
+    the walk (:func:`descend`) and the final choice (:func:`choose_edge`).
+    """
+    node = leaf
+    if nodes[node, N_PROVEN] == UNPROVEN:
+        if nodes[node, N_PLAYER] != TERMINAL:
+            return
+        nodes[node, N_PROVEN] = classify(node_values[node, NV_EXACT], min_return, max_return)
+        nodes[node, N_PLIES] = 0
+    _set_edge_mean_to_exact(nodes, node_values, edges, edge_values, node)
+    while node != ROOT:
+        parent = edges[nodes[node, N_PARENT_EDGE], E_PARENT]
+        if nodes[parent, N_PROVEN] != UNPROVEN:
+            return
+        player = nodes[parent, N_PLAYER]
+        if player == CHANCE:
+            return
+        first = nodes[parent, N_FIRST_EDGE]
+        count = nodes[parent, N_NUM_EDGES]
+        all_proven = True
+        best = -math.inf
+        best_plies = 0
+        for e in range(first, first + count):
+            child = edges[e, E_CHILD]
+            if child == UNVISITED or nodes[child, N_PROVEN] == UNPROVEN:
+                all_proven = False
+                continue
+            value = value_for(player, edge_values[e, EV_REWARD] + node_values[child, NV_EXACT])
+            plies = nodes[child, N_PLIES] + 1
+            if value > best:
+                best, best_plies = value, plies
+            elif value == best:
+                # Among equal outcomes: lose as late as possible, otherwise end soonest.
+                if value < 0.0:
+                    best_plies = max(best_plies, plies)
+                else:
+                    best_plies = min(best_plies, plies)
+        is_win = best >= (max_return if player != 1 else -min_return)
+        if not (is_win or all_proven):
+            return
+        exact0 = value_for(player, best)
+        nodes[parent, N_PROVEN] = classify(exact0, min_return, max_return)
+        nodes[parent, N_PLIES] = best_plies
+        node_values[parent, NV_EXACT] = exact0
+        _set_edge_mean_to_exact(nodes, node_values, edges, edge_values, parent)
+        node = parent
+
+
 # --------------------------------------------------------------------------------------------
 # Final choice and read-outs.
 # --------------------------------------------------------------------------------------------
@@ -462,33 +587,69 @@ def choose_edge(
 ) -> int:
     """The edge to play from ``node`` once the search is over.
 
-    ``FINAL_MOST_VISITS``: most visits, ties broken by the higher mean value, then by the
-    lower edge index. ``FINAL_BEST_VALUE``: highest mean value among visited edges, ties by
-    visits. ``FINAL_SAMPLE``: drawn with probability proportional to ``visits ** (1/T)``
-    (``temperature`` T > 0). Returns ``NO_EDGE`` if ``node`` has no edges.
+    The order strong engines use: a child the solver proved won for the player to move comes
+    first (the shortest win); children proven lost come last (if nothing else is left, the
+    longest loss); a proven child is preferred to an unproven one whose mean value is not
+    higher than its exact value. Among the rest, ``FINAL_MOST_VISITS``: most visits, ties broken by the
+    higher mean value, then by the lower edge index; ``FINAL_BEST_VALUE``: highest mean value
+    among visited edges, ties by visits; ``FINAL_SAMPLE``: drawn with probability
+    proportional to ``visits ** (1/T)`` (``temperature`` T > 0). Returns ``NO_EDGE`` if
+    ``node`` has no edges.
     """
     first = nodes[node, N_FIRST_EDGE]
     count = nodes[node, N_NUM_EDGES]
     if count <= 0:
         return NO_EDGE
+    player = nodes[node, N_PLAYER]
+    # Proven children first: the shortest win, else note whether everything is lost.
+    win = NO_EDGE
+    longest_loss = NO_EDGE
+    num_lost = 0
+    for e in range(first, first + count):
+        child = edges[e, E_CHILD]
+        if child == UNVISITED:
+            continue
+        proven = nodes[child, N_PROVEN]
+        if is_proven_win_for(player, proven):
+            if win == NO_EDGE or nodes[child, N_PLIES] < nodes[edges[win, E_CHILD], N_PLIES]:
+                win = e
+        elif is_proven_loss_for(player, proven):
+            num_lost += 1
+            if (
+                longest_loss == NO_EDGE
+                or nodes[child, N_PLIES] > nodes[edges[longest_loss, E_CHILD], N_PLIES]
+            ):
+                longest_loss = e
+    if win != NO_EDGE:
+        return win
+    if num_lost == count:
+        return longest_loss
     if final == FINAL_SAMPLE:
         most = 0
         for e in range(first, first + count):
-            most = max(most, edges[e, E_VISITS])
-        if most == 0:
-            return first + random_below(rng, count)
+            if not _is_lost_edge(nodes, edges, e, player):
+                most = max(most, edges[e, E_VISITS])
         total = 0.0
         for e in range(first, first + count):
-            total += (edges[e, E_VISITS] / most) ** (1.0 / temperature)
+            if not _is_lost_edge(nodes, edges, e, player):
+                total += (edges[e, E_VISITS] / most) ** (1.0 / temperature) if most else 1.0
         u = random_unit(rng) * total
         acc = 0.0
+        last = NO_EDGE
         for e in range(first, first + count):
-            acc += (edges[e, E_VISITS] / most) ** (1.0 / temperature)
-            if u < acc:
-                return e
-        return first + count - 1
-    best = first
-    for e in range(first + 1, first + count):
+            if not _is_lost_edge(nodes, edges, e, player):
+                acc += (edges[e, E_VISITS] / most) ** (1.0 / temperature) if most else 1.0
+                last = e
+                if u < acc:
+                    return e
+        return last
+    best = NO_EDGE
+    for e in range(first, first + count):
+        if _is_lost_edge(nodes, edges, e, player):
+            continue
+        if best == NO_EDGE:
+            best = e
+            continue
         n, best_n = edges[e, E_VISITS], edges[best, E_VISITS]
         q, best_q = edge_mean(edge_values, edges, e), edge_mean(edge_values, edges, best)
         if final == FINAL_BEST_VALUE:
@@ -496,7 +657,28 @@ def choose_edge(
                 best = e
         elif n > best_n or (n == best_n and q > best_q):
             best = e
+    # A known value beats an estimate that is no better: prefer a proven child (a draw, say)
+    # to the choice above when the latter's mean value does not exceed the proven value.
+    secure = NO_EDGE
+    secure_value = -math.inf
+    for e in range(first, first + count):
+        child = edges[e, E_CHILD]
+        if child == UNVISITED or nodes[child, N_PROVEN] == UNPROVEN:
+            continue
+        if _is_lost_edge(nodes, edges, e, player):
+            continue
+        value = edge_mean(edge_values, edges, e)
+        if value > secure_value:
+            secure, secure_value = e, value
+    if secure != NO_EDGE and secure_value >= edge_mean(edge_values, edges, best):
+        return secure
     return best
+
+
+@numba.njit(**_JIT)
+def _is_lost_edge(nodes: np.ndarray, edges: np.ndarray, e: int, player: int) -> bool:
+    child = edges[e, E_CHILD]
+    return child != UNVISITED and is_proven_loss_for(player, nodes[child, N_PROVEN])
 
 
 @numba.njit(**_JIT)

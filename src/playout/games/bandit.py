@@ -114,6 +114,9 @@ class BanditTreeGame:
     def __hash__(self) -> int:
         return hash(BanditTreeGame)
 
+    def __reduce__(self) -> tuple[type[BanditTreeGame], tuple[()]]:
+        return (BanditTreeGame, ())
+
     def __repr__(self) -> str:
         return "BanditTreeGame()"
 

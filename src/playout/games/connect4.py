@@ -129,6 +129,10 @@ class Connect4Game:
     def __hash__(self) -> int:
         return self._hash
 
+    def __reduce__(self) -> tuple[type[Connect4Game], tuple[int, int, int, str]]:
+        # Rebuild from the parameters: the cached hash depends on the process's string hashing.
+        return (Connect4Game, (self.width, self.height, self.k, self.spec.name))
+
     def __repr__(self) -> str:
         return (
             f"Connect4Game(width={self.width}, height={self.height}, k={self.k}, "

@@ -162,6 +162,10 @@ class MnkGame:
     def __hash__(self) -> int:
         return self._hash
 
+    def __reduce__(self) -> tuple[type[MnkGame], tuple[int, int, int, str]]:
+        # Rebuild from the parameters: the cached hash depends on the process's string hashing.
+        return (MnkGame, (self.width, self.height, self.k, self.spec.name))
+
     def __repr__(self) -> str:
         return (
             f"MnkGame(width={self.width}, height={self.height}, k={self.k}, "

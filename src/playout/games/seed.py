@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Hashable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, Self, cast
 
 from playout._src.errors import GameError, IllegalMoveError, MoveParseError
 from playout._src.game import TERMINAL, GameSpec, GameState
@@ -79,7 +79,7 @@ class SeedState:
         """Whether the wrapped ``get_winner()`` is not ``None``."""
         return self.winner is not None
 
-    def play(self, action: int) -> SeedState:
+    def play(self, action: int) -> Self:
         """``inner.transition`` of the action with this id; ``self`` is unchanged.
 
         Raises:
@@ -90,7 +90,8 @@ class SeedState:
                 raise IllegalMoveError("the game is over")
             raise IllegalMoveError(f"action id {action!r} is not legal here (legal: {self.legal})")
         inner_action = self.game.action_for_id(action)
-        return self.game.wrap(self.inner.transition(inner_action), 1 - self.player)
+        # The game wraps every state in one class (SeedState or SeedValueState): type(self).
+        return cast(Self, self.game.wrap(self.inner.transition(inner_action), 1 - self.player))
 
     def returns(self) -> tuple[float, float]:
         """``(1, -1)`` player 0 won, ``(-1, 1)`` player 1 won, ``(0, 0)`` draw or running."""
