@@ -94,13 +94,14 @@ class Rollout:
         policy = self.policy
         choice = rng.choice
         limit = self.max_depth
+        has_chance = not state.game.spec.is_deterministic
         steps = 0
         while not state.is_terminal():
             if limit is not None and steps >= limit:
                 estimate = self.heuristic(state) if self.heuristic is not None else 0.0
                 current = state.returns()[0] if state.game.spec.has_intermediate_rewards else 0
                 return current + _player0_value(state, estimate)
-            if state.current_player() == CHANCE:
+            if has_chance and state.current_player() == CHANCE:
                 action = _chance_action(state, rng)
             elif policy is None:
                 action = choice(state.legal_actions())

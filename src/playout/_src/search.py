@@ -36,6 +36,8 @@ _FINAL_CODES = {
 }
 _NO_PRIORS = np.zeros(0, dtype=np.float64)
 _UNLIMITED = 2**62
+_CHUNK = 256  # simulations between capacity checks
+_ACTION_CACHE_SIZE = 4096  # distinct legal-action tuples kept as arrays
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -204,6 +206,15 @@ class MCTS:
         self._reuse = reuse
         self._spec = state.game.spec
         self._solver = self._spec.is_deterministic if solver is None else bool(solver)
+        self._max_actions = min(self._spec.num_actions or 64, 4096)
+        self._action_arrays: dict[tuple[int, ...], np.ndarray] = {}
+        # The default evaluator is run inline by the driver (same moves, same random draws).
+        self._inline_rollout = (
+            type(self._evaluator) is Rollout
+            and self._evaluator == Rollout()
+            and self._spec.is_deterministic
+            and not self._spec.has_intermediate_rewards
+        )
         # With rewards on the way, a node's exact value is a future return that cannot be
         # told a win or a loss on its own: prove such games by full enumeration only.
         spec = self._spec
@@ -264,88 +275,157 @@ class MCTS:
         self, budget: Budget | None = None, *, progress: ProgressCallback | None = None,
         progress_every: int = 100,
     ) -> SearchResult:
-        """Run simulations on the current tree until the budget is used; the result."""
+        """Run simulations on the current tree until the budget is used; the result.
+
+        ``progress`` is called with the number of simulations done every ``progress_every``
+        simulations, and once more at the end if the count is not a multiple of it.
+        """
         budget = self.budget if budget is None else budget
         if self._root_state.is_terminal():
             raise GameOverError("the game is over: there is nothing to search")
+        if progress_every < 1:
+            raise InvalidParameterError(f"progress_every must be >= 1, got {progress_every}")
         start = time.perf_counter()
         deadline = math.inf if budget.seconds is None else start + budget.seconds
         limit = budget.simulation_limit
         max_nodes = _UNLIMITED if budget.max_nodes is None else budget.max_nodes
         max_depth = _UNLIMITED if budget.max_depth is None else budget.max_depth
-        done = 0
         check_every = 1 if budget.seconds is not None and budget.seconds < 0.05 else 16
-        while done < limit and self._tree.num_nodes < max_nodes:
-            if done % check_every == 0 and time.perf_counter() >= deadline:
-                break
-            if self._tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN:
-                break  # solved: more simulations cannot change the choice
-            self._simulate(max_depth)
-            done += 1
-            if progress is not None and done % progress_every == 0:
+        done = 0
+        solved = bool(self._tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN)
+        while done < limit and not solved and self._tree.num_nodes < max_nodes:
+            # Room for a chunk of simulations, so that the loop never checks capacity.
+            chunk = min(_CHUNK, limit - done, max_nodes - self._tree.num_nodes)
+            if progress is not None:
+                chunk = min(chunk, progress_every - done % progress_every)
+            self._tree = T.reserve(self._tree, chunk, chunk * self._max_actions)
+            ran, solved = self._simulate_chunk(chunk, max_depth, deadline, check_every)
+            done += ran
+            if progress is not None and ran and done % progress_every == 0:
                 progress(done)
-        if progress is not None and done % progress_every != 0:
+            if ran < chunk and not solved:
+                break  # out of time
+        if progress is not None and done % progress_every:
             progress(done)
         return self._result(done, time.perf_counter() - start)
 
-    def _simulate(self, max_depth: int) -> None:
-        tree = T.reserve(self._tree, 1, self._max_actions_hint())
-        self._tree = tree
-        path = self._path_buffer(max_depth)
-        if self._python_rule is None:
-            node, edge, depth = T.descend(
-                tree.nodes, tree.edges, tree.edge_values, self._rule, self._rule_params,
-                self._rng_state, max_depth, path,
-            )
-        else:
-            node, edge, depth = self._descend_python(max_depth, path)
-        if depth > self._max_depth_seen:
-            self._max_depth_seen = depth
-        if edge == T.NO_EDGE:
-            # The walk ended on an existing node: terminal, proven, or at the depth limit.
-            if (
-                tree.nodes[node, T.N_NUM_EDGES] == 0
-                or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN
-            ):
-                value0 = float(tree.node_values[node, T.NV_EXACT])
-            else:
-                value0 = self._evaluate0(self._state_of(node, path, depth))
-            T.backup(tree.nodes, tree.edges, tree.edge_values, node, value0)
-            self._solve(node)
-            return
-        parent_state = self._state_of(node, path, depth - 1)
-        state = parent_state.play(int(tree.edges[edge, T.E_ACTION]))
-        spec = self._spec
-        reward0 = 0.0
-        if spec.has_intermediate_rewards:
-            reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
-        if state.is_terminal():
-            terminal_value = 0.0 if spec.has_intermediate_rewards else float(state.returns()[0])
-            T.expand_and_backup(
-                *tree, edge, T.TERMINAL, True, reward0, _NO_ACTIONS, _NO_PRIORS, terminal_value
-            )
-        else:
-            actions = np.asarray(state.legal_actions(), dtype=np.int64)
-            if actions.size == 0:
-                raise GameError(f"{spec.name}: a non-terminal state has no legal actions")
-            if tree.num_edges + actions.size > tree.edge_capacity:
-                self._tree = tree = T.reserve(tree, 1, actions.size)
-            value0 = self._evaluate0(state)
-            T.expand_and_backup(
-                *tree, edge, state.current_player(), False, reward0, actions,
-                self._priors(state, actions), value0,
-            )
-        if self._store_states:
-            self._states.append(state)
-        self._solve(tree.num_nodes - 1)
+    def _simulate_chunk(
+        self, chunk: int, max_depth: int, deadline: float, check_every: int
+    ) -> tuple[int, bool]:
+        """Run up to ``chunk`` simulations; the tree has room for them.
 
-    def _solve(self, leaf: int) -> None:
-        if self._solver:
-            tree = self._tree
-            low, high = self._solver_bounds
-            T.solve_upward(
-                tree.nodes, tree.node_values, tree.edges, tree.edge_values, leaf, low, high
+        Returns the number run and whether the root is now proven. Everything the loop
+        needs is bound to a local once: this loop is all the engine overhead a Python game
+        pays for (one compiled call to select, one to expand, back up and solve).
+        """
+        nodes, node_values, edges, edge_values, meta = self._tree
+        path = self._path_buffer(max_depth)
+        rule, params, rng_state = self._rule, self._rule_params, self._rng_state
+        python_rule = self._python_rule
+        solve = self._solver
+        low, high = self._solver_bounds
+        store = self._store_states
+        states = self._states
+        inline_rollout = self._inline_rollout
+        choice = self._rng.choice
+        rewards = self._spec.has_intermediate_rewards
+        may_have_priors = self._priors_fn is not None or not self._spec.is_deterministic
+        action_arrays = self._action_arrays
+        descend, finish_new_leaf, perf_counter = T.descend, T.finish_new_leaf, time.perf_counter
+        no_edge, terminal, e_action = T.NO_EDGE, T.TERMINAL, T.E_ACTION
+        max_seen = self._max_depth_seen
+        solved = False
+        ran = 0
+        while ran < chunk and not solved:
+            if ran % check_every == 0 and perf_counter() >= deadline:
+                break
+            # 1. Selection.
+            if python_rule is None:
+                node, edge, depth = descend(
+                    nodes, edges, edge_values, rule, params, rng_state, max_depth, path
+                )
+            else:
+                node, edge, depth = self._descend_python(max_depth, path)
+            ran += 1
+            if depth > max_seen:
+                max_seen = depth
+            if edge == no_edge:
+                solved = self._finish_old_leaf(node, path, depth)
+                continue
+            parent_state = states[node] if store else self._state_of(node, path, depth - 1)
+            state = parent_state.play(edges.item(edge, e_action))
+            reward0 = 0.0
+            if rewards:
+                reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
+            if state.is_terminal():
+                value0 = 0.0 if rewards else float(state.returns()[0])
+                # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
+                solved = finish_new_leaf(
+                    nodes, node_values, edges, edge_values, meta, edge, terminal, True,
+                    reward0, _NO_ACTIONS, _NO_PRIORS, value0, solve, low, high,
+                )
+            else:
+                legal = state.legal_actions()
+                actions = action_arrays.get(legal) if type(legal) is tuple else None
+                if actions is None:
+                    actions = self._action_array(legal)
+                if actions.size > self._max_actions:
+                    self._grow_edge_room(actions.size, chunk - ran + 1)
+                    nodes, node_values, edges, edge_values, meta = self._tree
+                player = state.current_player()
+                # 3. Evaluation.
+                if inline_rollout:
+                    # The default evaluator inlined: uniformly random moves to the end.
+                    end = state
+                    while not end.is_terminal():
+                        end = end.play(choice(end.legal_actions()))
+                    value0 = float(end.returns()[0])
+                else:
+                    value0 = self._evaluate0(state)
+                priors = self._priors(state, actions) if may_have_priors else _NO_PRIORS
+                # 2 + 4. Expansion, backpropagation (and the solver), compiled.
+                solved = finish_new_leaf(
+                    nodes, node_values, edges, edge_values, meta, edge, player, False,
+                    reward0, actions, priors, value0, solve, low, high,
+                )
+            if store:
+                states.append(state)
+        self._max_depth_seen = max_seen
+        return ran, bool(solved)
+
+    def _action_array(self, legal: Sequence[int]) -> np.ndarray:
+        """Legal actions as an int64 array, cached by tuple (positions repeat often)."""
+        actions = np.asarray(legal, dtype=np.int64)
+        if actions.size == 0:
+            raise GameError(f"{self._spec.name}: a non-terminal state has no legal actions")
+        if type(legal) is tuple and len(self._action_arrays) < _ACTION_CACHE_SIZE:
+            self._action_arrays[legal] = actions
+        return actions
+
+    def _grow_edge_room(self, num_actions: int, simulations_left: int) -> None:
+        """A state has more legal actions than room was made for (games that declare no
+        ``num_actions``): reserve more edges per simulation from now on."""
+        self._max_actions = max(num_actions, 2 * self._max_actions)
+        self._tree = T.reserve(self._tree, simulations_left, simulations_left * self._max_actions)
+
+    def _finish_old_leaf(self, node: int, path: np.ndarray, depth: int) -> bool:
+        """End a simulation that stopped on an existing node: terminal, proven, or at the
+        depth limit (evaluated again). Returns whether the root is proven."""
+        tree = self._tree
+        if (
+            tree.nodes[node, T.N_NUM_EDGES] == 0
+            or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN
+        ):
+            value0 = float(tree.node_values[node, T.NV_EXACT])
+        else:
+            value0 = self._evaluate0(self._state_of(node, path, depth))
+        low, high = self._solver_bounds
+        return bool(
+            T.finish_old_leaf(
+                tree.nodes, tree.node_values, tree.edges, tree.edge_values, node, value0,
+                self._solver, low, high,
             )
+        )
 
     def _evaluate0(self, state: GameState) -> float:
         value = float(self._evaluator.evaluate(state, self._rng))
@@ -359,9 +439,6 @@ class MCTS:
         for i in range(depth):
             state = state.play(int(edges[path[i], T.E_ACTION]))
         return state
-
-    def _max_actions_hint(self) -> int:
-        return self._spec.num_actions or 64
 
     def _path_buffer(self, max_depth: int) -> np.ndarray:
         size = min(max_depth, self._spec.max_length or 4096) + 1

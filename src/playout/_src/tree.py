@@ -566,6 +566,60 @@ def solve_upward(
         node = parent
 
 
+@numba.njit(**_JIT)
+def finish_new_leaf(
+    nodes: np.ndarray,
+    node_values: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    meta: np.ndarray,
+    parent_edge: int,
+    player: int,
+    is_terminal: bool,
+    reward0: float,
+    actions: np.ndarray,
+    priors: np.ndarray,
+    value0: float,
+    solve: bool,
+    min_return: float,
+    max_return: float,
+) -> bool:
+    """The end of a simulation that left the tree by ``parent_edge``: create and expand the
+    new leaf, back up ``value0`` and, with ``solve``, run the solver from the leaf.
+
+    One compiled call per simulation for the Python driver. Returns whether the root is
+    proven (the search can stop).
+    """
+    leaf = expand_and_backup(
+        nodes, node_values, edges, edge_values, meta, parent_edge, player, is_terminal,
+        reward0, actions, priors, value0,
+    )
+    if solve:
+        solve_upward(nodes, node_values, edges, edge_values, leaf, min_return, max_return)
+    return nodes[ROOT, N_PROVEN] != UNPROVEN
+
+
+@numba.njit(**_JIT)
+def finish_old_leaf(
+    nodes: np.ndarray,
+    node_values: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    leaf: int,
+    value0: float,
+    solve: bool,
+    min_return: float,
+    max_return: float,
+) -> bool:
+    """The end of a simulation that stopped on an existing node (terminal, proven, or at the
+    depth limit): back up ``value0`` and, with ``solve``, run the solver. Returns whether
+    the root is proven."""
+    backup(nodes, edges, edge_values, leaf, value0)
+    if solve:
+        solve_upward(nodes, node_values, edges, edge_values, leaf, min_return, max_return)
+    return nodes[ROOT, N_PROVEN] != UNPROVEN
+
+
 # --------------------------------------------------------------------------------------------
 # Final choice and read-outs.
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,476 @@
+#!/usr/bin/env python
+"""Where playout's Python engine spends a simulation: game code versus engine overhead.
+
+Three views of one move decision from the empty board (default: connect four, 2000
+simulations, UCB1, random rollouts, the Python driver ``playout._src.search.MCTS``):
+
+1. **Split by replay** (no profiler, so nothing is distorted): the engine is timed, then the
+   exact game work it did is replayed and timed alone -- every expansion ``play()`` from the
+   parent's state, and a bare random rollout (the loop of ``bench/python_engine.py``'s bare
+   playouts) from every new leaf state. Engine overhead per simulation = engine time minus
+   that game work. Medians over interleaved repetitions.
+2. **Itemised overhead**: each per-simulation operation of the driver timed alone (best of
+   several ``timeit`` repeats) and multiplied by how often a simulation does it. The sum is a
+   lower bound of the overhead measured in 1 (the rest is interpreter glue: method calls,
+   attribute look-ups, tuple packing).
+3. **cProfile** of the same search, grouped by where the code lives, plus the top functions.
+   cProfile adds a fixed cost to every Python call, so it inflates the many tiny game calls;
+   read its call counts, and views 1 and 2 for times.
+
+Usage::
+
+    python bench/profile_python_engine.py [--game connect4] [--simulations 2000] [--reps 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import pstats
+import random
+import statistics
+import sys
+import time
+import timeit
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+if (BENCH_DIR.parent / "src" / "playout").is_dir():
+    sys.path.insert(0, str(BENCH_DIR.parent / "src"))  # the working tree's playout
+sys.path.insert(0, str(BENCH_DIR))
+
+import numpy as np  # noqa: E402
+
+import python_engine as pe  # noqa: E402  (sets up the path to the working tree's playout)
+from playout._src import tree as T  # noqa: E402
+from playout._src.game import CHANCE  # noqa: E402
+
+# ------------------------------------------------------------------------------ 1. replay
+
+
+def _bare_rollouts(states: list[Any], rng: random.Random) -> None:
+    choice = rng.choice
+    for state in states:
+        while not state.is_terminal():
+            state = state.play(choice(state.legal_actions()))
+        state.returns()
+
+
+def _expansions(engine: Any) -> tuple[list[Any], list[int]]:
+    """Parent state and action of every node the search created, in creation order."""
+    tree = engine.tree
+    states = engine._states
+    parents, actions = [], []
+    for node in range(1, tree.num_nodes):
+        edge = int(tree.nodes[node, T.N_PARENT_EDGE])
+        parents.append(states[int(tree.edges[edge, T.E_PARENT])])
+        actions.append(int(tree.edges[edge, T.E_ACTION]))
+    return parents, actions
+
+
+class _FreeValue:
+    """A nearly free evaluator: a random value in {-1, 0, 1}, so the tree still gets noisy
+    returns like rollouts give, at the cost of one ``rng.choice``."""
+
+    VALUES = (1.0, -1.0, 0.0, 1.0, -1.0)
+
+    def evaluate(self, state: Any, rng: random.Random) -> float:
+        return rng.choice(self.VALUES)
+
+
+def _make_free_engine(initial: Any, simulations: int, seed: int) -> Any:
+    engine = pe.MAKE_ENGINE(initial, simulations, seed)
+    # Same engine, same options, but leaves valued by _FreeValue (set before the first run).
+    engine._evaluator = _FreeValue()
+    engine._priors_fn = None
+    return engine
+
+
+def split_by_replay(initial: Any, simulations: int, reps: int) -> dict[str, float]:
+    """Engine time per simulation split into game work, evaluator overhead, driver overhead."""
+    keys = ("engine", "play", "rollout", "evaluator", "free_engine", "free_evaluator", "moves")
+    samples: dict[str, list[float]] = {key: [] for key in keys}
+
+    def per_sim(start: float) -> float:
+        return (time.perf_counter() - start) * 1e6 / simulations
+
+    for rep in range(reps):
+        gc.collect()
+        start = time.perf_counter()
+        engine = pe.MAKE_ENGINE(initial, simulations, 100 + rep)
+        engine.run()
+        samples["engine"].append(per_sim(start))
+        pe._check_python_driver(engine)
+        parents, actions = _expansions(engine)
+        leaves = engine._states[1:]
+        # The game work the search did, replayed alone: its expansion moves ...
+        gc.collect()
+        start = time.perf_counter()
+        for parent, action in zip(parents, actions, strict=True):
+            parent.play(action)
+        samples["play"].append(per_sim(start))
+        # ... and a bare random rollout from each new leaf.
+        start = time.perf_counter()
+        _bare_rollouts(leaves, random.Random(rep))
+        samples["rollout"].append(per_sim(start))
+        # The same rollouts (same generator seed, so the very same games) through the engine's
+        # evaluator call: engine._evaluate0 -> Rollout.evaluate -> Rollout._one_game.
+        engine._rng = random.Random(rep)
+        evaluate0 = engine._evaluate0
+        start = time.perf_counter()
+        for state in leaves:
+            evaluate0(state)
+        samples["evaluator"].append(per_sim(start))
+        # The driver alone: the same search with a nearly free evaluator.
+        gc.collect()
+        start = time.perf_counter()
+        free = _make_free_engine(initial, simulations, 100 + rep)
+        free.run()
+        samples["free_engine"].append(per_sim(start))
+        free_leaves = free._states[1:]
+        evaluate0 = free._evaluate0
+        start = time.perf_counter()
+        for state in free_leaves:
+            evaluate0(state)
+        samples["free_evaluator"].append(per_sim(start) * simulations / max(1, len(free_leaves)))
+        # Moves a simulation plays: its expansion move plus its rollout.
+        counter = random.Random(rep)
+        total = len(parents)
+        for state in leaves:
+            while not state.is_terminal():
+                state = state.play(counter.choice(state.legal_actions()))
+                total += 1
+        samples["moves"].append(total / simulations)
+    m = {key: statistics.median(values) for key, values in samples.items()}
+    paired = list(zip(*(samples[key] for key in keys), strict=True))
+    # Driver overhead: the free-evaluator search minus its expansion moves and its evaluator.
+    driver = statistics.median([fe - p - fv for _e, p, _r, _v, fe, fv, _m in paired])
+    evaluator_extra = statistics.median([v - r for _e, _p, r, v, _fe, _fv, _m in paired])
+    return {
+        "engine_us": m["engine"],
+        "expansion_play_us": m["play"],
+        "rollout_us": m["rollout"],
+        "game_us": m["play"] + m["rollout"],
+        "overhead_us": statistics.median([e - p - r for e, p, r, *_ in paired]),
+        "evaluator_us": m["evaluator"],
+        "evaluator_overhead_us": evaluator_extra,
+        "free_engine_us": m["free_engine"],
+        "driver_overhead_us": driver,
+        "moves_per_simulation": m["moves"],
+        "new_nodes_per_simulation": len(parents) / simulations,
+    }
+
+
+# ------------------------------------------------------------------------------ 2. items
+
+
+def _best_us(stmt: str, namespace: dict[str, Any], number: int = 20000) -> float:
+    times = timeit.repeat(stmt, number=number, repeat=7, globals=namespace)
+    return min(times) / number * 1e6
+
+
+def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> list[tuple]:
+    engine = pe.MAKE_ENGINE(initial, simulations, 1)
+    engine.run()
+    tree = engine.tree
+    path = np.zeros(max(64, (initial.game.spec.max_length or 64) + 1), dtype=np.int64)
+    # A representative leaf and its parent's state, reached by the compiled walk.
+    rng = engine._rng_state.copy()
+    node, edge, depth = T.descend(
+        tree.nodes,
+        tree.edges,
+        tree.edge_values,
+        engine._rule,
+        engine._rule_params,
+        rng,
+        2**62,
+        path,
+    )
+    parent_state = engine._states[node]
+    state = parent_state.play(int(tree.edges[edge, T.E_ACTION]))
+    legal = state.legal_actions()
+    actions = np.asarray(legal, dtype=np.int64)
+    terminal = initial
+    while not terminal.is_terminal():
+        terminal = terminal.play(terminal.legal_actions()[0])
+    # A copy of the tree with room (memory already touched) for many expansions below `edge`.
+    room = 200_000
+    copy = T.Tree(
+        nodes=np.concatenate([tree.nodes, np.zeros((room, T.NODE_FIELDS), np.int64)]),
+        node_values=np.concatenate(
+            [tree.node_values, np.zeros((room, T.NODE_VALUE_FIELDS), np.float64)]
+        ),
+        edges=np.concatenate(
+            [tree.edges, np.zeros((room * actions.size, T.EDGE_FIELDS), np.int64)]
+        ),
+        edge_values=np.concatenate(
+            [tree.edge_values, np.zeros((room * actions.size, T.EDGE_VALUE_FIELDS), np.float64)]
+        ),
+        meta=tree.meta.copy(),
+    )
+    ns: dict[str, Any] = {
+        "T": T,
+        "np": np,
+        "engine": engine,
+        "tree": tree,
+        "copy": copy,
+        "path": path,
+        "rng": rng,
+        "node": node,
+        "edge": edge,
+        "depth": depth,
+        "state": state,
+        "legal": legal,
+        "actions": actions,
+        "terminal": terminal,
+        "CHANCE": CHANCE,
+        "NO_PRIORS": np.zeros(0),
+        "limit": None,
+        "policy": None,
+        "cache": {legal: actions},
+        "max_nodes": 2**62,
+    }
+    rollout_steps = max(0.0, moves_per_simulation - 1.0)
+    items = [
+        # (label, statement, times per simulation)
+        (
+            "run(): loop test `self._tree.num_nodes < max_nodes` (Tree property, int(meta[0]))",
+            "engine._tree.num_nodes < max_nodes",
+            1.0,
+        ),
+        (
+            "run(): root-proven test `self._tree.nodes[ROOT, N_PROVEN] != UNPROVEN` (solver)",
+            "engine._tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN",
+            1.0,
+        ),
+        (
+            "T.reserve(tree, 1, hint) (Python; 4 Tree properties)",
+            "T.reserve(engine._tree, 1, engine._max_actions_hint())",
+            1.0,
+        ),
+        ("_path_buffer(max_depth) (min, getattr, shape test)", "engine._path_buffer(2**62)", 1.0),
+        (
+            "T.descend(...): numba dispatch of 8 args + the walk",
+            "T.descend(tree.nodes, tree.edges, tree.edge_values, engine._rule, "
+            "engine._rule_params, rng, 2**62, path)",
+            1.0,
+        ),
+        (
+            "  of which: numba dispatch alone (no-op kernel, same 8 args)",
+            "NOOP8(tree.nodes, tree.edges, tree.edge_values, engine._rule, "
+            "engine._rule_params, rng, 2**62, path)",
+            0.0,
+        ),
+        (
+            "_state_of(node, path, depth - 1) + int(tree.edges[edge, E_ACTION])",
+            "engine._state_of(node, path, depth - 1); int(tree.edges[edge, T.E_ACTION])",
+            1.0,
+        ),
+        (
+            "np.asarray(state.legal_actions(), dtype=np.int64)",
+            "np.asarray(state.legal_actions(), dtype=np.int64)",
+            1.0,
+        ),
+        (
+            "  alternative: a dict cache keyed by the legal tuple",
+            "cache.get(state.legal_actions())",
+            0.0,
+        ),
+        (
+            "edge-capacity test `tree.num_edges + actions.size > tree.edge_capacity`",
+            "tree.num_edges + actions.size > tree.edge_capacity",
+            1.0,
+        ),
+        (
+            "_evaluate0 + Rollout.evaluate wrappers (2x current_player, spec look-ups)",
+            "engine._evaluate0(terminal)",
+            1.0,
+        ),
+        (
+            "  minus the game's is_terminal()+returns() inside it",
+            "terminal.is_terminal(); terminal.returns()",
+            -1.0,
+        ),
+        (
+            "Rollout._one_game per step: current_player() == CHANCE, limit/policy tests, steps+=1",
+            "limit is not None; state.current_player() == CHANCE; policy is None",
+            rollout_steps,
+        ),
+        ("state.current_player() for expand_and_backup's argument", "state.current_player()", 1.0),
+        (
+            "_priors(state, actions) (calls current_player() again)",
+            "engine._priors(state, actions)",
+            1.0,
+        ),
+        (
+            "T.expand_and_backup(*tree, ...): numba dispatch of 12 args + the work",
+            "T.expand_and_backup(*copy, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5)",
+            1.0,
+        ),
+        (
+            "  of which: numba dispatch alone (no-op kernel, same 12 args)",
+            "NOOP12(*copy, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5)",
+            0.0,
+        ),
+        (
+            "_solve(tree.num_nodes - 1): method, Tree property, T.solve_upward dispatch (7 args)",
+            "engine._solve(engine._tree.num_nodes - 1)",
+            1.0,
+        ),
+        (
+            "driver's extra state.is_terminal() + spec.has_intermediate_rewards + append",
+            "state.is_terminal(); engine._spec.has_intermediate_rewards; "
+            "engine._states.append(state); engine._states.pop()",
+            1.0,
+        ),
+    ]
+    import numba
+
+    @numba.njit
+    def noop8(a, b, c, d, e, f, g, h):  # type: ignore[no-untyped-def]
+        return 0, 0, 0
+
+    @numba.njit
+    def noop12(a, b, c, d, e, f, g, h, i, j, k, m):  # type: ignore[no-untyped-def]
+        return 0
+
+    ns["NOOP8"], ns["NOOP12"] = noop8, noop12
+    rows = []
+    for label, stmt, count in items:
+        try:
+            exec(stmt, ns)  # compile / warm up
+        except Exception as error:  # the driver changed under this list: say so, go on
+            print(f"  (skipped {label!r}: {type(error).__name__}: {error})", file=sys.stderr)
+            continue
+        per_call = _best_us(stmt, ns, number=2000 if "expand_and_backup" in stmt else 20000)
+        rows.append((label, per_call, count, per_call * count))
+    return rows
+
+
+# ------------------------------------------------------------------------------ 3. cProfile
+
+GROUPS = (
+    ("game code (playout/games)", ("/playout/games/",)),
+    ("random module (rng.choice)", ("random.py", "getrandbits", "_randbelow")),
+    ("rollout loop (evaluation.py)", ("/_src/evaluation.py",)),
+    ("Python driver (search.py)", ("/_src/search.py",)),
+    ("tree.py: compiled phases incl. numba dispatch", ("/_src/tree.py",)),
+    ("numpy / builtins", ("numpy", "{built-in", "{method")),
+)
+
+
+def profile(initial: Any, simulations: int, top: int) -> str:
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for rep in range(3):
+        pe.MAKE_ENGINE(initial, simulations, rep).run()
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    totals: dict[str, float] = {name: 0.0 for name, _ in GROUPS}
+    totals["other"] = 0.0
+    calls: dict[str, int] = {}
+    for (filename, _line, function), (_cc, ncalls, tottime, _ct, _callers) in stats.stats.items():
+        where = f"{filename}:{function}"
+        for name, needles in GROUPS:
+            if any(needle in where for needle in needles):
+                totals[name] += tottime
+                break
+        else:
+            totals["other"] += tottime
+        calls[where] = ncalls
+    everything = sum(totals.values())
+    out = io.StringIO()
+    print(f"cProfile, 3 searches of {simulations} simulations (tottime by group):", file=out)
+    for name, seconds in sorted(totals.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:<48} {100 * seconds / everything:5.1f}%", file=out)
+    per_sim = 3 * simulations
+    print("calls per simulation:", file=out)
+    for needle in (
+        "play",
+        "is_terminal",
+        "legal_actions",
+        "current_player",
+        "returns",
+        "choice",
+        "descend",
+        "expand_and_backup",
+        "reserve",
+        "asarray",
+    ):
+        n = sum(
+            c
+            for w, c in calls.items()
+            if w.endswith(f":{needle}")
+            or w.endswith((f".{needle}>", f" {needle}>"))
+            or f"method '{needle}'" in w
+        )
+        print(f"  {needle:<20} {n / per_sim:6.2f}", file=out)
+    text = io.StringIO()
+    stats.stream = text  # type: ignore[attr-defined]
+    stats.sort_stats("tottime").print_stats(top)
+    lines = text.getvalue().splitlines()
+    start = next((i for i, line in enumerate(lines) if "ncalls" in line), 0)
+    print("top functions by tottime:", file=out)
+    print("\n".join(lines[start:]), file=out)
+    return out.getvalue()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="connect4", choices=sorted(pe.GAMES))
+    parser.add_argument("--simulations", type=int, default=2000)
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--top", type=int, default=20)
+    args = parser.parse_args(argv)
+    initial = pe.GAMES[args.game]().initial_state()
+    pe.warm_up({args.game: initial})
+    print(f"engine: {pe.ENGINE_HOW}; {args.game}, {args.simulations} simulations\n")
+
+    split = split_by_replay(initial, args.simulations, args.reps)
+    print("1. split by replay (median of interleaved reps), microseconds per simulation:")
+    print(f"  engine, whole simulation                         {split['engine_us']:7.2f}")
+    print(f"  game: expansion play()                           {split['expansion_play_us']:7.2f}")
+    print(f"  game: bare random rollout from the new leaf      {split['rollout_us']:7.2f}")
+    print(
+        f"  engine overhead = whole - game                   {split['overhead_us']:7.2f}"
+        f"  ({100 * split['overhead_us'] / split['engine_us']:.0f}% of the simulation)"
+    )
+    print(
+        f"    evaluator: the same games through engine._evaluate0 take "
+        f"{split['evaluator_us']:.2f}, {split['evaluator_overhead_us']:+.2f} over the bare loop"
+    )
+    print(
+        f"    driver: the search with a nearly free evaluator takes "
+        f"{split['free_engine_us']:.2f}; less its play() and"
+    )
+    print(
+        f"      evaluator calls, the driver (run, _simulate, compiled calls) costs "
+        f"{split['driver_overhead_us']:.2f}"
+    )
+    rest = split["overhead_us"] - split["evaluator_overhead_us"] - split["driver_overhead_us"]
+    print(f"    rest (interaction: caches, branch history, allocator): {rest:.2f}")
+    print(
+        f"  moves per simulation {split['moves_per_simulation']:.2f}, new nodes per simulation "
+        f"{split['new_nodes_per_simulation']:.3f}\n"
+    )
+
+    rows = itemised(initial, args.simulations, split["moves_per_simulation"])
+    print("2. itemised engine overhead (best of 7 timeit repeats), microseconds:")
+    print(f"  {'operation':<86} {'per call':>8} {'x/sim':>6} {'per sim':>8}")
+    for label, per_call, count, per_sim in rows:
+        shown = f"{per_sim:8.2f}" if count else "        "
+        print(f"  {label:<86} {per_call:8.3f} {count:6.2f} {shown}")
+    accounted = sum(r[3] for r in rows)
+    print(f"  {'sum of the items':<86} {'':>8} {'':>6} {accounted:8.2f}")
+    measured = split["evaluator_overhead_us"] + split["driver_overhead_us"]
+    print(f"  {'measured in view 1 (evaluator + driver)':<86} {'':>8} {'':>6} {measured:8.2f}\n")
+
+    print("3. " + profile(initial, args.simulations, args.top))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
