@@ -575,11 +575,11 @@ def test_registry_parameters() -> None:
 
 def test_registry_errors() -> None:
     with pytest.raises(UnknownGameError, match=r"known games: .*tictactoe") as info:
-        make_game("chess")
+        make_game("go")
     assert isinstance(info.value, KeyError)
     assert "\n" not in str(info.value)
     with pytest.raises(UnknownGameError):
-        game_summary("chess")
+        game_summary("go")
     with pytest.raises(
         InvalidParameterError, match="unknown parameter size; accepted: width, height, k"
     ):

@@ -17,7 +17,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from playout._src.errors import InvalidParameterError, UnknownGameError
+from playout._src.errors import InvalidParameterError, PlayoutError, UnknownGameError
 from playout._src.game import Game
 
 
@@ -156,6 +156,24 @@ def _register_builtin_games() -> None:
     register_game("connect4", connect4, "Connect four: 7 columns x 6 rows, gravity, four in a row")
     register_game(
         "bandit", BanditTreeGame, "Seed 002's one-player bandit tree (optimal 0 -> 2 -> 6)"
+    )
+
+    def chess(fen: str = "startpos", max_plies: int = 512) -> Game:
+        # Imported on use: python-chess is an optional dependency (the ``chess`` extra).
+        try:
+            from playout.games.chess import ChessGame
+        except ImportError:
+            raise PlayoutError(
+                "chess needs the python-chess package: pip install chess "
+                "(or pip install 'playout[chess]')"
+            ) from None
+        return ChessGame(fen, max_plies=max_plies)
+
+    register_game(
+        "chess",
+        chess,
+        "Chess via python-chess (UCI or SAN moves; fen=FEN to start elsewhere; drawn after "
+        "max_plies=512 half-moves)",
     )
 
 

@@ -149,8 +149,10 @@ class MCTS:
     Args:
         state: the position to search from (never modified).
         selection: a rule from :mod:`playout.rules` or a callable on
-            :class:`~playout.EdgeStatistics` (default UCB1 with c = sqrt(2)).
-        evaluator: values leaves (default: one uniformly random rollout).
+            :class:`~playout.EdgeStatistics` (default: the game's ``default_selection()`` if
+            it has one, else UCB1 with c = sqrt(2)).
+        evaluator: values leaves (default: the game's ``default_evaluator()`` if it has one,
+            else one uniformly random rollout).
         budget: default limits for :meth:`run` (default 1000 simulations).
         final: "most_visits" (default), "best_value" or "sample" (with ``temperature``).
         temperature: for ``final="sample"``: visits are raised to ``1 / temperature``.
@@ -179,6 +181,12 @@ class MCTS:
         solver: bool | None = None,
     ) -> None:
         _check_state(state)
+        # A game may recommend its own evaluator and selection rule (chess does).
+        game = state.game
+        if selection is None and hasattr(game, "default_selection"):
+            selection = game.default_selection()
+        if evaluator is None and hasattr(game, "default_evaluator"):
+            evaluator = game.default_evaluator()
         self._selection: SelectionRule = UCB1() if selection is None else selection
         if hasattr(self._selection, "compiled"):
             self._rule, self._rule_params = self._selection.compiled()  # type: ignore[union-attr]
