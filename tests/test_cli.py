@@ -413,17 +413,17 @@ def test_user_errors_exit_2_with_one_line(
     assert "Traceback" not in err
 
 
-def test_compiled_backend_without_compiled_engine(capsys: pytest.CaptureFixture[str]) -> None:
-    from playout import cli
-
-    if cli._compiled_make_engine() is not None:
-        pytest.skip("a compiled engine is installed")
-    code, _, err = run_main(capsys, "analyze", "tictactoe", "--backend", "compiled")
-    assert code == 2 and err.startswith("playout: error: ")
-    code, _, _ = run_main(
-        capsys, "analyze", "tictactoe", "--backend", "python", "--simulations", "10"
-    )
-    assert code == 0
+def test_backend_choice(capsys: pytest.CaptureFixture[str]) -> None:
+    # The bandit tree has no compiled kernel: insisting on the compiled backend is an error.
+    code, _, err = run_main(capsys, "analyze", "bandit", "--backend", "compiled")
+    assert code == 2 and err.startswith("playout: error: ") and len(err.splitlines()) == 1
+    for backend in ("python", "compiled", "auto"):
+        code, out, _ = run_main(
+            capsys, "analyze", "tictactoe", "--backend", backend, "--simulations", "50",
+            "--json",
+        )
+        assert code == 0
+        assert json.loads(out)["best_action"] in range(9)
 
 
 def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -622,19 +622,26 @@ def search(
     final: FinalChoice = "most_visits",
     temperature: float = 1.0,
     solver: bool | None = None,
+    backend: Literal["auto", "python", "compiled"] = "auto",
     progress: ProgressCallback | None = None,
 ) -> SearchResult:
     """Search ``state`` once and return the result (values for the player to move).
 
     Stops at the first limit reached; with no limit given, runs 1000 simulations. See
-    :class:`MCTS` for the parameters and for keeping the tree between moves.
+    :class:`MCTS` for the parameters and for keeping the tree between moves. ``backend``:
+    ``"auto"`` runs the whole loop compiled for the built-in games when the options allow
+    it (random rollouts, a built-in rule), ``"python"`` always uses the Python driver,
+    ``"compiled"`` insists on the compiled one (or raises InvalidParameterError).
     """
+    from playout._src.compiled.engine import make_engine  # the compiled driver builds on this
+
+    _check_state(state)
     budget = Budget(
         simulations=simulations, seconds=seconds, max_nodes=max_nodes, max_depth=max_depth
     )
-    engine = MCTS(
-        state, selection=selection, evaluator=evaluator, budget=budget, final=final,
-        temperature=temperature, seed=seed, solver=solver,
+    engine = make_engine(
+        state, backend=backend, selection=selection, evaluator=evaluator, budget=budget,
+        final=final, temperature=temperature, seed=seed, solver=solver,
     )
     return engine.run(progress=progress)
 

@@ -1,0 +1,216 @@
+"""Connect four as a compiled kernel: the classic one-word bitboard per player.
+
+Column ``c`` occupies bits ``c * (height + 1) .. c * (height + 1) + height - 1`` (bottom
+first) plus one always-empty guard bit above, so boards with ``(height + 1) * width <= 64``
+fit one ``uint64`` per player (7x6 uses 49 bits). Compact state::
+
+    [0] player 0's discs   [1] player 1's discs   [2] moves played so far
+
+Dropping a disc in column ``c`` is one addition: ``(mask + bottom(c)) & column(c)`` is the
+lowest empty square of the column (the carry runs through the filled ones). ``k`` in a row is
+found with shifts along the four directions (1 = vertical, height + 1 = horizontal, height and
+height + 2 = the diagonals); the guard bits stop lines wrapping between columns. Action ids
+are 0-based columns, as in :mod:`playout.games.connect4`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from playout._src import tree as T
+from playout._src.compiled.kernel import (
+    DRAW,
+    JIT_OPTIONS,
+    MOVER_WON,
+    ONGOING,
+    Kernel,
+    make_kernel,
+)
+from playout._src.errors import InvalidParameterError
+
+P_WIDTH, P_HEIGHT, P_K = range(3)
+S_DISCS0, S_DISCS1, S_MOVES = range(3)
+
+_ONE = np.uint64(1)
+
+
+@numba.njit(**JIT_OPTIONS)
+def c4_initial_state(params: np.ndarray, state: np.ndarray) -> None:
+    """The empty board, player 0 to move."""
+    for i in range(state.shape[0]):
+        state[i] = 0
+
+
+@numba.njit(**JIT_OPTIONS)
+def c4_current_player(params: np.ndarray, state: np.ndarray) -> int:
+    """0 when an even number of moves has been played, else 1."""
+    return np.int64(state[S_MOVES] & _ONE)
+
+
+@numba.njit(**JIT_OPTIONS)
+def c4_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
+    """Columns that are not full, in increasing order."""
+    width = params[P_WIDTH]
+    height = params[P_HEIGHT]
+    mask = state[S_DISCS0] | state[S_DISCS1]
+    count = 0
+    for c in range(width):
+        if (mask >> np.uint64(c * (height + 1) + height - 1)) & _ONE == 0:
+            out[count] = c
+            count += 1
+    return count
+
+
+@numba.njit(inline="always", **JIT_OPTIONS)
+def _has_run(discs: np.uint64, d: int, k: int) -> bool:
+    """Whether ``discs`` holds ``k`` in a row along direction ``d`` (a bit distance)."""
+    run = discs
+    length = 1
+    while run and length * 2 <= k:
+        shift = d * length
+        run = run & (run >> np.uint64(shift)) if shift < 64 else np.uint64(0)
+        length *= 2
+    if run and length < k:
+        shift = d * (k - length)
+        run = run & (run >> np.uint64(shift)) if shift < 64 else np.uint64(0)
+    return run != 0
+
+
+@numba.njit(inline="always", **JIT_OPTIONS)
+def has_line(discs: np.uint64, height: int, k: int) -> bool:
+    """Whether bitboard ``discs`` holds ``k`` in a row in any direction.
+
+    Directions are bit distances: 1 (vertical), ``height + 1`` (horizontal), ``height`` and
+    ``height + 2`` (the diagonals). ``k = 4`` has a straight-line fast path (two shifts per
+    direction), the rest doubles the run length per shift.
+    """
+    if k == 4:
+        for d in (np.uint64(1), np.uint64(height + 1), np.uint64(height), np.uint64(height + 2)):
+            run = discs & (discs >> d)
+            if run & (run >> (d + d)):
+                return True
+        return False
+    return (
+        _has_run(discs, 1, k)
+        or _has_run(discs, height + 1, k)
+        or _has_run(discs, height, k)
+        or _has_run(discs, height + 2, k)
+    )
+
+
+@numba.njit(**JIT_OPTIONS)
+def c4_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
+    """Drop the mover's disc in ``column`` (must not be full); the status."""
+    width = params[P_WIDTH]
+    height = params[P_HEIGHT]
+    k = params[P_K]
+    moves = np.int64(state[S_MOVES])
+    player = moves & 1
+    shift = np.uint64(column * (height + 1))
+    mask = state[S_DISCS0] | state[S_DISCS1]
+    column_bits = ((_ONE << np.uint64(height)) - _ONE) << shift
+    disc = (mask + (_ONE << shift)) & column_bits
+    discs = state[player] | disc
+    state[player] = discs
+    moves += 1
+    state[S_MOVES] = np.uint64(moves)
+    if moves >= 2 * k - 1 and has_line(discs, height, k):
+        return MOVER_WON
+    if moves == width * height:
+        return DRAW
+    return ONGOING
+
+
+@numba.njit(**JIT_OPTIONS)
+def c4_rollout(
+    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
+) -> float:
+    """Uniformly random moves to the end; +1 if player 0 wins, -1 if player 1 does, else 0.
+
+    ``scratch[0:width]`` holds the columns that are not full (swap-removed as they fill).
+    """
+    width = params[P_WIDTH]
+    height = params[P_HEIGHT]
+    k = params[P_K]
+    stride = height + 1
+    discs0 = state[S_DISCS0]
+    discs1 = state[S_DISCS1]
+    mask = discs0 | discs1
+    moves = np.int64(state[S_MOVES])
+    player = moves & 1
+    num_open = 0
+    for c in range(width):
+        if (mask >> np.uint64(c * stride + height - 1)) & _ONE == 0:
+            scratch[num_open] = c
+            num_open += 1
+    column_bits = (_ONE << np.uint64(height)) - _ONE
+    top = _ONE << np.uint64(height - 1)
+    threshold = 2 * k - 1
+    num_squares = width * height
+    while True:
+        i = T.random_below(rng, num_open)
+        shift = np.uint64(scratch[i] * stride)
+        disc = (mask + (_ONE << shift)) & (column_bits << shift)
+        mask |= disc
+        if disc == top << shift:
+            num_open -= 1
+            scratch[i] = scratch[num_open]
+        moves += 1
+        if player == 0:
+            discs0 |= disc
+            if moves >= threshold and has_line(discs0, height, k):
+                return 1.0
+        else:
+            discs1 |= disc
+            if moves >= threshold and has_line(discs1, height, k):
+                return -1.0
+        if moves == num_squares:
+            return 0.0
+        player ^= 1
+
+
+def connect4_kernel(width: int = 7, height: int = 6, k: int = 4, name: str = "connect4") -> Kernel:
+    """The kernel of connect four on ``width`` x ``height`` with ``k`` in a row.
+
+    Raises:
+        InvalidParameterError: ``(height + 1) * width > 64`` (that size runs on the Python
+            backend), a side below 1, or ``k`` outside 1..max(width, height).
+    """
+    for label, value in (("width", width), ("height", height), ("k", k)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise InvalidParameterError(f"{label} must be an integer, got {value!r}")
+    if width < 1 or height < 1:
+        raise InvalidParameterError(f"board sides must be >= 1, got {width}x{height}")
+    if (height + 1) * width > 64:
+        raise InvalidParameterError(
+            f"connect four {width}x{height} does not fit the compiled kernel's 64-bit "
+            f"bitboard ((height + 1) * width = {(height + 1) * width} > 64); "
+            "that size runs on the Python backend (backend='python')"
+        )
+    if not 1 <= k <= max(width, height):
+        raise InvalidParameterError(f"k must be in 1..{max(width, height)}, got {k}")
+    return make_kernel(
+        name=name,
+        params=np.array([width, height, k], dtype=np.int64),
+        state_size=3,
+        num_actions=width,
+        max_length=width * height,
+        scratch_size=width,
+        initial_state=c4_initial_state,
+        legal_actions=c4_legal_actions,
+        play=c4_play,
+        current_player=c4_current_player,
+        rollout=c4_rollout,
+        encode=encode_connect4,
+    )
+
+
+def encode_connect4(state: object) -> np.ndarray:
+    """The compact state of a :class:`playout.games.connect4.Connect4State` (same bitboards)."""
+    stones0 = int(state.stones0)  # type: ignore[attr-defined]
+    stones1 = int(state.stones1)  # type: ignore[attr-defined]
+    return np.array([stones0, stones1, (stones0 | stones1).bit_count()], dtype=np.uint64)
+
+
+__all__ = ["connect4_kernel", "encode_connect4", "has_line"]

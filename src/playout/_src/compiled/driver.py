@@ -1,0 +1,289 @@
+"""The compiled search loop: whole simulations in machine code, on the shared tree arrays.
+
+:func:`compiled_driver` returns ``run_simulations``, the compiled twin of
+:meth:`playout._src.search.MCTS._simulate_chunk`. It calls the very same phase functions of
+:mod:`playout._src.tree` (``descend``, ``finish_new_leaf``, ``finish_old_leaf``), so the two
+drivers share one set of rules; only the game (a
+:class:`~playout._src.compiled.kernel.Kernel`) and the per-node states differ:
+
+    node, edge, depth = descend(...)                   # 1. selection (tree.py)
+    node_states[child] = node_states[node]; play(...)  #    the kernel's move, on a row copy
+    value0 = mean of num_rollouts rollouts             # 3. evaluation (the kernel)
+    finish_new_leaf(...)                               # 2. expansion + 4. backup + solver
+
+The kernel's functions arrive as numba first-class function values with fixed signatures,
+so this function is compiled once for all games and cached on disk (``cache=True``): a warm
+process loads it instead of compiling.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+
+import numba
+import numpy as np
+from numba import types as nt
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from playout._src import tree as T
+from playout._src.compiled import kernel as kernel_module
+from playout._src.compiled.kernel import (
+    ACTIONS_TYPE,
+    CURRENT_PLAYER_SIGNATURE,
+    DRAW,
+    LEGAL_ACTIONS_SIGNATURE,
+    MOVER_WON,
+    ONGOING,
+    PARAMS_TYPE,
+    PLAY_SIGNATURE,
+    RNG_TYPE,
+    ROLLOUT_SIGNATURE,
+    SCRATCH_TYPE,
+)
+
+_DRIVER_JIT = {"cache": True, "nogil": True, "boundscheck": False, "error_model": "numpy"}
+
+STAT_MAX_DEPTH = 0
+"""``stats[STAT_MAX_DEPTH]``: deepest edge count below the root reached (updated in place)."""
+STAT_FIELDS = 1
+
+TREE_INT_DTYPE = np.int32
+"""dtype of the ``nodes`` and ``edges`` arrays of the compiled engine's trees.
+
+The layout and the phase functions are those of :mod:`playout._src.tree` (numba compiles them
+for any integer dtype); 32-bit ids and counts shrink a connect-four node from about 470 to
+about 340 bytes, which keeps big trees faster (fewer cache misses), and no search can reach
+2**31 nodes, edges or visits in memory. Values stay float64.
+"""
+
+_INT_MATRIX = nt.int32[:, ::1]
+_FLOAT_MATRIX = nt.float64[:, ::1]
+
+DRIVER_SIGNATURE = nt.int64(
+    nt.FunctionType(LEGAL_ACTIONS_SIGNATURE),
+    nt.FunctionType(PLAY_SIGNATURE),
+    nt.FunctionType(CURRENT_PLAYER_SIGNATURE),
+    nt.FunctionType(ROLLOUT_SIGNATURE),
+    PARAMS_TYPE,  # params
+    _INT_MATRIX,  # nodes
+    _FLOAT_MATRIX,  # node_values
+    _INT_MATRIX,  # edges
+    _FLOAT_MATRIX,  # edge_values
+    nt.int64[::1],  # meta
+    nt.uint64[:, ::1],  # node_states
+    nt.int64,  # rule
+    nt.float64[::1],  # rule_params
+    RNG_TYPE,  # tree_rng
+    RNG_TYPE,  # rollout_rng
+    nt.int64,  # max_depth
+    nt.int64,  # max_nodes
+    nt.int64,  # num_simulations
+    nt.int64,  # num_rollouts
+    nt.boolean,  # solver
+    nt.float64,  # min_return
+    nt.float64,  # max_return
+    ACTIONS_TYPE,  # actions
+    nt.int64[::1],  # path
+    SCRATCH_TYPE,  # scratch
+    nt.int64[::1],  # stats
+)
+
+
+@numba.njit(**_DRIVER_JIT)
+def terminal_value0(mover: int, status: int) -> float:
+    """Player 0's outcome of a game that ``mover``'s move ended with ``status``
+    (``MOVER_WON``, ``MOVER_LOST`` or ``DRAW``)."""
+    if status == DRAW:
+        return 0.0
+    value = 1.0 if status == MOVER_WON else -1.0
+    return T.value_for(mover, value)
+
+
+@intrinsic
+def borrowed(typingctx, array):  # type: ignore[no-untyped-def]
+    """The same array (same data, shape and strides) without its reference-counted owner.
+
+    numba counts references to every array it passes around: each call of a non-inlined
+    function with array arguments (``descend`` -> ``select_edge`` at every tree level, the
+    kernel calls) increments and decrements the owner's count with atomic instructions, which
+    costs more than the UCB arithmetic itself. A view whose owner (``meminfo``) is NULL turns
+    each of those into a predictable test. Only for arrays that outlive the view: the driver
+    borrows its arguments, which the caller keeps alive for the whole call, and never stores
+    or returns the views.
+    """
+    if not isinstance(array, nt.Array):
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        view = context.make_array(array)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return array(array), codegen
+
+
+def _dependency_fingerprint() -> int:
+    """A hash of the sources compiled into the driver besides its own file.
+
+    numba's on-disk cache is keyed on the decorated function's own file only, but the driver
+    has :mod:`playout._src.tree`'s phase functions (and this package's status codes) compiled
+    in; the fingerprint is part of the driver's closure, which numba does hash, so an edited
+    ``tree.py`` means a recompiled driver instead of a stale cached one.
+    """
+    digest = hashlib.sha256()
+    for module in (T, kernel_module):
+        path = inspect.getsourcefile(module)
+        if path is not None:
+            with open(path, "rb") as source:
+                digest.update(source.read())
+    return int.from_bytes(digest.digest()[:7], "little") | 1
+
+
+def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
+    """The compiled driver (a closure over ``fingerprint``, see above)."""
+
+    def run_simulations(
+        legal_actions,
+        play,
+        current_player,
+        rollout,
+        params,
+        nodes,
+        node_values,
+        edges,
+        edge_values,
+        meta,
+        node_states,
+        rule,
+        rule_params,
+        tree_rng,
+        rollout_rng,
+        max_depth,
+        max_nodes,
+        num_simulations,
+        num_rollouts,
+        solver,
+        min_return,
+        max_return,
+        actions,
+        path,
+        scratch,
+        stats,
+    ):
+        """Run up to ``num_simulations`` simulations on the tree; the number run.
+
+        Stops early, before a simulation, when the solver has proven the root, when the tree
+        holds ``max_nodes`` nodes, or when it has no room for one more simulation (one node
+        row, one state row, ``actions.shape[0]`` edge rows): the caller then grows the arrays
+        (``tree.reserve``) and calls again. Every node's state row must be filled; the root
+        must be expanded (or terminal). ``stats`` is updated in place.
+
+        Args:
+            legal_actions, play, current_player, rollout: the kernel's functions.
+            params: the kernel's parameters.
+            nodes, node_values, edges, edge_values, meta: the tree (:mod:`playout._src.tree`).
+            node_states: ``uint64[node_capacity, state_size]``, the compact state per node.
+            rule, rule_params: the selection rule (``tree.RULE_*`` and its parameters).
+            tree_rng, rollout_rng: xorshift states for selection and for rollouts.
+            max_depth: the most edges a simulation descends in the tree.
+            max_nodes: stop once the tree holds this many nodes.
+            num_simulations: simulations to run.
+            num_rollouts: random games averaged per leaf.
+            solver: run MCTS-Solver (:func:`tree.solve_upward`) after every backup.
+            min_return, max_return: the game's return bounds (for the solver).
+            actions: ``int64[num_actions]`` buffer for legal actions.
+            path: ``int64[>= max tree depth + 1]`` buffer for :func:`tree.descend`.
+            scratch: the kernel's rollout scratch.
+            stats: ``int64[STAT_FIELDS]`` read-outs.
+        """
+        _ = fingerprint
+        # Borrowed views: no atomic reference counting in the calls below (see `borrowed`).
+        params = borrowed(params)
+        nodes = borrowed(nodes)
+        node_values = borrowed(node_values)
+        edges = borrowed(edges)
+        edge_values = borrowed(edge_values)
+        meta = borrowed(meta)
+        node_states = borrowed(node_states)
+        rule_params = borrowed(rule_params)
+        tree_rng = borrowed(tree_rng)
+        rollout_rng = borrowed(rollout_rng)
+        actions = borrowed(actions)
+        path = borrowed(path)
+        scratch = borrowed(scratch)
+        no_priors = rule_params[:0]  # empty: uniform priors
+        max_actions = actions.shape[0]
+        node_capacity = min(nodes.shape[0], node_states.shape[0])
+        edge_capacity = edges.shape[0]
+        state_size = node_states.shape[1]
+        done = 0
+        solved = nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN
+        while done < num_simulations and not solved:
+            num_nodes = meta[T.M_NUM_NODES]
+            if num_nodes >= max_nodes or num_nodes + 1 > node_capacity:
+                break
+            if meta[T.M_NUM_EDGES] + max_actions > edge_capacity:
+                break
+            # 1. Selection.
+            node, edge, depth = T.descend(
+                nodes, edges, edge_values, rule, rule_params, tree_rng, max_depth, path
+            )
+            done += 1
+            if depth > stats[STAT_MAX_DEPTH]:
+                stats[STAT_MAX_DEPTH] = depth
+            if edge == T.NO_EDGE:
+                # The walk ended on an existing node: terminal, proven, or the depth limit.
+                if nodes[node, T.N_NUM_EDGES] == 0 or nodes[node, T.N_PROVEN] != T.UNPROVEN:
+                    value0 = node_values[node, T.NV_EXACT]
+                else:
+                    total = 0.0
+                    for _ in range(num_rollouts):
+                        total += rollout(params, node_states[node], scratch, rollout_rng)
+                    value0 = total / num_rollouts
+                solved = T.finish_old_leaf(
+                    nodes, node_values, edges, edge_values, node, value0, solver, min_return,
+                    max_return,
+                )  # fmt: skip
+                continue
+            # The new leaf's state: the parent's row, copied, and the edge's move played.
+            for i in range(state_size):
+                node_states[num_nodes, i] = node_states[node, i]
+            state = node_states[num_nodes]
+            mover = nodes[node, T.N_PLAYER]
+            status = play(params, state, edges[edge, T.E_ACTION])
+            if status != ONGOING:
+                # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
+                solved = T.finish_new_leaf(
+                    nodes, node_values, edges, edge_values, meta, edge, T.TERMINAL, True, 0.0,
+                    actions[:0], no_priors, terminal_value0(mover, status), solver, min_return,
+                    max_return,
+                )  # fmt: skip
+                continue
+            count = legal_actions(params, state, actions)
+            # 3. Evaluation: the mean of num_rollouts random games.
+            total = 0.0
+            for _ in range(num_rollouts):
+                total += rollout(params, state, scratch, rollout_rng)
+            # 2 + 4. Expansion, backpropagation and the solver.
+            solved = T.finish_new_leaf(
+                nodes, node_values, edges, edge_values, meta, edge,
+                current_player(params, state), False, 0.0, actions[:count], no_priors,
+                total / num_rollouts, solver, min_return, max_return,
+            )  # fmt: skip
+        return done
+
+    return numba.njit(DRIVER_SIGNATURE, **_DRIVER_JIT)(run_simulations)
+
+
+@functools.cache
+def compiled_driver():  # type: ignore[no-untyped-def]
+    """The compiled driver ``run_simulations(...)`` (see :func:`_build_driver` for its
+    arguments), compiled, or loaded from numba's on-disk cache, on first use."""
+    return _build_driver(_dependency_fingerprint())
+
+
+__all__ = ["STAT_FIELDS", "STAT_MAX_DEPTH", "TREE_INT_DTYPE", "compiled_driver", "terminal_value0"]

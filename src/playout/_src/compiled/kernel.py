@@ -1,0 +1,214 @@
+"""Game kernels: a game written as a handful of numba functions on a compact state.
+
+The compiled driver (:mod:`playout._src.compiled.driver`) runs the whole search loop in
+machine code. It does not know any game: it calls the five functions of a :class:`Kernel`
+through numba's first-class function types, so one compiled (and on-disk cached) driver
+serves every kernel, the built-in ones and a user's own (see ``examples/numba_nim.py``).
+
+Compact state
+-------------
+A state is a 1-D ``uint64`` array of ``state_size`` words (bitboards, counters, ...). The
+driver keeps one row per tree node in a 2-D array ``node_states[node, :]`` and makes a child
+by copying the parent's row and calling ``play`` on the copy, so a state must be plain data:
+no pointers, nothing outside the row.
+
+The five functions (exact numba signatures below; ``params`` is the kernel's own ``int64``
+array of parameters, e.g. the board size, passed to every call so that one compiled function
+serves every size):
+
+``initial_state(params, out_state) -> None``
+    Write the starting position into ``out_state``.
+``legal_actions(params, state, out_actions) -> count``
+    Write the legal action ids of a non-terminal ``state`` into ``out_actions`` (length
+    ``num_actions``) and return how many there are.
+``play(params, state, action) -> status``
+    Play ``action`` (legal) in place; return :data:`ONGOING`, :data:`MOVER_WON`,
+    :data:`MOVER_LOST` or :data:`DRAW` (the "mover" is the player who just played).
+``current_player(params, state) -> player``
+    0 or 1: the player to move in a non-terminal ``state``.
+``rollout(params, state, scratch, rng) -> value0``
+    Play uniformly random legal moves from non-terminal ``state`` to the end **without
+    changing** ``state``; return the outcome for player 0 (+1 win, -1 loss, 0 draw).
+    ``scratch`` is an ``int64`` array of ``scratch_size`` words private to the kernel: the
+    driver zeroes it once per call and keeps it between rollouts, so a kernel may cache
+    constant data there. Draw random numbers with :func:`playout._src.tree.random_below`
+    on ``rng`` so that a seed reproduces a search.
+
+Kernels are for deterministic two-player zero-sum games with alternating or any other turn
+order given by ``current_player``; values follow :mod:`playout._src.game` (a value for
+player 0 is converted to the mover's point of view at every edge by the shared backup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+from numba import types as nt
+
+from playout._src.errors import InvalidParameterError
+
+ONGOING = 0
+"""``play`` status: the game goes on."""
+MOVER_WON = 1
+"""``play`` status: the player who just moved won."""
+DRAW = 2
+"""``play`` status: the game ended in a draw."""
+MOVER_LOST = 3
+"""``play`` status: the player who just moved lost (e.g. misere games)."""
+
+STATE_TYPE = nt.uint64[::1]
+PARAMS_TYPE = nt.int64[::1]
+ACTIONS_TYPE = nt.int64[::1]
+SCRATCH_TYPE = nt.int64[::1]
+RNG_TYPE = nt.uint64[::1]
+
+INITIAL_STATE_SIGNATURE = nt.void(PARAMS_TYPE, STATE_TYPE)
+LEGAL_ACTIONS_SIGNATURE = nt.int64(PARAMS_TYPE, STATE_TYPE, ACTIONS_TYPE)
+PLAY_SIGNATURE = nt.int64(PARAMS_TYPE, STATE_TYPE, nt.int64)
+CURRENT_PLAYER_SIGNATURE = nt.int64(PARAMS_TYPE, STATE_TYPE)
+ROLLOUT_SIGNATURE = nt.float64(PARAMS_TYPE, STATE_TYPE, SCRATCH_TYPE, RNG_TYPE)
+
+SIGNATURES = {
+    "initial_state": INITIAL_STATE_SIGNATURE,
+    "legal_actions": LEGAL_ACTIONS_SIGNATURE,
+    "play": PLAY_SIGNATURE,
+    "current_player": CURRENT_PLAYER_SIGNATURE,
+    "rollout": ROLLOUT_SIGNATURE,
+}
+"""The numba signature each kernel function must have (keyed by :class:`Kernel` field)."""
+
+JIT_OPTIONS = {"cache": True, "nogil": True, "boundscheck": False, "error_model": "numpy"}
+"""Options the built-in kernels are compiled with (use them for your own kernels too):
+cached on disk, and no Python-style ZeroDivisionError checks in the inner loops."""
+
+Encoder = Callable[[Any], np.ndarray]
+"""Turns a Python game state into the kernel's compact state array."""
+
+
+class Kernel(NamedTuple):
+    """A game for the compiled driver: sizes, parameters and five numba functions.
+
+    Build one with :func:`make_kernel`, which compiles the functions for their signatures
+    and checks the sizes. See the module docstring for what each function does.
+
+    Attributes:
+        name: the game's name, for messages.
+        params: ``int64`` parameters passed to every function (board size, ...).
+        state_size: ``uint64`` words in a compact state.
+        num_actions: action ids lie in ``0 .. num_actions - 1``; bounds the legal count.
+        max_length: the most moves a game can last (bounds the tree's depth).
+        scratch_size: ``int64`` words of rollout scratch the kernel needs.
+        initial_state, legal_actions, play, current_player, rollout: numba functions.
+        encode: optional ``encode(python_state) -> np.ndarray`` converting a state of the
+            matching pure-Python game into a compact state (used by the engine).
+    """
+
+    name: str
+    params: np.ndarray
+    state_size: int
+    num_actions: int
+    max_length: int
+    scratch_size: int
+    initial_state: Any
+    legal_actions: Any
+    play: Any
+    current_player: Any
+    rollout: Any
+    encode: Encoder | None = None
+
+    def new_state(self) -> np.ndarray:
+        """A fresh compact state holding the initial position."""
+        state = np.zeros(self.state_size, dtype=np.uint64)
+        self.initial_state(self.params, state)
+        return state
+
+    def legal(self, state: np.ndarray) -> list[int]:
+        """Legal actions of a compact state (a Python list; for tests and tools)."""
+        out = np.zeros(self.num_actions, dtype=np.int64)
+        count = int(self.legal_actions(self.params, state, out))
+        return [int(a) for a in out[:count]]
+
+    def bytes_per_state(self) -> int:
+        """Bytes of one compact state row."""
+        return 8 * self.state_size
+
+
+def _compiled(fn: Any, field: str) -> Any:
+    """``fn`` compiled for the signature of kernel function ``field``."""
+    signature = SIGNATURES[field]
+    if not isinstance(fn, numba.core.registry.CPUDispatcher):
+        raise InvalidParameterError(
+            f"kernel function {field!r} must be a numba.njit function, got {fn!r}"
+        )
+    if tuple(signature.args) in fn.overloads:
+        return fn
+    try:
+        fn.compile(signature.args)
+    except Exception as error:  # numba raises a variety of typing errors
+        raise InvalidParameterError(
+            f"kernel function {field!r} does not compile for the signature {signature}: {error}"
+        ) from error
+    return fn
+
+
+def make_kernel(
+    *,
+    name: str,
+    params: np.ndarray | list[int] | tuple[int, ...],
+    state_size: int,
+    num_actions: int,
+    max_length: int,
+    initial_state: Any,
+    legal_actions: Any,
+    play: Any,
+    current_player: Any,
+    rollout: Any,
+    scratch_size: int = 1,
+    encode: Encoder | None = None,
+) -> Kernel:
+    """A checked :class:`Kernel`: sizes are validated and every function is compiled for
+    its signature (loaded from numba's on-disk cache when the functions use ``cache=True``).
+
+    Raises:
+        InvalidParameterError: a size is not positive or a function does not compile.
+    """
+    for field, value in (
+        ("state_size", state_size),
+        ("num_actions", num_actions),
+        ("max_length", max_length),
+        ("scratch_size", scratch_size),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise InvalidParameterError(f"{name}: {field} must be a whole number >= 1")
+    params_array = np.ascontiguousarray(np.asarray(params, dtype=np.int64).reshape(-1))
+    if params_array.size == 0:
+        params_array = np.zeros(1, dtype=np.int64)
+    return Kernel(
+        name=name,
+        params=params_array,
+        state_size=int(state_size),
+        num_actions=int(num_actions),
+        max_length=int(max_length),
+        scratch_size=int(scratch_size),
+        initial_state=_compiled(initial_state, "initial_state"),
+        legal_actions=_compiled(legal_actions, "legal_actions"),
+        play=_compiled(play, "play"),
+        current_player=_compiled(current_player, "current_player"),
+        rollout=_compiled(rollout, "rollout"),
+        encode=encode,
+    )
+
+
+__all__ = [
+    "DRAW",
+    "JIT_OPTIONS",
+    "MOVER_LOST",
+    "MOVER_WON",
+    "ONGOING",
+    "SIGNATURES",
+    "Kernel",
+    "make_kernel",
+]

@@ -1,0 +1,243 @@
+"""The m,n,k-game (tic-tac-toe, gomoku, ...) as a compiled kernel.
+
+Compact state (``uint64`` words), ``W = ceil(height * (width + 1) / 64)`` words per player::
+
+    [0]              moves played so far (player 0 moves when it is even)
+    [1 .. W]         player 0's stones, padded bitboard
+    [1 + W .. 2W]    player 1's stones, padded bitboard
+
+The bitboards use the layout of :mod:`playout.games.mnk`: square ``(x, y)`` is bit
+``y * (width + 1) + x`` (the extra bit per row stays 0), split into 64-bit words; action ids
+are ``y * width + x``. ``play`` checks for ``k`` in a row only through the square just played.
+
+Rollouts copy the position into a byte-per-square board with a border of sentinel squares in
+the scratch array (so walking along a line never needs a bounds check) and keep a list of the
+empty squares; each random move is one draw, a swap-remove and a line check around the move.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numba
+import numpy as np
+
+from playout._src import tree as T
+from playout._src.compiled.kernel import (
+    DRAW,
+    JIT_OPTIONS,
+    MOVER_WON,
+    ONGOING,
+    Kernel,
+    make_kernel,
+)
+from playout._src.errors import InvalidParameterError
+
+MAX_SIDE = 32
+
+P_WIDTH, P_HEIGHT, P_K, P_STRIDE, P_WORDS = range(5)
+
+_EMPTY, _STONE0, _STONE1, _BORDER = 0, 1, 2, 3
+_SCRATCH_HEADER = 2  # [0]: sentinels written; [1]: unused
+
+
+def _board_cells(width: int, height: int) -> int:
+    """Length of the rollout board: the padded squares plus a sentinel row above and below."""
+    return (height + 2) * (width + 1) + 2
+
+
+@numba.njit(**JIT_OPTIONS)
+def mnk_initial_state(params: np.ndarray, state: np.ndarray) -> None:
+    """The empty board, player 0 to move."""
+    for i in range(state.shape[0]):
+        state[i] = 0
+
+
+@numba.njit(**JIT_OPTIONS)
+def mnk_current_player(params: np.ndarray, state: np.ndarray) -> int:
+    """0 when an even number of moves has been played, else 1."""
+    return np.int64(state[0] & np.uint64(1))
+
+
+@numba.njit(**JIT_OPTIONS)
+def mnk_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
+    """Empty squares in increasing action id (the order of the Python game)."""
+    width = params[P_WIDTH]
+    height = params[P_HEIGHT]
+    stride = params[P_STRIDE]
+    num_words = params[P_WORDS]
+    count = 0
+    for y in range(height):
+        for x in range(width):
+            bit = y * stride + x
+            word = bit >> 6
+            shift = np.uint64(bit & 63)
+            occupied = state[1 + word] | state[1 + num_words + word]
+            if (occupied >> shift) & np.uint64(1) == 0:
+                out[count] = y * width + x
+                count += 1
+    return count
+
+
+@numba.njit(**JIT_OPTIONS)
+def _has_stone(state: np.ndarray, base: int, bit: int) -> bool:
+    return (state[base + (bit >> 6)] >> np.uint64(bit & 63)) & np.uint64(1) != 0
+
+
+@numba.njit(**JIT_OPTIONS)
+def _line_through(state: np.ndarray, base: int, bit: int, stride: int, limit: int, k: int) -> bool:
+    """Whether the stones of the bitboard at ``state[base:]`` hold ``k`` in a row through
+    ``bit``; padding bits are 0, so only the ends of the board need a bounds check."""
+    for d in (1, stride, stride + 1, stride - 1):
+        count = 1
+        i = bit + d
+        while i < limit and _has_stone(state, base, i):
+            count += 1
+            i += d
+        i = bit - d
+        while i >= 0 and _has_stone(state, base, i):
+            count += 1
+            i -= d
+        if count >= k:
+            return True
+    return False
+
+
+@numba.njit(**JIT_OPTIONS)
+def mnk_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
+    """Put the mover's stone on square ``action`` (must be empty); the status."""
+    width = params[P_WIDTH]
+    height = params[P_HEIGHT]
+    k = params[P_K]
+    stride = params[P_STRIDE]
+    num_words = params[P_WORDS]
+    moves = np.int64(state[0])
+    base = 1 + (moves & 1) * num_words
+    y = action // width
+    bit = y * stride + (action - y * width)
+    state[base + (bit >> 6)] |= np.uint64(1) << np.uint64(bit & 63)
+    moves += 1
+    state[0] = np.uint64(moves)
+    if moves >= 2 * k - 1 and _line_through(state, base, bit, stride, height * stride, k):
+        return MOVER_WON
+    if moves == width * height:
+        return DRAW
+    return ONGOING
+
+
+@numba.njit(**JIT_OPTIONS)
+def _line_on_board(board: np.ndarray, cell: int, stone: int, stride: int, k: int) -> bool:
+    """Whether ``stone`` has ``k`` in a row through ``cell`` of the rollout board."""
+    for d in (1, stride, stride + 1, stride - 1):
+        count = 1
+        i = cell + d
+        while board[i] == stone:
+            count += 1
+            i += d
+        i = cell - d
+        while board[i] == stone:
+            count += 1
+            i -= d
+        if count >= k:
+            return True
+    return False
+
+
+@numba.njit(**JIT_OPTIONS)
+def mnk_rollout(
+    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
+) -> float:
+    """Uniformly random moves to the end; +1 if player 0 wins, -1 if player 1 does, else 0."""
+    width = params[P_WIDTH]
+    height = params[P_HEIGHT]
+    k = params[P_K]
+    stride = params[P_STRIDE]
+    num_words = params[P_WORDS]
+    board_start = _SCRATCH_HEADER
+    num_cells = (height + 2) * stride + 2
+    origin = board_start + stride + 1  # board index of bit 0
+    empties = board_start + num_cells
+    if scratch[0] == 0:
+        for i in range(board_start, board_start + num_cells):
+            scratch[i] = _BORDER
+        scratch[0] = 1
+    num_empty = 0
+    for y in range(height):
+        for x in range(width):
+            bit = y * stride + x
+            word = bit >> 6
+            shift = np.uint64(bit & 63)
+            cell = origin + bit
+            if (state[1 + word] >> shift) & np.uint64(1):
+                scratch[cell] = _STONE0
+            elif (state[1 + num_words + word] >> shift) & np.uint64(1):
+                scratch[cell] = _STONE1
+            else:
+                scratch[cell] = _EMPTY
+                scratch[empties + num_empty] = cell
+                num_empty += 1
+    moves = np.int64(state[0])
+    player = moves & 1
+    threshold = 2 * k - 1
+    while num_empty > 0:
+        i = T.random_below(rng, num_empty)
+        num_empty -= 1
+        cell = scratch[empties + i]
+        scratch[empties + i] = scratch[empties + num_empty]
+        stone = _STONE0 + player
+        scratch[cell] = stone
+        moves += 1
+        if moves >= threshold and _line_on_board(scratch, cell, stone, stride, k):
+            return 1.0 if player == 0 else -1.0
+        player ^= 1
+    return 0.0
+
+
+def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
+    """The kernel of the ``width`` x ``height`` board with ``k`` in a row (sides up to 32).
+
+    Raises:
+        InvalidParameterError: a side outside 1..32 or ``k`` outside 1..max(width, height).
+    """
+    for label, value in (("width", width), ("height", height), ("k", k)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise InvalidParameterError(f"{label} must be an integer, got {value!r}")
+    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+        raise InvalidParameterError(
+            f"the compiled m,n,k kernel supports sides 1..{MAX_SIDE}, got {width}x{height}"
+        )
+    if not 1 <= k <= max(width, height):
+        raise InvalidParameterError(f"k must be in 1..{max(width, height)}, got {k}")
+    stride = width + 1
+    num_words = (height * stride + 63) // 64
+    num_squares = width * height
+    return make_kernel(
+        name=name,
+        params=np.array([width, height, k, stride, num_words], dtype=np.int64),
+        state_size=1 + 2 * num_words,
+        num_actions=num_squares,
+        max_length=num_squares,
+        scratch_size=_SCRATCH_HEADER + _board_cells(width, height) + num_squares,
+        initial_state=mnk_initial_state,
+        legal_actions=mnk_legal_actions,
+        play=mnk_play,
+        current_player=mnk_current_player,
+        rollout=mnk_rollout,
+        encode=functools.partial(encode_mnk, num_words=num_words),
+    )
+
+
+def encode_mnk(state: object, num_words: int) -> np.ndarray:
+    """The compact state of a :class:`playout.games.mnk.MnkState` (same padded bitboards)."""
+    stones0 = int(state.stones0)  # type: ignore[attr-defined]
+    stones1 = int(state.stones1)  # type: ignore[attr-defined]
+    out = np.zeros(1 + 2 * num_words, dtype=np.uint64)
+    out[0] = (stones0 | stones1).bit_count()
+    mask = (1 << 64) - 1
+    for word in range(num_words):
+        out[1 + word] = (stones0 >> (64 * word)) & mask
+        out[1 + num_words + word] = (stones1 >> (64 * word)) & mask
+    return out
+
+
+__all__ = ["encode_mnk", "mnk_kernel"]

@@ -1,0 +1,356 @@
+"""The compiled engine: tactics, reproducibility, budgets, tree reuse, agreement with the
+Python engine, backend choice, root-parallel search and a user kernel (the Nim example)."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import playout
+from playout import MCTS, PUCT, UCB1, Budget, EpsilonGreedy, Rollout, ValueFunction
+from playout._src import tree as T
+from playout._src.compiled import (
+    CompiledMCTS,
+    compiled_kernel_for,
+    make_engine,
+    merge_results,
+    parallel_search,
+)
+from playout._src.errors import GameOverError, IllegalMoveError, InvalidParameterError
+from playout.games import BanditTreeGame, Connect4Game, MnkGame, play_moves, tictactoe
+
+from .solver import solve
+
+TTT = tictactoe()
+C4 = Connect4Game()
+
+
+def ttt_grid(rows: list[list[int]], to_move: int = 1) -> playout.GameState:
+    return TTT.from_grid(rows, to_move=to_move)
+
+
+# ------------------------------------------------------------------------------ tactics
+
+
+@pytest.mark.parametrize("solver", [True, False])
+def test_tictactoe_win_in_one(solver: bool) -> None:
+    # X (1) to move: (2, 0) completes the top row.
+    state = ttt_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]])
+    result = CompiledMCTS(state, seed=0, solver=solver).run(Budget(simulations=3000))
+    assert result.best_action == TTT.action_of(2, 0)
+    assert result.value > 0.5
+    if solver:
+        assert result.proven == "win"
+
+
+@pytest.mark.parametrize("solver", [True, False])
+def test_tictactoe_forced_block(solver: bool) -> None:
+    # O (-1) threatens the middle row; X (1) to move must block at (2, 1).
+    state = ttt_grid([[1, 0, 0], [-1, -1, 0], [1, 0, 0]], to_move=1)
+    result = CompiledMCTS(state, seed=1, solver=solver).run(Budget(simulations=5000))
+    assert result.best_action == TTT.action_of(2, 1)
+    assert solve(state.play(result.best_action)) >= 0
+
+
+@pytest.mark.parametrize("solver", [True, False])
+def test_connect4_win_in_one(solver: bool) -> None:
+    # X has three in column 4 (moves 4 5 4 5 4 5 ... O answered in column 5).
+    state = play_moves(C4, "454545")
+    result = CompiledMCTS(state, seed=2, solver=solver).run(Budget(simulations=5000))
+    assert result.best_action == 3
+
+
+@pytest.mark.parametrize("solver", [True, False])
+def test_connect4_forced_block(solver: bool) -> None:
+    # X 6, O 1, X 7, O 2, X 6, O 3: O threatens the bottom row at column 4; X must block.
+    state = play_moves(C4, "617263")
+    result = CompiledMCTS(state, seed=4, solver=solver).run(Budget(simulations=20_000))
+    assert result.best_action == 3
+
+
+@pytest.mark.parametrize("solver", [True, False])
+def test_connect4_winning_beats_blocking(solver: bool) -> None:
+    # X 7, O 2, X 7, O 3, X 7, O 4: O threatens columns 1 and 5, but X wins in column 7.
+    state = play_moves(C4, "727374")
+    result = CompiledMCTS(state, seed=3, solver=solver).run(Budget(simulations=5000))
+    assert result.best_action == 6
+
+
+# ------------------------------------------------------------------------------ semantics
+
+
+def test_the_same_seed_reproduces_the_search() -> None:
+    state = C4.initial_state()
+    results = [
+        CompiledMCTS(state, seed=42, solver=False).run(Budget(simulations=3000)) for _ in range(2)
+    ]
+    first, second = results
+    assert first.visit_counts == second.visit_counts
+    assert first.values == second.values
+    assert first.pv == second.pv and first.nodes == second.nodes
+    other = CompiledMCTS(state, seed=43, solver=False).run(Budget(simulations=3000))
+    assert other.visit_counts != first.visit_counts
+
+
+def test_result_invariants() -> None:
+    state = MnkGame(6, 6, 4).initial_state()
+    engine = CompiledMCTS(state, seed=5)
+    result = engine.run(Budget(simulations=2000))
+    assert result.simulations == 2000 == result.total_simulations == sum(result.visit_counts)
+    assert result.actions == tuple(range(36))
+    assert result.nodes == engine.tree.num_nodes <= 2001
+    assert result.player == 0
+    assert all(-1.0 <= v <= 1.0 for v in result.values)
+    assert result.pv[0] == result.best_action
+    assert engine.tree.nodes[T.ROOT, T.N_VISITS] == 2000
+    assert 0 < engine.bytes_per_node() < 4000
+
+
+def test_node_cap_is_honoured() -> None:
+    result = CompiledMCTS(C4.initial_state(), seed=6).run(
+        Budget(simulations=100_000, max_nodes=700)
+    )
+    assert result.nodes <= 700
+    assert result.simulations < 100_000
+
+
+def test_time_limit_is_honoured() -> None:
+    engine = CompiledMCTS(MnkGame(9, 9, 5).initial_state(), seed=7, solver=False)
+    start = time.perf_counter()
+    result = engine.run(Budget(seconds=0.3))
+    elapsed = time.perf_counter() - start
+    assert 0.3 <= elapsed < 1.0  # chunks of a few milliseconds; slack for a busy machine
+    assert result.simulations > 100
+    assert CompiledMCTS(C4.initial_state(), seed=7).run(Budget(seconds=0)).simulations == 0
+
+
+def test_max_depth_limits_the_tree() -> None:
+    engine = CompiledMCTS(C4.initial_state(), seed=8, solver=False)
+    result = engine.run(Budget(simulations=3000, max_depth=2))
+    assert result.max_depth <= 2
+    assert result.total_simulations == 3000
+
+
+def test_progress_is_reported() -> None:
+    seen: list[int] = []
+    CompiledMCTS(C4.initial_state(), seed=9).run(
+        Budget(simulations=1050), progress=seen.append, progress_every=200
+    )
+    assert seen == [200, 400, 600, 800, 1000, 1050]
+
+
+def test_tree_reuse_keeps_the_subtree_and_its_states() -> None:
+    engine = CompiledMCTS(C4.initial_state(), seed=10, solver=False)
+    result = engine.run(Budget(simulations=4000))
+    action = result.best_action
+    child_visits = result.visit_counts[result.actions.index(action)]
+    engine.advance(action)
+    assert engine.root_state == C4.initial_state().play(action)
+    assert engine.tree.nodes[T.ROOT, T.N_VISITS] == child_visits
+    kernel = engine.kernel
+    assert np.array_equal(engine.node_states[T.ROOT], kernel.encode(engine.root_state))
+    # Every kept node's state is its parent's state after the edge's action.
+    tree = engine.tree
+    for node in range(1, tree.num_nodes):
+        edge = tree.nodes[node, T.N_PARENT_EDGE]
+        parent = tree.edges[edge, T.E_PARENT]
+        expected = engine.node_states[parent].copy()
+        kernel.play(kernel.params, expected, int(tree.edges[edge, T.E_ACTION]))
+        assert np.array_equal(engine.node_states[node], expected)
+    before = engine.result().total_simulations
+    assert before == child_visits - 1  # the simulation that created the child ended there
+    after = engine.run(Budget(simulations=1000))
+    assert after.total_simulations == before + 1000
+
+
+def test_advance_without_reuse_and_errors() -> None:
+    engine = CompiledMCTS(TTT.initial_state(), seed=11, reuse=False)
+    engine.run(Budget(simulations=500))
+    engine.advance(4)
+    assert engine.result().total_simulations == 0
+    with pytest.raises(IllegalMoveError):
+        engine.advance(4)
+    action = engine.decide(budget=Budget(simulations=300))
+    assert engine.root_state == TTT.initial_state().play(4).play(action)
+    finished = ttt_grid([[1, 1, 1], [-1, -1, 0], [0, 0, 0]], to_move=-1)
+    with pytest.raises(GameOverError):
+        CompiledMCTS(finished, seed=0).run()
+
+
+def test_a_whole_game_with_decide() -> None:
+    engine = CompiledMCTS(TTT.initial_state(), seed=12, budget=Budget(simulations=2000))
+    while not engine.root_state.is_terminal():
+        engine.decide()
+    assert engine.root_state.winner() is None  # good play draws
+
+
+@pytest.mark.parametrize("selection", [PUCT(), EpsilonGreedy(epsilon=0.2), UCB1(c=0.5)])
+def test_other_selection_rules_run_compiled(selection) -> None:
+    state = play_moves(C4, "454545")
+    result = CompiledMCTS(state, seed=13, selection=selection).run(Budget(simulations=4000))
+    assert result.best_action == 3
+
+
+def test_several_rollouts_per_leaf() -> None:
+    state = ttt_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]])
+    engine = CompiledMCTS(state, seed=14, evaluator=Rollout(num_rollouts=4), solver=False)
+    result = engine.run(Budget(simulations=2000))
+    assert result.best_action == TTT.action_of(2, 0)
+    # Means of 4 rollouts are multiples of 1/4: so are the root's value sums.
+    sums = np.array(result.values) * np.array(result.visit_counts)
+    assert np.allclose(sums * 4, np.round(sums * 4))
+
+
+# ------------------------------------------------------------------------------ agreement
+
+
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        (ttt_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]]), {2}),
+        (ttt_grid([[1, 0, 0], [-1, -1, 0], [1, 0, 0]]), {5}),
+        (play_moves(C4, "454545"), {3}),
+        (play_moves(C4, "617263"), {3}),
+        (play_moves(C4, "727374"), {6}),
+    ],
+)
+def test_compiled_and_python_engines_agree_on_tactics(state, expected: set[int]) -> None:
+    budget = Budget(simulations=4000)
+    python = MCTS(state, seed=1, solver=False).run(budget)
+    compiled = CompiledMCTS(state, seed=1, solver=False).run(budget)
+    assert python.best_action in expected
+    assert compiled.best_action in expected
+
+
+def test_compiled_and_python_visit_shares_are_close() -> None:
+    # Seed 001's position: O to move must take an edge square; each gets about a quarter.
+    state = ttt_grid([[-1, 0, 0], [0, 1, 0], [0, 0, -1]], to_move=1)
+    budget = Budget(simulations=6000)
+    python = MCTS(state, seed=2, solver=False).run(budget).policy()
+    compiled = CompiledMCTS(state, seed=2, solver=False).run(budget).policy()
+    edges = [1, 3, 5, 7]
+    for action in edges:
+        assert 0.12 < compiled[action] < 0.38, compiled
+        assert abs(compiled[action] - python[action]) < 0.15, (python, compiled)
+    assert sum(compiled[a] for a in (2, 6)) < 0.12
+
+
+def test_compiled_and_python_root_values_are_close_on_the_empty_board() -> None:
+    state = MnkGame(4, 4, 3).initial_state()
+    budget = Budget(simulations=3000)
+    python = MCTS(state, seed=3, solver=False).run(budget)
+    compiled = CompiledMCTS(state, seed=3, solver=False).run(budget)
+    assert abs(python.value - compiled.value) < 0.15
+
+
+# ------------------------------------------------------------------------------ backends
+
+
+def test_make_engine_picks_the_compiled_engine_when_it_can() -> None:
+    assert isinstance(make_engine(TTT.initial_state(), seed=0), CompiledMCTS)
+    assert isinstance(make_engine(C4.initial_state(), seed=0), CompiledMCTS)
+    assert not isinstance(make_engine(TTT.initial_state(), backend="python", seed=0), CompiledMCTS)
+    bandit = BanditTreeGame().initial_state()
+    assert not isinstance(make_engine(bandit, seed=0), CompiledMCTS)
+    custom = make_engine(TTT.initial_state(), evaluator=ValueFunction(lambda s: 0.0))
+    assert not isinstance(custom, CompiledMCTS)
+    python_rule = make_engine(TTT.initial_state(), selection=lambda stats: 0)
+    assert not isinstance(python_rule, CompiledMCTS)
+    assert isinstance(
+        make_engine(TTT.initial_state(), evaluator=Rollout(num_rollouts=3)), CompiledMCTS
+    )
+
+
+def test_backend_compiled_refuses_what_it_cannot_run() -> None:
+    big = Connect4Game(9, 8, 4).initial_state()
+    assert compiled_kernel_for(big) is None
+    with pytest.raises(InvalidParameterError, match="Python backend"):
+        make_engine(big, backend="compiled")
+    assert not isinstance(make_engine(big), CompiledMCTS)
+    with pytest.raises(InvalidParameterError, match="evaluator"):
+        make_engine(TTT.initial_state(), backend="compiled", evaluator=ValueFunction(lambda s: 0.0))
+    with pytest.raises(InvalidParameterError, match="rollout policy"):
+        make_engine(
+            TTT.initial_state(),
+            backend="compiled",
+            evaluator=Rollout(policy=lambda state, rng: state.legal_actions()[0]),
+        )
+    with pytest.raises(InvalidParameterError, match="no compiled kernel"):
+        CompiledMCTS(BanditTreeGame().initial_state())
+    with pytest.raises(InvalidParameterError, match="backend"):
+        make_engine(TTT.initial_state(), backend="gpu")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------ parallel
+
+
+def test_merge_results_adds_visits_and_value_sums() -> None:
+    state = C4.initial_state()
+    parts = [CompiledMCTS(state, seed=s, solver=False).run(Budget(simulations=700)) for s in (1, 2)]
+    merged = merge_results(parts)
+    assert merged.total_simulations == 1400
+    for i, action in enumerate(merged.actions):
+        visits = [p.visit_counts[p.actions.index(action)] for p in parts]
+        sums = [p.values[p.actions.index(action)] * n for p, n in zip(parts, visits, strict=True)]
+        assert merged.visit_counts[i] == sum(visits)
+        if sum(visits):
+            assert merged.values[i] == pytest.approx(sum(sums) / sum(visits))
+    assert merged.best_action == merged.actions[int(np.argmax(merged.visit_counts))]
+
+
+def test_parallel_search_merges_the_workers() -> None:
+    state = C4.initial_state()
+    result = parallel_search(state, workers=2, simulations=1500, seed=5, solver=False)
+    assert result.total_simulations == 2 * 1500 == sum(result.visit_counts)
+    assert result.simulations == 3000
+    assert result.actions == tuple(range(7))
+    single = parallel_search(state, workers=1, simulations=500, seed=5, solver=False)
+    assert single.total_simulations == 500
+    with pytest.raises(InvalidParameterError):
+        parallel_search(state, workers=0, simulations=10)
+
+
+# ------------------------------------------------------------------------------ user kernel
+
+
+def load_example(name: str):
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"playout_example_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_numba_nim_example_runs_compiled_and_passes_conformance() -> None:
+    nim = load_example("numba_nim")
+    game = nim.NimGame((3, 4, 5))
+    playout.check_game(game, num_games=100)
+    state = game.initial_state()
+    engine = make_engine(state, seed=0)
+    assert isinstance(engine, CompiledMCTS)
+    result = engine.run(Budget(simulations=20_000))
+    assert game.action_to_string(state, result.best_action) == "0:2"  # 3^4^5 = 2
+    # Lockstep against the Python rules, as for the built-in kernels.
+    kernel = state.compiled_kernel()
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        s = state
+        compact = kernel.encode(s)
+        while not s.is_terminal():
+            assert kernel.legal(compact) == s.legal_actions()
+            action = int(rng.choice(s.legal_actions()))
+            status = kernel.play(kernel.params, compact, action)
+            s = s.play(action)
+            assert np.array_equal(compact, kernel.encode(s))
+            assert (status != 0) == s.is_terminal()
+    small = nim.NimGame((2, 3)).initial_state()  # 2^3 = 1: take 1 from heap 1
+    for engine in (MCTS(small, seed=0), make_engine(small, seed=0)):
+        best = engine.run(Budget(simulations=3000)).best_action
+        assert small.game.action_to_string(small, best) == "1:1"
