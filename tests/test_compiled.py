@@ -8,6 +8,7 @@ import pathlib
 import sys
 import time
 
+import numba
 import numpy as np
 import pytest
 
@@ -318,18 +319,27 @@ def test_parallel_search_merges_the_workers() -> None:
 # ------------------------------------------------------------------------------ user kernel
 
 
-def load_example(name: str):
+def load_example(name: str, cache_dir: pathlib.Path):
+    """Import ``examples/<name>.py``; its numba cache goes to ``cache_dir`` (numba's cache
+    entries remember the module name, and the script run as ``__main__`` has another)."""
     path = pathlib.Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"playout_example_{name}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    saved = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(cache_dir)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        numba.config.CACHE_DIR = saved
     return module
 
 
-def test_the_numba_nim_example_runs_compiled_and_passes_conformance() -> None:
-    nim = load_example("numba_nim")
+def test_the_numba_nim_example_runs_compiled_and_passes_conformance(
+    tmp_path: pathlib.Path,
+) -> None:
+    nim = load_example("numba_nim", tmp_path)
     game = nim.NimGame((3, 4, 5))
     playout.check_game(game, num_games=100)
     state = game.initial_state()
@@ -354,3 +364,35 @@ def test_the_numba_nim_example_runs_compiled_and_passes_conformance() -> None:
     for engine in (MCTS(small, seed=0), make_engine(small, seed=0)):
         best = engine.run(Budget(simulations=3000)).best_action
         assert small.game.action_to_string(small, best) == "1:1"
+
+
+# ------------------------------------------------------------------------------ memory
+
+
+def test_recycled_memory_never_changes_a_tree_someone_holds() -> None:
+    from playout._src.compiled import memory
+
+    state = C4.initial_state()
+    engine = CompiledMCTS(state, seed=20, solver=False)
+    engine.run(Budget(simulations=2000))
+    kept = engine.tree
+    snapshot = [a.copy() for a in kept]
+    engine.advance(engine.result().best_action)  # replaces the tree
+    del engine
+    for seed in range(3):  # new searches take arrays from the pool
+        CompiledMCTS(state, seed=seed, solver=False).run(Budget(simulations=2000))
+    for array, copy in zip(kept, snapshot, strict=True):
+        assert array.tobytes() == copy.tobytes()  # bytes: unused rows may hold NaN
+    # Arrays nobody holds are recycled: a second search of the same size reuses them.
+    memory.POOL.clear()
+    first = CompiledMCTS(state, seed=1, solver=False)
+    first.run(Budget(simulations=2000))
+    arrays = [*first.tree[:4], first.node_states]
+    assert not any(a in memory.POOL for a in arrays)
+    del first
+    assert not any(a in memory.POOL for a in arrays)  # `arrays` still refers to them
+    del arrays
+    assert len(memory.POOL) >= 5  # the four tree arrays and the node states
+    second = CompiledMCTS(state, seed=1, solver=False)
+    second.run(Budget(simulations=2000))
+    assert all(a.shape[0] >= 2000 for a in second.tree[:2])

@@ -4,6 +4,7 @@
   ``uint64`` state, and :func:`make_kernel` for writing your own;
 * :mod:`.mnk_kernel`, :mod:`.connect4_kernel`: the built-in kernels;
 * :mod:`.driver`: :func:`compiled_driver`, the compiled simulation loop;
+* :mod:`.memory`: the engine's tree arrays (32-bit ids, recycled between searches);
 * :mod:`.engine`: :class:`CompiledMCTS` (the :class:`~playout.MCTS` interface),
   :func:`compiled_kernel_for` and :func:`make_engine` (backend choice);
 * :mod:`.parallel`: :func:`parallel_search`, root-parallel search over processes.

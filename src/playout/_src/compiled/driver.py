@@ -179,8 +179,9 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
         Stops early, before a simulation, when the solver has proven the root, when the tree
         holds ``max_nodes`` nodes, or when it has no room for one more simulation (one node
         row, one state row, ``actions.shape[0]`` edge rows): the caller then grows the arrays
-        (``tree.reserve``) and calls again. Every node's state row must be filled; the root
-        must be expanded (or terminal). ``stats`` is updated in place.
+        (:func:`playout._src.compiled.memory.reserve`) and calls again. Every node's state
+        row must be filled; the root must be expanded (or terminal). ``stats`` is updated in
+        place.
 
         Args:
             legal_actions, play, current_player, rollout: the kernel's functions.

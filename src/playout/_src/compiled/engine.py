@@ -10,6 +10,7 @@ picks automatically.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import time
@@ -18,13 +19,9 @@ from typing import Any, Literal
 import numpy as np
 
 from playout._src import tree as T
+from playout._src.compiled import memory
 from playout._src.compiled.connect4_kernel import connect4_kernel
-from playout._src.compiled.driver import (
-    STAT_FIELDS,
-    STAT_MAX_DEPTH,
-    TREE_INT_DTYPE,
-    compiled_driver,
-)
+from playout._src.compiled.driver import STAT_FIELDS, STAT_MAX_DEPTH, compiled_driver
 from playout._src.compiled.kernel import Kernel
 from playout._src.compiled.mnk_kernel import MAX_SIDE as MNK_MAX_SIDE
 from playout._src.compiled.mnk_kernel import mnk_kernel
@@ -133,23 +130,6 @@ def _selection_problem(selection: SelectionRule | None) -> str:
 # ------------------------------------------------------------------------------ the engine
 
 
-def new_compact_tree(node_capacity: int = 1024, edge_capacity: int | None = None) -> T.Tree:
-    """:func:`playout._src.tree.new_tree` with 32-bit ``nodes`` and ``edges`` (see
-    :data:`~playout._src.compiled.driver.TREE_INT_DTYPE`)."""
-    tree = T.new_tree(node_capacity, edge_capacity)
-    return tree._replace(
-        nodes=tree.nodes.astype(TREE_INT_DTYPE), edges=tree.edges.astype(TREE_INT_DTYPE)
-    )
-
-
-def compact_subtree(tree: T.Tree, new_root: int) -> tuple[T.Tree, np.ndarray]:
-    """:func:`playout._src.tree.subtree` keeping the compact dtypes."""
-    out = new_compact_tree(tree.node_capacity, tree.edge_capacity)
-    old_ids = np.zeros(tree.node_capacity, dtype=np.int64)
-    T.extract_subtree(*tree, new_root, *out, old_ids)
-    return out, old_ids[: out.num_nodes].copy()
-
-
 class CompiledMCTS(MCTS):
     """:class:`~playout.MCTS` with every simulation compiled: same interface, same results.
 
@@ -208,6 +188,7 @@ class CompiledMCTS(MCTS):
                 f"the compiled engine cannot run this search: {reason} (use backend='python')"
             )
         self._kernel = kernel
+        self._driver_functions = kernel.driver_functions()
         self._num_rollouts = num_rollouts
         self._actions = np.zeros(kernel.num_actions, dtype=np.int64)
         self._path = np.zeros(kernel.max_length + 2, dtype=np.int64)
@@ -262,8 +243,9 @@ class CompiledMCTS(MCTS):
         self._root_state = state
         self._states = []
         self._max_depth_seen = 0
-        self._tree = new_compact_tree()
-        self._node_states = np.zeros((self._tree.node_capacity, kernel.state_size), np.uint64)
+        tree = memory.new_tree()
+        self._replace_tree(tree, memory.POOL.take(tree.node_capacity, kernel.state_size, np.uint64))
+        del tree
         self._node_states[T.ROOT] = compact
         terminal = state.is_terminal()
         T.add_node(
@@ -297,7 +279,7 @@ class CompiledMCTS(MCTS):
                 f"{kernel.name}: the kernel says player {player} moves, the game says "
                 f"{state.current_player()}"
             )
-        self._tree = T.reserve(self._tree, 1, count)
+        self._ensure_room(1)
         T.expand(
             self._tree.nodes,
             self._tree.edges,
@@ -317,15 +299,36 @@ class CompiledMCTS(MCTS):
             raise InvalidParameterError(
                 "the search tree is full (2**31 edges); search with max_nodes or fewer simulations"
             )
-        tree = T.reserve(self._tree, simulations + 1, (simulations + 1) * max_actions)
-        self._tree = tree
-        rows = self._node_states.shape[0]
-        if rows < tree.node_capacity:
-            grown = np.zeros((tree.node_capacity, self._kernel.state_size), dtype=np.uint64)
-            used = tree.num_nodes
-            grown[:used] = self._node_states[:used]
-            self._node_states = grown
+        tree = memory.reserve(self._tree, simulations + 1, (simulations + 1) * max_actions)
+        if tree is not self._tree or self._node_states.shape[0] < tree.node_capacity:
+            states = memory.with_rows(self._node_states, tree.node_capacity, tree.num_nodes)
+            self._replace_tree(tree, states)
         return simulations
+
+    def _replace_tree(self, tree: T.Tree, node_states: np.ndarray) -> None:
+        """Install a new tree and state array; the old arrays no one else holds go back to
+        the pool (see :mod:`playout._src.compiled.memory`)."""
+        old = getattr(self, "_tree", None)
+        old_states = getattr(self, "_node_states", None)
+        self._tree = tree
+        self._node_states = node_states
+        del tree, node_states
+        if old is None or old_states is None:
+            return
+        keep = {id(a) for a in (*self._tree[:4], self._node_states)}
+        arrays = [a for a in (*old[:4], old_states) if id(a) not in keep]
+        del old, old_states
+        memory.recycle(arrays)
+
+    def __del__(self) -> None:
+        try:
+            tree, states = self._tree, self._node_states
+        except AttributeError:
+            return
+        arrays = [*tree[:4], states]
+        del self._tree, self._node_states, tree, states
+        with contextlib.suppress(Exception):  # at interpreter exit modules may be gone
+            memory.recycle(arrays)
 
     # ----------------------------------------------------------------------------- search
 
@@ -366,6 +369,8 @@ class CompiledMCTS(MCTS):
                 wanted = min(wanted, progress_every - done % progress_every)
             wanted = self._ensure_room(wanted)
             ran = self._run_driver(wanted, max_depth, max_nodes)
+            if ran == 0:
+                break  # solved or full (the loop conditions say which)
             done += ran
             if progress is not None and ran > 0 and done % progress_every == 0:
                 progress(done)
@@ -383,10 +388,7 @@ class CompiledMCTS(MCTS):
         tree = self._tree
         self._stats[STAT_MAX_DEPTH] = self._max_depth_seen
         ran = compiled_driver()(
-            kernel.legal_actions,
-            kernel.play,
-            kernel.current_player,
-            kernel.rollout,
+            *self._driver_functions,
             kernel.params,
             *tree,
             self._node_states,
@@ -426,12 +428,14 @@ class CompiledMCTS(MCTS):
         if not self._reuse or child == T.UNVISITED:
             self._reset(next_state)
             return
-        new_tree, old_ids = compact_subtree(self._tree, child)
-        self._node_states = self._node_states[old_ids]
-        self._tree = new_tree
+        new_tree, old_ids = memory.subtree(self._tree, child)
+        states = memory.POOL.take(new_tree.node_capacity, self._kernel.state_size, np.uint64)
+        np.take(self._node_states, old_ids, axis=0, out=states[: old_ids.shape[0]])
+        self._replace_tree(new_tree, states)
+        del new_tree, states
         self._root_state = next_state
         self._max_depth_seen = 0
-        if new_tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
+        if self._tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
             self._expand_root()
 
     transition = advance
