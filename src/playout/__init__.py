@@ -62,6 +62,7 @@ __all__ = [
     "flat_monte_carlo",
     "game_names",
     "make_game",
+    "parse_rule",
     "random_policy",
     "register_game",
     "search",

@@ -41,6 +41,7 @@ one player). The phase functions below are compiled with numba and shared by the
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numba
@@ -122,14 +123,22 @@ def new_tree(node_capacity: int = 1024, edge_capacity: int | None = None) -> Tre
     )
 
 
-def _grown(array: np.ndarray, rows: int) -> np.ndarray:
+def grown(array: np.ndarray, rows: int, used: int) -> np.ndarray:
+    """A zeroed copy of ``array`` with ``rows`` rows and its first ``used`` rows kept."""
     out = np.zeros((rows, array.shape[1]), dtype=array.dtype)
-    out[: array.shape[0]] = array
+    out[:used] = array[:used]
     return out
 
 
-def reserve(tree: Tree, extra_nodes: int, extra_edges: int) -> Tree:
-    """``tree`` itself if it has room for the extra rows, else a copy with doubled capacity."""
+Grow = Callable[[np.ndarray, int, int], np.ndarray]
+"""Makes a larger copy of a tree array: ``grow(array, rows, used_rows)``."""
+
+
+def reserve(tree: Tree, extra_nodes: int, extra_edges: int, grow: Grow = grown) -> Tree:
+    """``tree`` itself if it has room for the extra rows, else a copy with doubled capacity.
+
+    ``grow`` allocates the larger arrays (the compiled engine passes a pooled allocator).
+    """
     need_nodes = tree.num_nodes + extra_nodes
     need_edges = tree.num_edges + extra_edges
     if need_nodes <= tree.node_capacity and need_edges <= tree.edge_capacity:
@@ -140,17 +149,17 @@ def reserve(tree: Tree, extra_nodes: int, extra_edges: int) -> Tree:
     edge_rows = tree.edge_capacity
     while edge_rows < need_edges:
         edge_rows *= 2
+    more_nodes = node_rows > tree.node_capacity
+    more_edges = edge_rows > tree.edge_capacity
     return Tree(
-        nodes=_grown(tree.nodes, node_rows) if node_rows > tree.node_capacity else tree.nodes,
+        nodes=grow(tree.nodes, node_rows, tree.num_nodes) if more_nodes else tree.nodes,
         node_values=(
-            _grown(tree.node_values, node_rows)
-            if node_rows > tree.node_capacity
+            grow(tree.node_values, node_rows, tree.num_nodes) if more_nodes
             else tree.node_values
         ),
-        edges=_grown(tree.edges, edge_rows) if edge_rows > tree.edge_capacity else tree.edges,
+        edges=grow(tree.edges, edge_rows, tree.num_edges) if more_edges else tree.edges,
         edge_values=(
-            _grown(tree.edge_values, edge_rows)
-            if edge_rows > tree.edge_capacity
+            grow(tree.edge_values, edge_rows, tree.num_edges) if more_edges
             else tree.edge_values
         ),
         meta=tree.meta,
@@ -319,7 +328,8 @@ def descend(
     """Selection: walk from the root to where this simulation leaves the tree.
 
     Follows :func:`select_edge` until it reaches a node that is not expanded, terminal or
-    proven by the solver, an edge never taken before, or ``max_depth`` edges. ``path`` receives the edges taken.
+    proven by the solver, an edge never taken before, or ``max_depth`` edges. ``path``
+    receives the edges taken.
 
     Returns:
         ``(node, edge, depth)``: when ``edge`` is not :data:`NO_EDGE` it is an untaken edge of
@@ -551,10 +561,7 @@ def solve_upward(
                 best, best_plies = value, plies
             elif value == best:
                 # Among equal outcomes: lose as late as possible, otherwise end soonest.
-                if value < 0.0:
-                    best_plies = max(best_plies, plies)
-                else:
-                    best_plies = min(best_plies, plies)
+                best_plies = max(best_plies, plies) if value < 0.0 else min(best_plies, plies)
         is_win = best >= (max_return if player != 1 else -min_return)
         if not (is_win or all_proven):
             return
@@ -644,9 +651,9 @@ def choose_edge(
     The order strong engines use: a child the solver proved won for the player to move comes
     first (the shortest win); children proven lost come last (if nothing else is left, the
     longest loss); a proven child is preferred to an unproven one whose mean value is not
-    higher than its exact value. Among the rest, ``FINAL_MOST_VISITS``: most visits, ties broken by the
-    higher mean value, then by the lower edge index; ``FINAL_BEST_VALUE``: highest mean value
-    among visited edges, ties by visits; ``FINAL_SAMPLE``: drawn with probability
+    higher than its exact value. Among the rest, ``FINAL_MOST_VISITS``: most visits, ties
+    broken by the higher mean value, then by the lower edge index; ``FINAL_BEST_VALUE``:
+    highest mean value among visited edges, ties by visits; ``FINAL_SAMPLE``: drawn with probability
     proportional to ``visits ** (1/T)`` (``temperature`` T > 0). Returns ``NO_EDGE`` if
     ``node`` has no edges.
     """

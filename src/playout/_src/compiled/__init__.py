@@ -17,7 +17,6 @@ from playout._src.compiled.engine import (
     CompiledMCTS,
     compiled_kernel_for,
     make_engine,
-    search_compiled,
 )
 from playout._src.compiled.kernel import (
     DRAW,
@@ -50,5 +49,4 @@ __all__ = [
     "merge_results",
     "mnk_kernel",
     "parallel_search",
-    "search_compiled",
 ]

@@ -477,42 +477,9 @@ def make_engine(state: GameState, *, backend: Backend = "auto", **kwargs: Any) -
     return CompiledMCTS(state, kernel=kernel, **kwargs)
 
 
-def search_compiled(
-    state: GameState,
-    *,
-    simulations: int | None = None,
-    seconds: float | None = None,
-    max_nodes: int | None = None,
-    max_depth: int | None = None,
-    seed: int | None = None,
-    selection: SelectionRule | None = None,
-    evaluator: Evaluator | None = None,
-    final: FinalChoice = "most_visits",
-    temperature: float = 1.0,
-    backend: Backend = "auto",
-    progress: ProgressCallback | None = None,
-) -> SearchResult:
-    """:func:`playout.search` with a backend choice (compiled when possible by default)."""
-    budget = Budget(
-        simulations=simulations, seconds=seconds, max_nodes=max_nodes, max_depth=max_depth
-    )
-    engine = make_engine(
-        state,
-        backend=backend,
-        selection=selection,
-        evaluator=evaluator,
-        budget=budget,
-        final=final,
-        temperature=temperature,
-        seed=seed,
-    )
-    return engine.run(progress=progress)
-
-
 __all__ = [
     "Backend",
     "CompiledMCTS",
     "compiled_kernel_for",
     "make_engine",
-    "search_compiled",
 ]

@@ -120,23 +120,7 @@ def new_tree(node_capacity: int = 1024, edge_capacity: int | None = None) -> T.T
 def reserve(tree: T.Tree, extra_nodes: int, extra_edges: int) -> T.Tree:
     """:func:`playout._src.tree.reserve` in pooled memory: ``tree`` itself if it has room,
     else a tree with doubled capacities (the caller recycles the arrays it outgrew)."""
-    need_nodes = tree.num_nodes + extra_nodes
-    need_edges = tree.num_edges + extra_edges
-    if need_nodes <= tree.node_capacity and need_edges <= tree.edge_capacity:
-        return tree
-    node_rows = tree.node_capacity
-    while node_rows < need_nodes:
-        node_rows *= 2
-    edge_rows = tree.edge_capacity
-    while edge_rows < need_edges:
-        edge_rows *= 2
-    return T.Tree(
-        nodes=with_rows(tree.nodes, node_rows, tree.num_nodes),
-        node_values=with_rows(tree.node_values, node_rows, tree.num_nodes),
-        edges=with_rows(tree.edges, edge_rows, tree.num_edges),
-        edge_values=with_rows(tree.edge_values, edge_rows, tree.num_edges),
-        meta=tree.meta,
-    )
+    return T.reserve(tree, extra_nodes, extra_edges, grow=with_rows)
 
 
 def subtree(tree: T.Tree, new_root: int) -> tuple[T.Tree, np.ndarray]:
