@@ -71,6 +71,9 @@ def play_lockstep(game, kernel: Kernel, num_games: int, seed: int) -> dict[int, 
         (MnkGame(13, 11, 4), 200),  # 13 * 14 = 182 padded bits: three words per player
         (MnkGame(32, 2, 2), 200),  # the widest board
         (MnkGame(3, 3, 1), 100),  # k = 1: the first move wins
+        (MnkGame(8, 7, 5), 300),  # 7 * 9 = 63 padded bits: the largest one-word board
+        (MnkGame(7, 9, 4), 300),  # 9 * 8 = 72: the smallest two-word board of this width
+        (MnkGame(1, 5, 3), 200),  # one column: the anti-diagonal shift equals the row shift
     ],
     ids=lambda v: repr(v) if not isinstance(v, int) else str(v),
 )
@@ -150,9 +153,12 @@ def test_tictactoe_rollouts_match_the_exact_random_play_odds() -> None:
 
 
 @pytest.mark.parametrize(
-    "game", [MnkGame(5, 5, 4), Connect4Game(), Connect4Game(5, 4, 3)], ids=repr
+    "game",
+    [MnkGame(5, 5, 4), MnkGame(7, 9, 4), Connect4Game(), Connect4Game(5, 4, 3)],
+    ids=repr,
 )
 def test_rollouts_agree_with_python_random_games(game) -> None:
+    # 5x5 runs on the one-word m,n,k kernel, 7x9 on the multi-word one.
     kernel = compiled_kernel_for(game.initial_state())
     assert kernel is not None
     rng = random.Random(11)

@@ -23,6 +23,8 @@ A tree is five numpy arrays. Node ids and edge ids are row indices; :data:`ROOT`
     ``E_CHILD``       the child node, or :data:`UNVISITED` until the edge is first taken.
     ``E_PARENT``      the node the edge leaves from.
     ``E_VISITS``      simulations that took the edge (the child's visit count).
+    ``E_PROVEN``      the child's solver class (a copy of its ``N_PROVEN``, kept on the edge
+                      so that selection reads one row per edge, not the child's row too).
 ``edge_values`` (float64, ``[edge_capacity, EDGE_VALUE_FIELDS]``)
     ``EV_VALUE_SUM``  sum of returns **for the player who chose the edge** (the player to move
                       at the parent); the edge's mean value is ``value_sum / visits``.
@@ -61,8 +63,8 @@ UNPROVEN, PROVEN_P0_WIN, PROVEN_DRAW, PROVEN_P0_LOSS = range(4)
 NV_EXACT = 0
 NV_TERMINAL = NV_EXACT  # a terminal node's exact value is its outcome
 NODE_VALUE_FIELDS = 1
-E_ACTION, E_CHILD, E_PARENT, E_VISITS = range(4)
-EDGE_FIELDS = 4
+E_ACTION, E_CHILD, E_PARENT, E_VISITS, E_PROVEN = range(5)
+EDGE_FIELDS = 5
 EV_VALUE_SUM, EV_PRIOR, EV_REWARD = range(3)
 EDGE_VALUE_FIELDS = 3
 M_NUM_NODES, M_NUM_EDGES = range(2)
@@ -73,7 +75,7 @@ RULE_UCB1 = 0  # params: [c]
 RULE_PUCT = 1  # params: [c, first_play_value]
 RULE_EPSILON_GREEDY = 2  # params: [epsilon]
 
-_JIT = {"cache": True, "nogil": True}
+_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 
 class Tree(NamedTuple):
@@ -273,16 +275,18 @@ def select_edge(
         return sample_by_prior(edge_values, first, count, rng)
     parent_visits = nodes[node, N_VISITS]
     if rule != RULE_PUCT:
-        # Unvisited edges first, one of them uniformly at random (reservoir sampling).
-        chosen = -1
+        # Unvisited edges first, one of them uniformly at random: count, draw, find.
         num_unvisited = 0
         for e in range(first, first + count):
             if edges[e, E_VISITS] == 0:
                 num_unvisited += 1
-                if random_below(rng, num_unvisited) == 0:
-                    chosen = e
-        if chosen >= 0:
-            return chosen
+        if num_unvisited > 0:
+            skip = random_below(rng, num_unvisited) if num_unvisited > 1 else 0
+            for e in range(first, first + count):
+                if edges[e, E_VISITS] == 0:
+                    if skip == 0:
+                        return e
+                    skip -= 1
         if rule == RULE_EPSILON_GREEDY and random_unit(rng) < rule_params[0]:
             return first + random_below(rng, count)
     c = rule_params[0]
@@ -292,12 +296,12 @@ def select_edge(
     chosen = first
     ties = 0
     for e in range(first, first + count):
-        n = edges[e, E_VISITS]
-        child = edges[e, E_CHILD]
-        if child != UNVISITED and nodes[child, N_PROVEN] != UNPROVEN:
+        if edges[e, E_PROVEN] != UNPROVEN:
             continue  # its value is known: spend the simulation on what is not
+        n = edges[e, E_VISITS]
         if rule == RULE_UCB1:
-            score = edge_values[e, EV_VALUE_SUM] / n + c * math.sqrt(log_n / n)
+            inverse_n = 1.0 / n
+            score = edge_values[e, EV_VALUE_SUM] * inverse_n + c * math.sqrt(log_n * inverse_n)
         elif rule == RULE_PUCT:
             q = edge_values[e, EV_VALUE_SUM] / n if n > 0 else rule_params[1]
             score = q + c * edge_values[e, EV_PRIOR] * sqrt_n / (1.0 + n)
@@ -405,6 +409,7 @@ def expand(
         edges[e, E_CHILD] = UNVISITED
         edges[e, E_PARENT] = node
         edges[e, E_VISITS] = 0
+        edges[e, E_PROVEN] = UNPROVEN
         edge_values[e, EV_VALUE_SUM] = 0.0
         edge_values[e, EV_PRIOR] = priors[i] if priors.shape[0] > 0 else uniform
         edge_values[e, EV_REWARD] = 0.0
@@ -498,7 +503,8 @@ def _set_edge_mean_to_exact(
     edge_values: np.ndarray,
     node: int,
 ) -> None:
-    """Make the mean of the edge into proven ``node`` its exact value (for the mover).
+    """Make the mean of the edge into proven ``node`` its exact value (for the mover), and
+    copy the node's solver class onto the edge (:data:`E_PROVEN`).
 
     Later simulations stop at the proven node and back up that same value, so the mean stays
     exact; selection then weighs a proven child by what it is worth, not by its sampled past.
@@ -506,6 +512,7 @@ def _set_edge_mean_to_exact(
     if node == ROOT:
         return
     e = nodes[node, N_PARENT_EDGE]
+    edges[e, E_PROVEN] = nodes[node, N_PROVEN]
     mover = nodes[edges[e, E_PARENT], N_PLAYER]
     exact = value_for(mover, edge_values[e, EV_REWARD] + node_values[node, NV_EXACT])
     edge_values[e, EV_VALUE_SUM] = exact * edges[e, E_VISITS]

@@ -19,6 +19,7 @@ import numba
 import numpy as np
 
 from playout._src import tree as T
+from playout._src.compiled.bitboard import has_run
 from playout._src.compiled.kernel import (
     DRAW,
     JIT_OPTIONS,
@@ -63,21 +64,6 @@ def c4_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> 
 
 
 @numba.njit(inline="always", **JIT_OPTIONS)
-def _has_run(discs: np.uint64, d: int, k: int) -> bool:
-    """Whether ``discs`` holds ``k`` in a row along direction ``d`` (a bit distance)."""
-    run = discs
-    length = 1
-    while run and length * 2 <= k:
-        shift = d * length
-        run = run & (run >> np.uint64(shift)) if shift < 64 else np.uint64(0)
-        length *= 2
-    if run and length < k:
-        shift = d * (k - length)
-        run = run & (run >> np.uint64(shift)) if shift < 64 else np.uint64(0)
-    return run != 0
-
-
-@numba.njit(inline="always", **JIT_OPTIONS)
 def has_line(discs: np.uint64, height: int, k: int) -> bool:
     """Whether bitboard ``discs`` holds ``k`` in a row in any direction.
 
@@ -92,10 +78,10 @@ def has_line(discs: np.uint64, height: int, k: int) -> bool:
                 return True
         return False
     return (
-        _has_run(discs, 1, k)
-        or _has_run(discs, height + 1, k)
-        or _has_run(discs, height, k)
-        or _has_run(discs, height + 2, k)
+        has_run(discs, 1, k)
+        or has_run(discs, height + 1, k)
+        or has_run(discs, height, k)
+        or has_run(discs, height + 2, k)
     )
 
 

@@ -13,6 +13,11 @@ are ``y * width + x``. ``play`` checks for ``k`` in a row only through the squar
 Rollouts copy the position into a byte-per-square board with a border of sentinel squares in
 the scratch array (so walking along a line never needs a bounds check) and keep a list of the
 empty squares; each random move is one draw, a swap-remove and a line check around the move.
+
+Boards whose padded bitboard fits one word (``height * (width + 1) <= 64``: tic-tac-toe, up to
+7x7) get their own ``play`` and ``rollout`` on that word: ``k`` in a row is found with shifts
+along the four directions (1, ``width + 1``, ``width + 2``, ``width``), the padding bit of
+each row keeping lines from wrapping, as in :mod:`playout._src.compiled.connect4_kernel`.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import numba
 import numpy as np
 
 from playout._src import tree as T
+from playout._src.compiled.bitboard import has_run
 from playout._src.compiled.kernel import (
     DRAW,
     JIT_OPTIONS,
@@ -193,6 +199,78 @@ def mnk_rollout(
     return 0.0
 
 
+@numba.njit(inline="always", **JIT_OPTIONS)
+def _word_has_line(stones: np.uint64, stride: int, k: int) -> bool:
+    """Whether one-word bitboard ``stones`` holds ``k`` in a row in any direction."""
+    return (
+        has_run(stones, 1, k)
+        or has_run(stones, stride, k)
+        or has_run(stones, stride + 1, k)
+        or has_run(stones, stride - 1, k)
+    )
+
+
+@numba.njit(**JIT_OPTIONS)
+def word_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
+    """:func:`mnk_play` for boards of one word per player."""
+    width = params[P_WIDTH]
+    k = params[P_K]
+    stride = params[P_STRIDE]
+    moves = np.int64(state[0])
+    player = moves & 1
+    y = action // width
+    stones = state[1 + player] | (np.uint64(1) << np.uint64(y * stride + action - y * width))
+    state[1 + player] = stones
+    moves += 1
+    state[0] = np.uint64(moves)
+    if moves >= 2 * k - 1 and _word_has_line(stones, stride, k):
+        return MOVER_WON
+    if moves == width * params[P_HEIGHT]:
+        return DRAW
+    return ONGOING
+
+
+@numba.njit(**JIT_OPTIONS)
+def word_rollout(
+    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
+) -> float:
+    """:func:`mnk_rollout` for boards of one word per player: ``scratch`` lists the empty
+    squares' bits (swap-removed as they fill); +1 if player 0 wins, -1 if player 1 does."""
+    width = params[P_WIDTH]
+    height = params[P_HEIGHT]
+    k = params[P_K]
+    stride = params[P_STRIDE]
+    stones0 = state[1]
+    stones1 = state[2]
+    occupied = stones0 | stones1
+    num_empty = 0
+    for y in range(height):
+        for x in range(width):
+            bit = y * stride + x
+            if (occupied >> np.uint64(bit)) & np.uint64(1) == 0:
+                scratch[num_empty] = bit
+                num_empty += 1
+    moves = np.int64(state[0])
+    player = moves & 1
+    threshold = 2 * k - 1
+    while num_empty > 0:
+        i = T.random_below(rng, num_empty)
+        num_empty -= 1
+        stone = np.uint64(1) << np.uint64(scratch[i])
+        scratch[i] = scratch[num_empty]
+        moves += 1
+        if player == 0:
+            stones0 |= stone
+            if moves >= threshold and _word_has_line(stones0, stride, k):
+                return 1.0
+        else:
+            stones1 |= stone
+            if moves >= threshold and _word_has_line(stones1, stride, k):
+                return -1.0
+        player ^= 1
+    return 0.0
+
+
 def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
     """The kernel of the ``width`` x ``height`` board with ``k`` in a row (sides up to 32).
 
@@ -211,6 +289,7 @@ def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
     stride = width + 1
     num_words = (height * stride + 63) // 64
     num_squares = width * height
+    one_word = num_words == 1
     return make_kernel(
         name=name,
         params=np.array([width, height, k, stride, num_words], dtype=np.int64),
@@ -220,9 +299,9 @@ def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
         scratch_size=_SCRATCH_HEADER + _board_cells(width, height) + num_squares,
         initial_state=mnk_initial_state,
         legal_actions=mnk_legal_actions,
-        play=mnk_play,
+        play=word_play if one_word else mnk_play,
         current_player=mnk_current_player,
-        rollout=mnk_rollout,
+        rollout=word_rollout if one_word else mnk_rollout,
         encode=functools.partial(encode_mnk, num_words=num_words),
     )
 
