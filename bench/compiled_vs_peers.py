@@ -5,7 +5,9 @@ Absolute speeds drift by 30% and more on shared machines, so every repetition ru
 implementations back to back on the same work (one decision from the empty board, plain UCT
 c = sqrt(2), one random rollout per leaf, solver off, fresh search) and the report gives
 the median of the per-repetition *ratios*, plus the median rates (process CPU time). As in
-``peers.py``, a decision is timed from making the searcher to freeing its tree.
+``peers.py``, a decision is timed from making the searcher to freeing its tree. The playout
+and OpenSpiel runners are those of ``playout bench`` (:mod:`playout._src.benchmark`); this
+script adds the C column.
 
 Needs ``open-spiel`` and a C compiler; the C reference is ``limit.c`` from the peer harness
 (``--limit-c``, default ``/work/shared/bench/limit.c``), built once into a temp directory.
@@ -19,19 +21,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import subprocess
 import tempfile
-import time
 
-GAMES = {
-    # name: (playout registry name and parameters, limit.c flag, OpenSpiel game string)
-    "tictactoe": (("tictactoe", {}), "GAME_TTT", "tic_tac_toe"),
-    "connect4": (("connect4", {}), "GAME_C4", "connect_four"),
-    "mnk9": (("mnk", {"width": 9, "height": 9, "k": 5}), "GAME_MNK", "gomoku(size=9,connect=5)"),
-}
+from playout._src.benchmark import GAMES, Runner, make_runner
+
+C_FLAGS = {"tictactoe": "GAME_TTT", "connect4": "GAME_C4", "mnk9": "GAME_MNK"}
+"""limit.c's compile-time game flag for each of :data:`playout._src.benchmark.GAMES`."""
 
 
 def build_c(source: str, flag: str, directory: str) -> str:
@@ -45,41 +43,10 @@ def c_rate(binary: str, sims: int, seed: int) -> float:
     return float(json.loads(out.stdout.splitlines()[-1])["sims_per_cpu_sec"])
 
 
-def openspiel_runner(game_string: str):  # type: ignore[no-untyped-def]
-    import pyspiel
-
-    game = pyspiel.load_game(game_string)
-    state = game.new_initial_state()
-
-    def decide(sims: int, seed: int) -> int:
-        evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
-        bot = pyspiel.MCTSBot(game, evaluator, math.sqrt(2), sims, 4000, False, seed, False)
-        root = bot.mcts_search(state)
-        return int(root.explore_count)  # the tree is freed on return, inside the timing
-
-    def run(sims: int, seed: int) -> float:
-        start = time.process_time()
-        done = decide(sims, seed)
-        return done / (time.process_time() - start)
-
-    return run
-
-
-def playout_runner(name: str, params: dict[str, int]):  # type: ignore[no-untyped-def]
-    import playout
-    from playout._src.compiled import CompiledMCTS
-
-    state = playout.make_game(name, **params).initial_state()
-
-    def decide(sims: int, seed: int) -> int:
-        engine = CompiledMCTS(state, seed=seed, solver=False)
-        return engine.run(playout.Budget(simulations=sims)).simulations
-
-    def run(sims: int, seed: int) -> float:
-        start = time.process_time()
-        done = decide(sims, seed)
-        return done / (time.process_time() - start)
-
+def runner(implementation: str, game: str) -> Runner:
+    run = make_runner(implementation, game)
+    if run is None:
+        raise SystemExit(f"{implementation} is not installed (pip install open-spiel)")
     return run
 
 
@@ -92,10 +59,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         for game in args.game or list(GAMES):
-            (name, params), flag, openspiel_name = GAMES[game]
-            binary = build_c(args.limit_c, flag, directory)
-            ours = playout_runner(name, params)
-            theirs = openspiel_runner(openspiel_name)
+            binary = build_c(args.limit_c, C_FLAGS[game], directory)
+            ours = runner("playout-compiled", game)
+            theirs = runner("openspiel-cpp", game)
             ours(200, 999)  # warm-up: load the compiled code, fault in the allocator
             theirs(200, 999)
             rates: dict[str, list[float]] = {"playout": [], "c": [], "openspiel": []}

@@ -30,6 +30,7 @@ ANALYSIS_KEYS = {
     "nodes",
     "max_depth",
     "proven",
+    "workers",
 }
 
 
@@ -123,6 +124,38 @@ def test_analyze_is_reproducible_with_a_seed(capsys: pytest.CaptureFixture[str])
     first.pop("seconds")
     second.pop("seconds")
     assert first == second
+
+
+def test_analyze_workers_runs_a_root_parallel_search(capsys: pytest.CaptureFixture[str]) -> None:
+    data = analyze_json(
+        capsys, "connect4", "--simulations", "2000", "--workers", "2", "--seed", "5"
+    )
+    assert set(data) == ANALYSIS_KEYS
+    assert data["workers"] == 2
+    # Each worker runs the whole budget; the root statistics of both are added up.
+    visits = [entry["visits"] for entry in data["actions"]]
+    assert sum(visits) == data["simulations"] == 2 * 2000
+    assert all(n > 0 for n in visits)
+    assert data["best_action"] in range(7)
+    assert data["best_move"] == str(data["best_action"] + 1)
+    best = max(data["actions"], key=lambda entry: (entry["visits"], entry["value"]))
+    assert best["action"] == data["best_action"]  # most merged visits
+    assert data["nodes"] > 2000  # two trees
+
+
+def test_analyze_workers_fall_back_to_one_without_a_compiled_search(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The bandit tree has no compiled kernel: one worker, and a note says why.
+    code, out, err = run_main(
+        capsys, "analyze", "bandit", "--workers", "2", "--simulations", "50", "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["workers"] == 1
+    assert data["best_move"] == "right"  # the optimal path 0 -> 2 -> 6 starts right
+    assert err.startswith("playout: note: --workers needs the compiled search")
+    assert len(err.splitlines()) == 1
 
 
 def test_analyze_text_output(capsys: pytest.CaptureFixture[str]) -> None:
@@ -382,6 +415,10 @@ ERROR_CASES = [
     ["analyze", "tictactoe", "--c", "-1"],
     ["analyze", "connect4", "--rollout", "neighbors"],
     ["analyze", "tictactoe", "--seed", "-1"],
+    ["analyze", "connect4", "--workers", "0"],
+    ["analyze", "connect4", "--workers", "two"],
+    ["analyze", "connect4", "--workers", "2", "--backend", "python"],
+    ["analyze", "bandit", "--workers", "2", "--backend", "compiled"],
     ["match", "tictactoe", "--p1", "alphazero", "--p2", "random"],
     ["match", "tictactoe", "--p1", "mcts:simulations=0", "--p2", "random"],
     ["match", "tictactoe", "--p1", "mcts:simulations=x", "--p2", "random"],
@@ -419,7 +456,13 @@ def test_backend_choice(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and err.startswith("playout: error: ") and len(err.splitlines()) == 1
     for backend in ("python", "compiled", "auto"):
         code, out, _ = run_main(
-            capsys, "analyze", "tictactoe", "--backend", backend, "--simulations", "50",
+            capsys,
+            "analyze",
+            "tictactoe",
+            "--backend",
+            backend,
+            "--simulations",
+            "50",
             "--json",
         )
         assert code == 0

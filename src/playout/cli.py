@@ -6,15 +6,19 @@ Usage::
     playout play GAME [--width W --height H --k K] [--first human|ai]
                  [--simulations N | --seconds S] [--seed K] [--rollout random|neighbors]
     playout analyze GAME --moves "1,1 0,0" [--simulations N | --seconds S] [--seed K] [--json]
+                    [--workers N]
     playout match GAME --p1 SPEC --p2 SPEC --games N [--seed K] [--json] [--workers N]
                   [--executor auto|local|pool|ray] [--ray-address ADDR] [--sprt ELO0,ELO1]
                   [--save FILE.jsonl] [--backend auto|python|compiled|ray]
     playout tournament GAME --players SPEC SPEC [SPEC ...] --games N [--anchor mean|first]
     playout replay FILE.jsonl [--game-index I]
+    playout bench [--game tictactoe|connect4|mnk9 ...] [--sims N] [--python-sims N] [--reps R]
+                  [--big] [--seed K] [--json]
 
 ``match`` and ``tournament`` run games on ``--workers`` processes (default: one per CPU; 1 runs
 in this process) or, with ``--executor ray``, on a Ray cluster; ``--backend ray`` is accepted
-as a short form of ``--executor ray`` and leaves the search backend on ``auto``.
+as a short form of ``--executor ray`` and leaves the search backend on ``auto``. ``analyze
+--workers N`` runs a root-parallel compiled search in N processes.
 
 User errors (unknown game, bad move, impossible size, bad budget or player spec) print one
 line ``playout: error: ...`` on stderr and exit with code 2. The search itself never prints:
@@ -37,6 +41,7 @@ from typing import Any, NoReturn
 import playout
 from playout import render
 from playout._src import arena, elo
+from playout._src import benchmark as bench_lib
 from playout._src.errors import (
     GameOverError,
     InvalidParameterError,
@@ -54,6 +59,8 @@ SYMBOLS = ("X", "O")
 """How the built-in two-player games draw player 0 and player 1."""
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 HELP_WORDS = frozenset({"?", "h", "help"})
+BENCH_GAMES = bench_lib.GAMES
+BIG_SIMULATIONS = 1_000_000
 
 
 class UsageError(Exception):
@@ -203,7 +210,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         default=1,
         metavar="N",
-        help="parallel search workers (reserved; searches use one worker for now)",
+        help="root-parallel search: N worker processes search the position independently "
+        "(each with the whole --simulations or --seconds budget and its own seed) and their "
+        "root statistics are added up, so about N times the simulations are reported. It "
+        "needs the compiled search: where the game or the options have none (auto backend) "
+        "it searches with 1 worker and says so on stderr; with --backend python it is an "
+        "error (default 1)",
     )
     analyze.set_defaults(handler=cmd_analyze)
 
@@ -265,6 +277,54 @@ def build_parser() -> argparse.ArgumentParser:
         help="only the game with this index (0-based game number of the match)",
     )
     replay.set_defaults(handler=cmd_replay)
+
+    bench = commands.add_parser(
+        "bench",
+        help="speed and memory of playout's engines against OpenSpiel's MCTS",
+        description="One decision from the empty board (plain UCT, c = sqrt(2), one random "
+        "rollout per leaf, solver off) by playout-compiled, playout-python, OpenSpiel's C++ "
+        "MCTSBot and OpenSpiel's Python MCTSBot, interleaved repetition by repetition. "
+        "Reports simulations per CPU second (median), the ratio playout-compiled / each "
+        "(median of the per-repetition ratios; above 1: playout-compiled is faster) and the "
+        "extra peak resident memory of one decision, measured in a fresh process (Linux). "
+        "Without open-spiel its columns say 'not installed'.",
+    )
+    bench.add_argument(
+        "--game",
+        choices=tuple(BENCH_GAMES),
+        action="append",
+        metavar="GAME",
+        help=f"a game to run, repeatable: {', '.join(BENCH_GAMES)} (default: all)",
+    )
+    bench.add_argument(
+        "--sims",
+        type=_positive_int,
+        default=10_000,
+        metavar="N",
+        help="simulations per decision for playout-compiled and openspiel-cpp (default 10000)",
+    )
+    bench.add_argument(
+        "--python-sims",
+        type=_positive_int,
+        default=2_000,
+        metavar="N",
+        help="simulations per decision for the two Python implementations, at most --sims "
+        "(default 2000)",
+    )
+    bench.add_argument(
+        "--reps", type=_positive_int, default=5, metavar="R", help="repetitions (default 5)"
+    )
+    bench.add_argument(
+        "--big",
+        action="store_true",
+        help="add connect four at 1,000,000 simulations (playout-compiled and openspiel-cpp, "
+        "one decision each in a fresh process): how the cost grows with the tree",
+    )
+    bench.add_argument(
+        "--seed", type=_non_negative_int, default=0, metavar="K", help="base seed (default 0)"
+    )
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.set_defaults(handler=cmd_bench)
     return parser
 
 
@@ -361,10 +421,9 @@ def _search_options(args: argparse.Namespace) -> arena.MctsOptions:
     return options
 
 
-def _engine(state: playout.GameState, args: argparse.Namespace) -> Any:
-    """The search engine for ``play`` and ``analyze``, built from the command's options."""
+def _engine_options(state: playout.GameState, args: argparse.Namespace) -> dict[str, Any]:
+    """The engine's ``selection``, ``evaluator``, ``budget`` and ``seed`` from the options."""
     options = _search_options(args)
-    factory = _engine_factory(args.backend)
     selection, evaluator = options.selection(), options.evaluator(state.game)
     # A game may recommend its own evaluator and selection rule (chess: a static evaluation
     # with move priors, for PUCT); they apply unless the options ask for something else.
@@ -373,13 +432,65 @@ def _engine(state: playout.GameState, args: argparse.Namespace) -> Any:
         evaluator = game.default_evaluator()
         if args.rule is None and args.c is None and hasattr(game, "default_selection"):
             selection = game.default_selection()
-    return factory(
-        state,
-        selection=selection,
-        evaluator=evaluator,
-        budget=options.budget,
-        seed=args.seed,
+    return {
+        "selection": selection,
+        "evaluator": evaluator,
+        "budget": options.budget,
+        "seed": args.seed,
+    }
+
+
+def _engine(state: playout.GameState, args: argparse.Namespace) -> Any:
+    """The search engine for ``play`` and ``analyze``, built from the command's options."""
+    return _engine_factory(args.backend)(state, **_engine_options(state, args))
+
+
+def _parallel_search(
+    state: playout.GameState, engine: Any, args: argparse.Namespace
+) -> playout.SearchResult | None:
+    """``analyze --workers N``: a root-parallel compiled search, merged; or None when the
+    compiled search cannot run this search with ``--backend auto`` (after a note on stderr).
+
+    ``engine`` is the one-worker engine the options build: the compiled search can run
+    exactly when it is a :class:`~playout._src.compiled.CompiledMCTS`.
+
+    Raises:
+        InvalidParameterError: ``--backend python``.
+    """
+    if args.backend == "python":
+        raise InvalidParameterError(
+            "--workers runs the compiled search in parallel; it cannot be combined with "
+            "--backend python (use --workers 1)"
+        )
+    options = _engine_options(state, args)
+    try:
+        from playout._src.compiled import CompiledMCTS, make_engine, parallel_search
+    except ImportError:
+        reason = "the compiled backend is not available in this installation"
+    else:
+        if isinstance(engine, CompiledMCTS):
+            budget = options["budget"]
+            return parallel_search(
+                state,
+                workers=args.workers,
+                simulations=budget.simulations,
+                seconds=budget.seconds,
+                seed=options["seed"],
+                selection=options["selection"],
+                evaluator=options["evaluator"],
+                backend="compiled",
+            )
+        try:
+            make_engine(state, backend="compiled", **options)
+            reason = "the compiled search is not available for it"
+        except InvalidParameterError as error:
+            reason = str(error).removeprefix("backend='compiled' cannot run this search: ")
+    print(
+        f"{PROG}: note: --workers needs the compiled search ({reason}); searching with 1 worker",
+        file=sys.stderr,
+        flush=True,
     )
+    return None
 
 
 @contextlib.contextmanager
@@ -542,18 +653,24 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         raise GameOverError(
             f"the game is over after these moves ({_outcome_text(game, state)}): nothing to analyse"
         )
-    if args.workers > 1:
-        print(f"{PROG}: note: --workers is reserved; searching with 1 worker", file=sys.stderr)
-    engine = _engine(state, args)
-    if args.json:
+    engine = _engine(state, args)  # built first: option errors come before any work
+    workers = 1
+    result = _parallel_search(state, engine, args) if args.workers > 1 else None
+    if result is not None:
+        workers = args.workers
+    elif args.json:
         result = engine.run()
-        _out(json.dumps(_analysis_json(game, state, result), indent=2))
+    else:
+        with _progress_bar(_search_options(args).budget, "thinking") as callback:
+            result = engine.run(progress=callback)
+    if args.json:
+        _out(json.dumps(_analysis_json(game, state, result, workers), indent=2))
         return EXIT_OK
-    with _progress_bar(_search_options(args).budget, "thinking") as callback:
-        result = engine.run(progress=callback)
     moves = render.moves_text(game, game.initial_state(), actions)
     header = f"{game.spec.name}: {_player_label(game, state.current_player())} to move"
     header += f" after {len(moves)} moves: {' '.join(moves)}" if moves else " (initial position)"
+    if workers > 1:
+        header += f"; root-parallel search, {workers} workers"
     lines = [header, _board_text(game, state), ""]
     grids = _grids_text(game, result)
     if grids:
@@ -567,7 +684,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _analysis_json(game: Any, state: Any, result: playout.SearchResult) -> dict[str, Any]:
+def _analysis_json(
+    game: Any, state: Any, result: playout.SearchResult, workers: int = 1
+) -> dict[str, Any]:
     return {
         "game": game.spec.name,
         "to_play": state.current_player(),
@@ -591,6 +710,7 @@ def _analysis_json(game: Any, state: Any, result: playout.SearchResult) -> dict[
         "nodes": result.nodes,
         "max_depth": result.max_depth,
         "proven": result.proven,
+        "workers": workers,
     }
 
 
@@ -869,6 +989,81 @@ def cmd_replay(args: argparse.Namespace) -> int:
             _out(f"\nmove {move}: {label} plays {game.action_to_string(before, action)}")
             _out(_board_text(game, after))
         _out(f"result: {_outcome_text(game, saved.states[-1])}")
+    return EXIT_OK
+
+
+def _bench_table(case: bench_lib.CaseResult) -> Any:
+    """A rich table of one benchmark case: rates, ratios and memory per implementation."""
+    from rich.table import Table
+
+    game = case.game
+    table = Table(
+        title=f"{game.description} ({game.name}; OpenSpiel {game.openspiel_game}), "
+        f"{case.repetitions} rep{'s' if case.repetitions != 1 else ''}",
+        title_justify="left",
+    )
+    table.add_column("implementation", no_wrap=True)
+    table.add_column("sims/decision", justify="right")
+    table.add_column("sims/s (CPU)", justify="right")
+    table.add_column("compiled / this", justify="right")
+    table.add_column("peak MiB", justify="right")
+    for row in case.measurements:
+        if row.status != "ok":
+            table.add_row(row.implementation, f"{row.simulations:,}", row.status, "-", "-")
+            continue
+        rate, ratio, peak = row.rate, row.ratio, row.peak_memory_mib
+        table.add_row(
+            row.implementation,
+            f"{row.simulations:,}",
+            "-" if rate is None else f"{rate:,.0f}",
+            "-" if ratio is None else f"{ratio:.2f}",
+            "n/a" if peak is None else f"{peak:.1f}",
+        )
+    return table
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """``playout bench``: playout's engines against OpenSpiel's MCTS, side by side."""
+    from rich.console import Console
+
+    console = Console(file=sys.stdout, highlight=False)
+    games = args.game or list(BENCH_GAMES)
+    settings = {
+        "simulations": args.sims,
+        "python_simulations": args.python_sims,
+        "repetitions": args.reps,
+        "big": args.big,
+        "big_simulations": BIG_SIMULATIONS,
+        "seed": args.seed,
+    }
+    if args.json:
+        report = bench_lib.run_benchmark(games, **settings)
+        _out(json.dumps(report.as_dict(), indent=2))
+        return EXIT_OK
+    python_sims = min(args.python_sims, args.sims)
+    fewer = python_sims < args.sims
+    _out(f"machine: {bench_lib.machine_info().text()}")
+    _out(
+        "work: one decision from the empty board, UCT c = sqrt(2), one random rollout per "
+        f"leaf, solver off; {args.sims:,} simulations"
+        + (f" ({python_sims:,} for the Python implementations)" if fewer else "")
+        + f"; sims/s: median of {args.reps} interleaved reps, process CPU time"
+    )
+
+    def show(case: bench_lib.CaseResult) -> None:
+        console.print()
+        console.print(_bench_table(case))
+
+    status = console.status("benchmarking ...") if console.is_terminal else None
+    with status if status is not None else contextlib.nullcontext():
+        bench_lib.run_benchmark(games, **settings, on_case=show)
+    _out(
+        f"\ncompiled / this: median of the per-rep ratios of sims/s, {bench_lib.REFERENCE}'s "
+        "over this one's (above 1: playout-compiled is faster)"
+        + ("; the Python implementations ran fewer simulations per decision" if fewer else "")
+        + ". peak MiB: extra peak resident memory of one decision in a fresh process "
+        "(n/a: not measurable here)."
+    )
     return EXIT_OK
 
 

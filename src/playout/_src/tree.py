@@ -75,7 +75,13 @@ RULE_UCB1 = 0  # params: [c]
 RULE_PUCT = 1  # params: [c, first_play_value]
 RULE_EPSILON_GREEDY = 2  # params: [epsilon]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+_JIT = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": False}
+"""Compile options of the phase functions. None of them allocates, so they are compiled
+without numba's reference counting (``_nrt=False``): with it, every call increments and
+decrements the count of every array argument through a runtime function call, which costs
+more than the selection arithmetic itself. ``error_model="numpy"``: no ZeroDivisionError
+checks in the inner loops."""
+_JIT_ALLOCATING = {"cache": True, "nogil": True}
 
 
 class Tree(NamedTuple):
@@ -248,7 +254,28 @@ def is_proven_win_for(player: int, proven: int) -> bool:
     return proven == PROVEN_P0_WIN
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
+def random_unvisited_edge(
+    edges: np.ndarray, first: int, count: int, start: int, rng: np.ndarray
+) -> int:
+    """A uniformly random unvisited edge among ``start .. first + count - 1``, or
+    ``NO_EDGE``: count them, draw one, find it."""
+    num_unvisited = 0
+    for e in range(start, first + count):
+        if edges[e, E_VISITS] == 0:
+            num_unvisited += 1
+    if num_unvisited == 0:
+        return NO_EDGE
+    skip = random_below(rng, num_unvisited) if num_unvisited > 1 else 0
+    for e in range(start, first + count):
+        if edges[e, E_VISITS] == 0:
+            if skip == 0:
+                return e
+            skip -= 1
+    return NO_EDGE
+
+
+@numba.njit(inline="always", **_JIT)
 def select_edge(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -275,23 +302,17 @@ def select_edge(
         return sample_by_prior(edge_values, first, count, rng)
     parent_visits = nodes[node, N_VISITS]
     if rule != RULE_PUCT:
-        # Unvisited edges first, one of them uniformly at random: count, draw, find.
-        num_unvisited = 0
-        for e in range(first, first + count):
-            if edges[e, E_VISITS] == 0:
-                num_unvisited += 1
-        if num_unvisited > 0:
-            skip = random_below(rng, num_unvisited) if num_unvisited > 1 else 0
-            for e in range(first, first + count):
-                if edges[e, E_VISITS] == 0:
-                    if skip == 0:
-                        return e
-                    skip -= 1
+        unvisited = random_unvisited_edge(edges, first, count, first, rng)
+        if unvisited != NO_EDGE:
+            return unvisited
         if rule == RULE_EPSILON_GREEDY and random_unit(rng) < rule_params[0]:
             return first + random_below(rng, count)
     c = rule_params[0]
-    log_n = math.log(max(parent_visits, 1))
-    sqrt_n = math.sqrt(max(parent_visits, 1))
+    scale = 0.0  # the exploration numerator: ln N for UCB1, sqrt N for PUCT
+    if rule == RULE_UCB1:
+        scale = math.log(max(parent_visits, 1))
+    elif rule == RULE_PUCT:
+        scale = math.sqrt(max(parent_visits, 1))
     best = -math.inf
     chosen = first
     ties = 0
@@ -301,10 +322,10 @@ def select_edge(
         n = edges[e, E_VISITS]
         if rule == RULE_UCB1:
             inverse_n = 1.0 / n
-            score = edge_values[e, EV_VALUE_SUM] * inverse_n + c * math.sqrt(log_n * inverse_n)
+            score = edge_values[e, EV_VALUE_SUM] * inverse_n + c * math.sqrt(scale * inverse_n)
         elif rule == RULE_PUCT:
             q = edge_values[e, EV_VALUE_SUM] / n if n > 0 else rule_params[1]
-            score = q + c * edge_values[e, EV_PRIOR] * sqrt_n / (1.0 + n)
+            score = q + c * edge_values[e, EV_PRIOR] * scale / (1.0 + n)
         else:
             score = edge_values[e, EV_VALUE_SUM] / n
         if score > best:
@@ -358,7 +379,7 @@ def descend(
 # --------------------------------------------------------------------------------------------
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def add_node(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -385,7 +406,7 @@ def add_node(
     return node
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def expand(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -422,13 +443,13 @@ def expand(
 # --------------------------------------------------------------------------------------------
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def value_for(player: int, value0: float) -> float:
     """A value for player 0 seen by ``player`` (negated for player 1 only)."""
     return -value0 if player == 1 else value0
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def backup(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -455,7 +476,7 @@ def backup(
         node = parent
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def expand_and_backup(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -485,7 +506,7 @@ def expand_and_backup(
     return node
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)
 def classify(value0: float, min_return: float, max_return: float) -> int:
     """The solver class of an exact value for player 0."""
     if value0 >= max_return:
@@ -749,7 +770,7 @@ def _is_lost_edge(nodes: np.ndarray, edges: np.ndarray, e: int, player: int) -> 
     return child != UNVISITED and is_proven_loss_for(player, nodes[child, N_PROVEN])
 
 
-@numba.njit(**_JIT)
+@numba.njit(**_JIT_ALLOCATING)
 def principal_variation(
     nodes: np.ndarray, edges: np.ndarray, edge_values: np.ndarray, out: np.ndarray
 ) -> int:

@@ -1,0 +1,625 @@
+"""Speed and memory of one MCTS decision: playout's two engines and OpenSpiel's two bots.
+
+What is timed: one move decision from the empty board by a fresh searcher, from building the
+searcher to freeing its tree, under the same plain search for every implementation: UCT with
+c = sqrt(2) on values in [-1, 1] (Kocsis & Szepesvari 2006), one uniformly random rollout per
+new leaf, the solver off. The clock is the CPU time of the measuring process
+(:func:`time.process_time`), so a rate is in simulations per CPU second and does not count
+time the process spent waiting for a core.
+
+The implementations (:data:`IMPLEMENTATIONS`):
+
+* ``playout-compiled``: :class:`playout._src.compiled.CompiledMCTS`, the loop in numba;
+* ``playout-python``: :class:`playout.MCTS`, the Python driver;
+* ``openspiel-cpp``: OpenSpiel's C++ ``pyspiel.MCTSBot`` with ``RandomRolloutEvaluator(1)``;
+* ``openspiel-python``: OpenSpiel's ``open_spiel.python.algorithms.mcts.MCTSBot`` with
+  ``RandomRolloutEvaluator(n_rollouts=1)``.
+
+The two Python implementations run :attr:`BenchmarkReport.python_simulations` per decision
+(fewer than the others, to keep a run short); their rates are per simulation all the same, but
+a smaller tree is a little cheaper per simulation, which favours them slightly.
+
+Point of view of the ratios: ``playout-compiled``'s rate divided by the other's, so a ratio
+above 1 means playout-compiled did more simulations per CPU second. In every repetition the
+implementations take turns on the same work (the order rotates from one repetition to the
+next), and the ratio reported is the median of the per-repetition ratios, so that the drift
+of a shared machine hits both sides of a ratio alike.
+
+Peak memory: each implementation decides once more in a fresh worker process (after an
+untimed warm-up decision there); the figure is the peak resident set size during the
+decision minus the resident size just before it, in MiB (2**20 bytes), read from
+``/proc/self/status`` after resetting the peak through ``/proc/self/clear_refs`` (Linux).
+It is ``None`` where that is not possible.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import gc
+import importlib.metadata
+import math
+import multiprocessing
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal
+
+from playout._src.errors import InvalidParameterError
+
+Implementation = Literal["playout-compiled", "playout-python", "openspiel-cpp", "openspiel-python"]
+IMPLEMENTATIONS: tuple[Implementation, ...] = (
+    "playout-compiled",
+    "playout-python",
+    "openspiel-cpp",
+    "openspiel-python",
+)
+REFERENCE: Implementation = "playout-compiled"
+"""The implementation every ratio is taken from (its rate over the other's)."""
+PYTHON_IMPLEMENTATIONS: frozenset[Implementation] = frozenset(
+    {"playout-python", "openspiel-python"}
+)
+"""The implementations that run ``python_simulations`` per decision."""
+BIG_IMPLEMENTATIONS: tuple[Implementation, ...] = ("playout-compiled", "openspiel-cpp")
+"""The implementations of the large-tree case (``big=True``)."""
+BIG_GAME = "connect4"
+UCT_C = math.sqrt(2.0)
+WARMUP_SIMULATIONS = 200
+OPENSPIEL_MAX_MEMORY_MB = 4000
+"""OpenSpiel's ``max_memory_mb``: high enough that its tree is never pruned here."""
+
+Status = Literal["ok", "not installed", "failed"]
+Runner = Callable[[int, int], float]
+"""``runner(simulations, seed)``: one timed decision; simulations per CPU second."""
+
+
+@dataclass(frozen=True)
+class BenchGame:
+    """A benchmark game: its playout registry entry and the same game in OpenSpiel."""
+
+    name: str
+    description: str
+    playout_game: str
+    playout_params: tuple[tuple[str, int], ...]
+    openspiel_game: str
+
+
+GAMES: Mapping[str, BenchGame] = MappingProxyType(
+    {
+        "tictactoe": BenchGame("tictactoe", "tic-tac-toe", "tictactoe", (), "tic_tac_toe"),
+        "connect4": BenchGame("connect4", "connect four 7x6", "connect4", (), "connect_four"),
+        "mnk9": BenchGame(
+            "mnk9",
+            "9x9, five in a row",
+            "mnk",
+            (("width", 9), ("height", 9), ("k", 5)),
+            "gomoku(size=9,connect=5)",
+        ),
+    }
+)
+
+
+# ------------------------------------------------------------------------------ results
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Where a benchmark ran: CPU model, logical CPUs available, load and library versions
+    (``None`` for a library that is not installed)."""
+
+    cpu: str
+    cpus: int
+    load_average: float | None
+    python: str
+    numpy: str | None
+    numba: str | None
+    open_spiel: str | None
+
+    def text(self) -> str:
+        """One line for a report header."""
+        load = "" if self.load_average is None else f", load {self.load_average:.2f}"
+        versions = ", ".join(
+            f"{name} {version or 'not installed'}"
+            for name, version in (
+                ("numpy", self.numpy),
+                ("numba", self.numba),
+                ("open-spiel", self.open_spiel),
+            )
+        )
+        return f"{self.cpu}, {self.cpus} CPUs{load}; Python {self.python}, {versions}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "cpu": self.cpu,
+            "cpus": self.cpus,
+            "load_average": self.load_average,
+            "python": self.python,
+            "numpy": self.numpy,
+            "numba": self.numba,
+            "open_spiel": self.open_spiel,
+        }
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One implementation on one game.
+
+    Attributes:
+        implementation: one of :data:`IMPLEMENTATIONS`.
+        status: ``"ok"``; ``"not installed"`` (open-spiel missing: no figures);
+            ``"failed"`` (its worker process died, e.g. out of memory: no figures).
+        simulations: simulations per decision.
+        rates: simulations per CPU second, one per repetition, in repetition order.
+        ratios: the reference's rate / this rate, per repetition (1.0 for the reference).
+        peak_memory_mib: extra peak resident memory of one decision in MiB, or ``None``.
+    """
+
+    implementation: Implementation
+    status: Status
+    simulations: int
+    rates: tuple[float, ...] = ()
+    ratios: tuple[float, ...] = ()
+    peak_memory_mib: float | None = None
+
+    @property
+    def rate(self) -> float | None:
+        """The median rate (simulations per CPU second), or ``None`` without figures."""
+        return statistics.median(self.rates) if self.rates else None
+
+    @property
+    def ratio(self) -> float | None:
+        """The median per-repetition ratio ``reference rate / this rate``, or ``None``."""
+        return statistics.median(self.ratios) if self.ratios else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "implementation": self.implementation,
+            "status": self.status,
+            "simulations": self.simulations,
+            "sims_per_second": self.rate,
+            "ratio": self.ratio,
+            "rates": list(self.rates),
+            "ratios": list(self.ratios),
+            "peak_memory_mib": self.peak_memory_mib,
+        }
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """Every implementation on one game at one size (one table of the report)."""
+
+    game: BenchGame
+    repetitions: int
+    measurements: tuple[Measurement, ...]
+
+    def measurement(self, implementation: str) -> Measurement:
+        """The row of ``implementation``; KeyError if it was not part of this case."""
+        for row in self.measurements:
+            if row.implementation == implementation:
+                return row
+        raise KeyError(implementation)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game.name,
+            "description": self.game.description,
+            "openspiel_game": self.game.openspiel_game,
+            "repetitions": self.repetitions,
+            "results": [row.as_dict() for row in self.measurements],
+        }
+
+
+@dataclass(frozen=True)
+class BenchmarkReport:
+    """The result of :func:`run_benchmark`: the machine, the settings and one case per table.
+
+    ``big_simulations`` is ``None`` when the large-tree case was not run.
+    """
+
+    machine: Machine
+    simulations: int
+    python_simulations: int
+    repetitions: int
+    seed: int
+    big_simulations: int | None
+    cases: tuple[CaseResult, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data (rates in simulations per CPU second)."""
+        return {
+            "machine": self.machine.as_dict(),
+            "reference": REFERENCE,
+            "simulations": self.simulations,
+            "python_simulations": self.python_simulations,
+            "repetitions": self.repetitions,
+            "seed": self.seed,
+            "big_simulations": self.big_simulations,
+            "cases": [case.as_dict() for case in self.cases],
+        }
+
+
+# ------------------------------------------------------------------------------ machine
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def machine_info() -> Machine:
+    """The machine and library versions, as they are now."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        load: float | None = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = None
+    return Machine(
+        cpu=_cpu_model(),
+        cpus=cpus,
+        load_average=load,
+        python=platform.python_version(),
+        numpy=_version("numpy"),
+        numba=_version("numba"),
+        open_spiel=_version("open_spiel"),
+    )
+
+
+# ------------------------------------------------------------------------------ runners
+
+
+def _timed(decide: Callable[[int, int], int]) -> Runner:
+    """A runner timing ``decide(simulations, seed) -> simulations done`` in CPU seconds."""
+
+    def run(simulations: int, seed: int) -> float:
+        start = time.process_time()
+        done = decide(simulations, seed)  # the tree is freed on return, inside the timing
+        elapsed = time.process_time() - start
+        return done / max(elapsed, 1e-9)
+
+    return run
+
+
+def _playout_state(game: BenchGame) -> Any:
+    from playout._src.registry import make_game
+
+    return make_game(game.playout_game, **dict(game.playout_params)).initial_state()
+
+
+def _playout_compiled(game: BenchGame) -> Runner:
+    from playout._src.compiled import CompiledMCTS
+    from playout._src.search import Budget
+
+    state = _playout_state(game)
+
+    def decide(simulations: int, seed: int) -> int:
+        engine = CompiledMCTS(state, seed=seed, solver=False)
+        return engine.run(Budget(simulations=simulations)).simulations
+
+    return _timed(decide)
+
+
+def _playout_python(game: BenchGame) -> Runner:
+    from playout._src.search import MCTS, Budget
+
+    state = _playout_state(game)
+
+    def decide(simulations: int, seed: int) -> int:
+        engine = MCTS(state, seed=seed, solver=False)
+        return engine.run(Budget(simulations=simulations)).simulations
+
+    return _timed(decide)
+
+
+def _openspiel_cpp(game: BenchGame) -> Runner:
+    import pyspiel
+
+    spiel_game = pyspiel.load_game(game.openspiel_game)
+    state = spiel_game.new_initial_state()
+
+    def decide(simulations: int, seed: int) -> int:
+        evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+        bot = pyspiel.MCTSBot(
+            spiel_game, evaluator, UCT_C, simulations, OPENSPIEL_MAX_MEMORY_MB, False, seed, False
+        )
+        return int(bot.mcts_search(state).explore_count)
+
+    return _timed(decide)
+
+
+def _openspiel_python(game: BenchGame) -> Runner:
+    import numpy as np
+    import pyspiel
+    from open_spiel.python.algorithms import mcts
+
+    spiel_game = pyspiel.load_game(game.openspiel_game)
+    state = spiel_game.new_initial_state()
+
+    def decide(simulations: int, seed: int) -> int:
+        random_state = np.random.RandomState(seed)
+        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
+        bot = mcts.MCTSBot(
+            spiel_game, UCT_C, simulations, evaluator, solve=False, random_state=random_state
+        )
+        return int(bot.mcts_search(state).explore_count)
+
+    return _timed(decide)
+
+
+_RUNNERS: Mapping[str, Callable[[BenchGame], Runner]] = MappingProxyType(
+    {
+        "playout-compiled": _playout_compiled,
+        "playout-python": _playout_python,
+        "openspiel-cpp": _openspiel_cpp,
+        "openspiel-python": _openspiel_python,
+    }
+)
+
+
+def make_runner(implementation: str, game: str) -> Runner | None:
+    """A timed decision of ``implementation`` on the empty board of ``game``, or ``None``
+    when the implementation's package is not installed (open-spiel).
+
+    ``runner(simulations, seed)`` builds a fresh searcher, runs ``simulations`` simulations
+    from the empty board and frees the tree, and returns simulations per CPU second.
+
+    Raises:
+        InvalidParameterError: an unknown implementation or game.
+    """
+    if implementation not in _RUNNERS:
+        raise InvalidParameterError(
+            f"unknown implementation {implementation!r}; one of {', '.join(IMPLEMENTATIONS)}"
+        )
+    try:
+        return _RUNNERS[implementation](_game(game))
+    except ImportError:
+        if implementation.startswith("openspiel"):
+            return None
+        raise
+
+
+def _game(name: str) -> BenchGame:
+    if name not in GAMES:
+        raise InvalidParameterError(f"unknown benchmark game {name!r}; one of {', '.join(GAMES)}")
+    return GAMES[name]
+
+
+# ------------------------------------------------------------------------------ memory
+
+
+def _status_kib(field: str) -> int | None:
+    """A ``kB`` field of ``/proc/self/status`` (``VmRSS``, ``VmHWM``), or None."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _reset_peak_rss() -> bool:
+    """Reset ``VmHWM`` to the current resident size (Linux >= 4.0); False if impossible."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as clear_refs:
+            clear_refs.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def _probe(
+    implementation: str, game: str, simulations: int, seed: int
+) -> tuple[float, float | None]:
+    """In a worker process: a warm-up decision, then one timed decision; its rate and its
+    extra peak resident memory in MiB (None where /proc cannot tell)."""
+    runner = make_runner(implementation, game)
+    if runner is None:
+        raise ImportError(f"{implementation} is not installed")
+    runner(min(WARMUP_SIMULATIONS, simulations), seed + 1)
+    gc.collect()
+    is_reset = _reset_peak_rss()
+    before = _status_kib("VmRSS")
+    rate = runner(simulations, seed)
+    peak = _status_kib("VmHWM")
+    if not is_reset or before is None or peak is None:
+        return rate, None
+    return rate, max(peak - before, 0) / 1024.0
+
+
+def _probe_in_fresh_process(
+    implementation: str, game: str, simulations: int, seed: int
+) -> tuple[float, float | None] | None:
+    """:func:`_probe` in a new ``spawn`` process; None if that process died."""
+    context = multiprocessing.get_context("spawn")
+    try:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+            return pool.submit(_probe, implementation, game, simulations, seed).result()
+    except concurrent.futures.process.BrokenProcessPool:
+        return None
+
+
+# ------------------------------------------------------------------------------ benchmark
+
+
+def _check_count(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(f"{name} must be a whole number >= 1, got {value!r}")
+
+
+def _ratios(reference: Sequence[float], rates: Sequence[float]) -> tuple[float, ...]:
+    if len(reference) != len(rates):
+        return ()
+    return tuple(ours / theirs for ours, theirs in zip(reference, rates, strict=True))
+
+
+def _interleaved_case(
+    game: BenchGame,
+    implementations: Sequence[Implementation],
+    simulations: Mapping[Implementation, int],
+    repetitions: int,
+    seed: int,
+    memory: bool,
+) -> CaseResult:
+    """Timing in this process, implementations interleaved; memory in fresh processes."""
+    found = {name: make_runner(name, game.name) for name in implementations}
+    runners = {name: runner for name, runner in found.items() if runner is not None}
+    ready = list(runners)
+    for name in ready:  # warm-up: load compiled code, fault in the allocator
+        runners[name](min(WARMUP_SIMULATIONS, simulations[name]), seed + repetitions)
+    rates: dict[str, list[float]] = {name: [] for name in ready}
+    for rep in range(repetitions):
+        shift = rep % len(ready) if ready else 0
+        for name in ready[shift:] + ready[:shift]:
+            rates[name].append(runners[name](simulations[name], seed + rep))
+    peaks: dict[str, float | None] = {}
+    for name in ready:
+        probe = (
+            _probe_in_fresh_process(name, game.name, simulations[name], seed) if memory else None
+        )
+        peaks[name] = None if probe is None else probe[1]
+    reference = rates.get(REFERENCE, [])
+    rows = tuple(
+        Measurement(name, "not installed", simulations[name])
+        if name not in runners
+        else Measurement(
+            name,
+            "ok",
+            simulations[name],
+            tuple(rates[name]),
+            _ratios(reference, rates[name]),
+            peaks[name],
+        )
+        for name in implementations
+    )
+    return CaseResult(game, repetitions, rows)
+
+
+def _worker_case(
+    game: BenchGame, implementations: Sequence[Implementation], simulations: int, seed: int
+) -> CaseResult:
+    """One decision per implementation, each in a fresh process that also reports memory
+    (for large trees, where running the decision twice would be costly)."""
+    probes: dict[str, tuple[float, float | None] | None] = {}
+    installed: dict[str, bool] = {}
+    for name in implementations:
+        installed[name] = make_runner(name, game.name) is not None
+        if installed[name]:
+            probes[name] = _probe_in_fresh_process(name, game.name, simulations, seed)
+    reference_probe = probes.get(REFERENCE)
+    rows = []
+    for name in implementations:
+        probe = probes.get(name)
+        if not installed[name]:
+            rows.append(Measurement(name, "not installed", simulations))
+        elif probe is None:
+            rows.append(Measurement(name, "failed", simulations))
+        else:
+            ratios = () if reference_probe is None else (reference_probe[0] / probe[0],)
+            rows.append(Measurement(name, "ok", simulations, (probe[0],), ratios, probe[1]))
+    return CaseResult(game, 1, tuple(rows))
+
+
+def run_benchmark(
+    games: Sequence[str] = tuple(GAMES),
+    *,
+    simulations: int = 10_000,
+    python_simulations: int = 2_000,
+    repetitions: int = 5,
+    big: bool = False,
+    big_simulations: int = 1_000_000,
+    seed: int = 0,
+    memory: bool = True,
+    on_case: Callable[[CaseResult], None] | None = None,
+) -> BenchmarkReport:
+    """Every implementation on every game, side by side; see the module docstring.
+
+    Args:
+        games: names from :data:`GAMES`, in the order to run them.
+        simulations: simulations per decision for the compiled and C++ implementations.
+        python_simulations: simulations per decision for the Python implementations
+            (capped at ``simulations``).
+        repetitions: timed decisions per implementation and game, interleaved.
+        big: add the large-tree case: connect four at ``big_simulations``, playout-compiled
+            and openspiel-cpp only, one decision each in a fresh process.
+        seed: repetition ``r`` uses seed ``seed + r`` for every implementation.
+        memory: measure peak memory (one more decision per row, in a fresh process).
+        on_case: called with each case's result as soon as it is done (for a live report).
+
+    Raises:
+        InvalidParameterError: an unknown game, no games, or a count below 1.
+    """
+    for name, value in (
+        ("simulations", simulations),
+        ("python_simulations", python_simulations),
+        ("repetitions", repetitions),
+        ("big_simulations", big_simulations),
+    ):
+        _check_count(name, value)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidParameterError(f"seed must be a whole number >= 0, got {seed!r}")
+    if not games:
+        raise InvalidParameterError("no games to benchmark")
+    chosen = [_game(name) for name in dict.fromkeys(games)]
+    machine = machine_info()
+    python_simulations = min(python_simulations, simulations)
+    per_implementation: dict[Implementation, int] = {
+        name: python_simulations if name in PYTHON_IMPLEMENTATIONS else simulations
+        for name in IMPLEMENTATIONS
+    }
+    cases = []
+    for game in chosen:
+        case = _interleaved_case(
+            game, IMPLEMENTATIONS, per_implementation, repetitions, seed, memory
+        )
+        cases.append(case)
+        if on_case is not None:
+            on_case(case)
+    if big:
+        case = _worker_case(GAMES[BIG_GAME], BIG_IMPLEMENTATIONS, big_simulations, seed)
+        cases.append(case)
+        if on_case is not None:
+            on_case(case)
+    return BenchmarkReport(
+        machine=machine,
+        simulations=simulations,
+        python_simulations=python_simulations,
+        repetitions=repetitions,
+        seed=seed,
+        big_simulations=big_simulations if big else None,
+        cases=tuple(cases),
+    )
+
+
+__all__ = [
+    "GAMES",
+    "IMPLEMENTATIONS",
+    "REFERENCE",
+    "BenchGame",
+    "BenchmarkReport",
+    "CaseResult",
+    "Machine",
+    "Measurement",
+    "machine_info",
+    "make_runner",
+    "run_benchmark",
+]
