@@ -66,7 +66,7 @@ def _expansions(engine: Any) -> tuple[list[Any], list[int]]:
     parents, actions = [], []
     for node in range(1, tree.num_nodes):
         edge = int(tree.nodes[node, T.N_PARENT_EDGE])
-        parents.append(states[int(tree.edges[edge, T.E_PARENT])])
+        parents.append(states[int(tree.nodes[node, T.N_PARENT])])
         actions.append(int(tree.edges[edge, T.E_ACTION]))
     return parents, actions
 
@@ -220,6 +220,7 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
         "path": path,
         "rng": rng,
         "node": node,
+        "parent": node,
         "edge": edge,
         "depth": depth,
         "state": state,
@@ -306,8 +307,8 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
             1.0,
         ),
         (
-            "T.expand_and_backup(*tree, ...): numba dispatch of 12 args + the work",
-            "T.expand_and_backup(*copy, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5)",
+            "T.expand_and_backup(*tree, ...): numba dispatch of 13 args + the work",
+            "T.expand_and_backup(*copy, parent, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5)",
             1.0,
         ),
         (

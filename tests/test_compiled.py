@@ -159,7 +159,7 @@ def test_tree_reuse_keeps_the_subtree_and_its_states() -> None:
     tree = engine.tree
     for node in range(1, tree.num_nodes):
         edge = tree.nodes[node, T.N_PARENT_EDGE]
-        parent = tree.edges[edge, T.E_PARENT]
+        parent = tree.nodes[node, T.N_PARENT]
         expected = engine.node_states[parent].copy()
         kernel.play(kernel.params, expected, int(tree.edges[edge, T.E_ACTION]))
         assert np.array_equal(engine.node_states[node], expected)
@@ -396,3 +396,25 @@ def test_recycled_memory_never_changes_a_tree_someone_holds() -> None:
     second = CompiledMCTS(state, seed=1, solver=False)
     second.run(Budget(simulations=2000))
     assert all(a.shape[0] >= 2000 for a in second.tree[:2])
+
+
+def test_tree_capacity_is_that_of_its_shortest_array() -> None:
+    from playout._src.compiled import memory
+
+    # Pooled arrays may be longer than asked for: a tree whose `nodes` came back four times
+    # longer than its `node_values` must not let the driver write past `node_values`.
+    tree = memory.new_tree(64, 512)
+    longer = T.Tree(
+        nodes=np.zeros((256, T.NODE_FIELDS), dtype=tree.nodes.dtype),
+        node_values=np.zeros((64, T.NODE_VALUE_FIELDS)),
+        edges=np.zeros((2048, T.EDGE_FIELDS), dtype=tree.edges.dtype),
+        edge_values=np.zeros((512, T.EDGE_VALUE_FIELDS)),
+        meta=tree.meta,
+    )
+    assert (longer.node_capacity, longer.edge_capacity) == (64, 512)
+    longer.meta[T.M_NUM_NODES] = 60
+    longer.meta[T.M_NUM_EDGES] = 500
+    grown = memory.reserve(longer, 10, 100)
+    assert min(grown.nodes.shape[0], grown.node_values.shape[0]) >= 70
+    assert min(grown.edges.shape[0], grown.edge_values.shape[0]) >= 600
+    assert grown.node_capacity >= 70 and grown.edge_capacity >= 600

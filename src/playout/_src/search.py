@@ -242,7 +242,7 @@ class MCTS:
         self._max_depth_seen = 0
         T.add_node(
             self._tree.nodes, self._tree.node_values, self._tree.edges, self._tree.meta,
-            T.NO_EDGE, state.current_player(), state.is_terminal(), 0.0,
+            T.NO_NODE, T.NO_EDGE, state.current_player(), state.is_terminal(), 0.0,
         )
         self._states.append(state)
         if not state.is_terminal():
@@ -369,7 +369,7 @@ class MCTS:
                 value0 = 0.0 if rewards else float(state.returns()[0])
                 # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
                 solved = finish_new_leaf(
-                    nodes, node_values, edges, edge_values, meta, edge, terminal, True,
+                    nodes, node_values, edges, edge_values, meta, node, edge, terminal, True,
                     reward0, _NO_ACTIONS, _NO_PRIORS, value0, solve, low, high,
                 )
             else:
@@ -393,7 +393,7 @@ class MCTS:
                 priors = self._priors(state, actions) if may_have_priors else _NO_PRIORS
                 # 2 + 4. Expansion, backpropagation (and the solver), compiled.
                 solved = finish_new_leaf(
-                    nodes, node_values, edges, edge_values, meta, edge, player, False,
+                    nodes, node_values, edges, edge_values, meta, node, edge, player, False,
                     reward0, actions, priors, value0, solve, low, high,
                 )
             if store:

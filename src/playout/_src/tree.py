@@ -15,13 +15,15 @@ A tree is five numpy arrays. Node ids and edge ids are row indices; :data:`ROOT`
                       its class for player 0: ``PROVEN_P0_WIN`` (player 0's best return),
                       ``PROVEN_DRAW`` (anything between) or ``PROVEN_P0_LOSS`` (the worst).
     ``N_PLIES``       for a proven node, the plies to the end of the game under best play.
+    ``N_PARENT``      the node the parent edge leaves from, :data:`NO_NODE` for the root.
 ``node_values`` (float64, ``[node_capacity, NODE_VALUE_FIELDS]``)
     ``NV_EXACT``      the exact future return for player 0 of a terminal node (set at
                       creation) or of a node the solver has proven.
+    ``NV_REWARD``     reward to player 0 on the transition into the node (games with
+                      intermediate rewards, seed 002's bandit; zero otherwise).
 ``edges`` (int64, ``[edge_capacity, EDGE_FIELDS]``)
     ``E_ACTION``      the action id.
     ``E_CHILD``       the child node, or :data:`UNVISITED` until the edge is first taken.
-    ``E_PARENT``      the node the edge leaves from.
     ``E_VISITS``      simulations that took the edge (the child's visit count).
     ``E_PROVEN``      the child's solver class (a copy of its ``N_PROVEN``, kept on the edge
                       so that selection reads one row per edge, not the child's row too).
@@ -30,8 +32,9 @@ A tree is five numpy arrays. Node ids and edge ids are row indices; :data:`ROOT`
                       at the parent); the edge's mean value is ``value_sum / visits``.
     ``EV_PRIOR``      prior probability of the edge (uniform without a policy; the chance
                       probability at chance nodes).
-    ``EV_REWARD``     reward to player 0 on the transition itself (games with intermediate
-                      rewards, seed 002's bandit; zero otherwise).
+
+Everything a node has only once (its parent, the reward into it) lives on the node row, so an
+edge row is what selection reads and expansion writes: 16 + 16 bytes in the compiled engine.
 ``meta`` (int64, ``[META_FIELDS]``): ``M_NUM_NODES``, ``M_NUM_EDGES``.
 
 During backpropagation a simulation's outcome travels up as a value for player 0 and is
@@ -57,16 +60,16 @@ NO_NODE = -1
 CHANCE = -1
 TERMINAL = -4
 
-N_FIRST_EDGE, N_NUM_EDGES, N_PARENT_EDGE, N_PLAYER, N_VISITS, N_PROVEN, N_PLIES = range(7)
-NODE_FIELDS = 7
+N_FIRST_EDGE, N_NUM_EDGES, N_PARENT_EDGE, N_PLAYER, N_VISITS, N_PROVEN, N_PLIES, N_PARENT = range(8)
+NODE_FIELDS = 8
 UNPROVEN, PROVEN_P0_WIN, PROVEN_DRAW, PROVEN_P0_LOSS = range(4)
-NV_EXACT = 0
+NV_EXACT, NV_REWARD = range(2)
 NV_TERMINAL = NV_EXACT  # a terminal node's exact value is its outcome
-NODE_VALUE_FIELDS = 1
-E_ACTION, E_CHILD, E_PARENT, E_VISITS, E_PROVEN = range(5)
-EDGE_FIELDS = 5
-EV_VALUE_SUM, EV_PRIOR, EV_REWARD = range(3)
-EDGE_VALUE_FIELDS = 3
+NODE_VALUE_FIELDS = 2
+E_ACTION, E_CHILD, E_VISITS, E_PROVEN = range(4)
+EDGE_FIELDS = 4
+EV_VALUE_SUM, EV_PRIOR = range(2)
+EDGE_VALUE_FIELDS = 2
 M_NUM_NODES, M_NUM_EDGES = range(2)
 META_FIELDS = 2
 
@@ -103,11 +106,13 @@ class Tree(NamedTuple):
 
     @property
     def node_capacity(self) -> int:
-        return int(self.nodes.shape[0])
+        """Rows every node array has (pooled arrays may be longer than asked for)."""
+        return int(min(self.nodes.shape[0], self.node_values.shape[0]))
 
     @property
     def edge_capacity(self) -> int:
-        return int(self.edges.shape[0])
+        """Rows every edge array has."""
+        return int(min(self.edges.shape[0], self.edge_values.shape[0]))
 
     def nbytes_per_node(self) -> float:
         """Bytes of array storage per allocated node (edges included), for reports."""
@@ -385,12 +390,14 @@ def add_node(
     node_values: np.ndarray,
     edges: np.ndarray,
     meta: np.ndarray,
+    parent: int,
     parent_edge: int,
     player: int,
     is_terminal: bool,
     terminal_value: float,
 ) -> int:
-    """Create the node at the end of ``parent_edge`` (``NO_EDGE`` for the root); its id."""
+    """Create the node at the end of ``parent_edge`` of node ``parent`` (``NO_NODE`` and
+    ``NO_EDGE`` for the root); its id. The reward into it starts at zero."""
     node = meta[M_NUM_NODES]
     meta[M_NUM_NODES] = node + 1
     nodes[node, N_FIRST_EDGE] = 0
@@ -400,7 +407,9 @@ def add_node(
     nodes[node, N_VISITS] = 0
     nodes[node, N_PROVEN] = UNPROVEN
     nodes[node, N_PLIES] = 0
+    nodes[node, N_PARENT] = parent
     node_values[node, NV_EXACT] = terminal_value
+    node_values[node, NV_REWARD] = 0.0
     if parent_edge != NO_EDGE:
         edges[parent_edge, E_CHILD] = node
     return node
@@ -428,12 +437,10 @@ def expand(
         e = first + i
         edges[e, E_ACTION] = actions[i]
         edges[e, E_CHILD] = UNVISITED
-        edges[e, E_PARENT] = node
         edges[e, E_VISITS] = 0
         edges[e, E_PROVEN] = UNPROVEN
         edge_values[e, EV_VALUE_SUM] = 0.0
         edge_values[e, EV_PRIOR] = priors[i] if priors.shape[0] > 0 else uniform
-        edge_values[e, EV_REWARD] = 0.0
     nodes[node, N_FIRST_EDGE] = first
     nodes[node, N_NUM_EDGES] = count
 
@@ -452,6 +459,7 @@ def value_for(player: int, value0: float) -> float:
 @numba.njit(inline="always", **_JIT)
 def backup(
     nodes: np.ndarray,
+    node_values: np.ndarray,
     edges: np.ndarray,
     edge_values: np.ndarray,
     leaf: int,
@@ -459,7 +467,7 @@ def backup(
 ) -> None:
     """Backpropagation: add a simulation's outcome to every edge from ``leaf`` to the root.
 
-    ``value0`` is the leaf's value for player 0 (future return from the leaf). Each edge's
+    ``value0`` is the leaf's value for player 0 (future return from the leaf). Each node's
     reward is added on the way up, and every edge accumulates the return seen by the player
     who chose it.
     """
@@ -468,8 +476,8 @@ def backup(
     g = value0
     while node != ROOT:
         e = nodes[node, N_PARENT_EDGE]
-        parent = edges[e, E_PARENT]
-        g += edge_values[e, EV_REWARD]
+        parent = nodes[node, N_PARENT]
+        g += node_values[node, NV_REWARD]
         edges[e, E_VISITS] += 1
         edge_values[e, EV_VALUE_SUM] += value_for(nodes[parent, N_PLAYER], g)
         nodes[parent, N_VISITS] += 1
@@ -483,6 +491,7 @@ def expand_and_backup(
     edges: np.ndarray,
     edge_values: np.ndarray,
     meta: np.ndarray,
+    parent: int,
     parent_edge: int,
     player: int,
     is_terminal: bool,
@@ -491,18 +500,19 @@ def expand_and_backup(
     priors: np.ndarray,
     value0: float,
 ) -> int:
-    """Create the child of ``parent_edge``, expand it with ``actions``, back up ``value0``.
+    """Create the child of ``parent_edge`` of ``parent`` with reward ``reward0`` (for player
+    0) on the way in, expand it with ``actions``, back up ``value0``.
 
     One call per simulation for the Python driver (phases 2 and 4 together, to pay the call
     overhead once). Returns the new node's id.
     """
     node = add_node(
-        nodes, node_values, edges, meta, parent_edge, player, is_terminal, value0
+        nodes, node_values, edges, meta, parent, parent_edge, player, is_terminal, value0
     )
-    edge_values[parent_edge, EV_REWARD] = reward0
+    node_values[node, NV_REWARD] = reward0
     if not is_terminal:
         expand(nodes, edges, edge_values, meta, node, actions, priors)
-    backup(nodes, edges, edge_values, node, value0)
+    backup(nodes, node_values, edges, edge_values, node, value0)
     return node
 
 
@@ -534,8 +544,8 @@ def _set_edge_mean_to_exact(
         return
     e = nodes[node, N_PARENT_EDGE]
     edges[e, E_PROVEN] = nodes[node, N_PROVEN]
-    mover = nodes[edges[e, E_PARENT], N_PLAYER]
-    exact = value_for(mover, edge_values[e, EV_REWARD] + node_values[node, NV_EXACT])
+    mover = nodes[nodes[node, N_PARENT], N_PLAYER]
+    exact = value_for(mover, node_values[node, NV_REWARD] + node_values[node, NV_EXACT])
     edge_values[e, EV_VALUE_SUM] = exact * edges[e, E_VISITS]
 
 
@@ -567,7 +577,7 @@ def solve_upward(
         nodes[node, N_PLIES] = 0
     _set_edge_mean_to_exact(nodes, node_values, edges, edge_values, node)
     while node != ROOT:
-        parent = edges[nodes[node, N_PARENT_EDGE], E_PARENT]
+        parent = nodes[node, N_PARENT]
         if nodes[parent, N_PROVEN] != UNPROVEN:
             return
         player = nodes[parent, N_PLAYER]
@@ -583,7 +593,7 @@ def solve_upward(
             if child == UNVISITED or nodes[child, N_PROVEN] == UNPROVEN:
                 all_proven = False
                 continue
-            value = value_for(player, edge_values[e, EV_REWARD] + node_values[child, NV_EXACT])
+            value = value_for(player, node_values[child, NV_REWARD] + node_values[child, NV_EXACT])
             plies = nodes[child, N_PLIES] + 1
             if value > best:
                 best, best_plies = value, plies
@@ -608,6 +618,7 @@ def finish_new_leaf(
     edges: np.ndarray,
     edge_values: np.ndarray,
     meta: np.ndarray,
+    parent: int,
     parent_edge: int,
     player: int,
     is_terminal: bool,
@@ -619,15 +630,15 @@ def finish_new_leaf(
     min_return: float,
     max_return: float,
 ) -> bool:
-    """The end of a simulation that left the tree by ``parent_edge``: create and expand the
-    new leaf, back up ``value0`` and, with ``solve``, run the solver from the leaf.
+    """The end of a simulation that left the tree by ``parent_edge`` of ``parent``: create and
+    expand the new leaf, back up ``value0`` and, with ``solve``, run the solver from the leaf.
 
     One compiled call per simulation for the Python driver. Returns whether the root is
     proven (the search can stop).
     """
     leaf = expand_and_backup(
-        nodes, node_values, edges, edge_values, meta, parent_edge, player, is_terminal,
-        reward0, actions, priors, value0,
+        nodes, node_values, edges, edge_values, meta, parent, parent_edge, player,
+        is_terminal, reward0, actions, priors, value0,
     )
     if solve:
         solve_upward(nodes, node_values, edges, edge_values, leaf, min_return, max_return)
@@ -649,7 +660,7 @@ def finish_old_leaf(
     """The end of a simulation that stopped on an existing node (terminal, proven, or at the
     depth limit): back up ``value0`` and, with ``solve``, run the solver. Returns whether
     the root is proven."""
-    backup(nodes, edges, edge_values, leaf, value0)
+    backup(nodes, node_values, edges, edge_values, leaf, value0)
     if solve:
         solve_upward(nodes, node_values, edges, edge_values, leaf, min_return, max_return)
     return nodes[ROOT, N_PROVEN] != UNPROVEN
@@ -836,6 +847,7 @@ def extract_subtree(
             out_node_values[new, f] = node_values[old, f]
         if new == ROOT:
             out_nodes[new, N_PARENT_EDGE] = NO_EDGE
+            out_nodes[new, N_PARENT] = NO_NODE
         count = nodes[old, N_NUM_EDGES]
         if count <= 0:
             continue
@@ -848,7 +860,6 @@ def extract_subtree(
                 out_edges[e_new, f] = edges[e_old, f]
             for f in range(EDGE_VALUE_FIELDS):
                 out_edge_values[e_new, f] = edge_values[e_old, f]
-            out_edges[e_new, E_PARENT] = new
             child = edges[e_old, E_CHILD]
             if child != UNVISITED:
                 old_ids[num_nodes] = child
@@ -856,7 +867,7 @@ def extract_subtree(
                 # The child's parent edge is fixed when the child is copied.
                 num_nodes += 1
         num_edges += count
-    # Second pass: parent edges of all non-root nodes.
+    # Second pass: parent edges and parents of all non-root nodes.
     for new in range(num_nodes):
         count = out_nodes[new, N_NUM_EDGES]
         first = out_nodes[new, N_FIRST_EDGE]
@@ -864,6 +875,7 @@ def extract_subtree(
             child = out_edges[e, E_CHILD]
             if child != UNVISITED:
                 out_nodes[child, N_PARENT_EDGE] = e
+                out_nodes[child, N_PARENT] = new
     out_meta[M_NUM_NODES] = num_nodes
     out_meta[M_NUM_EDGES] = num_edges
 

@@ -218,8 +218,9 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
         scratch = borrowed(scratch)
         no_priors = rule_params[:0]  # empty: uniform priors
         max_actions = actions.shape[0]
-        node_capacity = min(nodes.shape[0], node_states.shape[0])
-        edge_capacity = edges.shape[0]
+        # Rows every array has: pooled arrays may be longer than the tree asked for.
+        node_capacity = min(nodes.shape[0], node_values.shape[0], node_states.shape[0])
+        edge_capacity = min(edges.shape[0], edge_values.shape[0])
         state_size = node_states.shape[1]
         done = 0
         solved = nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN
@@ -259,9 +260,9 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
             if status != ONGOING:
                 # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
                 solved = T.finish_new_leaf(
-                    nodes, node_values, edges, edge_values, meta, edge, T.TERMINAL, True, 0.0,
-                    actions[:0], no_priors, terminal_value0(mover, status), solver, min_return,
-                    max_return,
+                    nodes, node_values, edges, edge_values, meta, node, edge, T.TERMINAL, True,
+                    0.0, actions[:0], no_priors, terminal_value0(mover, status), solver,
+                    min_return, max_return,
                 )  # fmt: skip
                 continue
             count = legal_actions(params, state, actions)
@@ -271,7 +272,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                 total += rollout(params, state, scratch, rollout_rng)
             # 2 + 4. Expansion, backpropagation and the solver.
             solved = T.finish_new_leaf(
-                nodes, node_values, edges, edge_values, meta, edge,
+                nodes, node_values, edges, edge_values, meta, node, edge,
                 current_player(params, state), False, 0.0, actions[:count], no_priors,
                 total / num_rollouts, solver, min_return, max_return,
             )  # fmt: skip

@@ -253,6 +253,7 @@ class CompiledMCTS(MCTS):
             self._tree.node_values,
             self._tree.edges,
             self._tree.meta,
+            T.NO_NODE,
             T.NO_EDGE,
             state.current_player(),
             terminal,
