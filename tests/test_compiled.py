@@ -82,6 +82,20 @@ def test_connect4_winning_beats_blocking(solver: bool) -> None:
     assert result.best_action == 6
 
 
+@pytest.mark.parametrize("solver", [True, False])
+def test_wide_connect4_win_in_one_and_forced_block(solver: bool) -> None:
+    # 9x7 (72 bits: the wide kernel). X has three in column 1: X wins there at once.
+    wide = Connect4Game(9, 7, 4)
+    win = play_moves(wide, "121212")
+    assert isinstance(make_engine(win), CompiledMCTS)
+    result = CompiledMCTS(win, seed=5, solver=solver).run(Budget(simulations=5000))
+    assert result.best_action == 0
+    # X 9, O 1, X 9, O 2, X 8, O 3: O threatens the bottom row at column 4; X must block.
+    block = play_moves(wide, "919283")
+    result = CompiledMCTS(block, seed=6, solver=solver).run(Budget(simulations=20_000))
+    assert result.best_action == 3
+
+
 # ------------------------------------------------------------------------------ semantics
 
 
@@ -268,11 +282,11 @@ def test_make_engine_picks_the_compiled_engine_when_it_can() -> None:
 
 
 def test_backend_compiled_refuses_what_it_cannot_run() -> None:
-    big = Connect4Game(9, 8, 4).initial_state()
-    assert compiled_kernel_for(big) is None
-    with pytest.raises(InvalidParameterError, match="Python backend"):
-        make_engine(big, backend="compiled")
-    assert not isinstance(make_engine(big), CompiledMCTS)
+    bandit = BanditTreeGame().initial_state()  # a game without a kernel
+    assert compiled_kernel_for(bandit) is None
+    with pytest.raises(InvalidParameterError, match="has no compiled kernel"):
+        make_engine(bandit, backend="compiled")
+    assert not isinstance(make_engine(bandit), CompiledMCTS)
     with pytest.raises(InvalidParameterError, match="evaluator"):
         make_engine(TTT.initial_state(), backend="compiled", evaluator=ValueFunction(lambda s: 0.0))
     with pytest.raises(InvalidParameterError, match="rollout policy"):

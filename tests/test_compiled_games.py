@@ -22,6 +22,7 @@ from playout._src.compiled import (
     connect4_kernel,
     make_kernel,
     mnk_kernel,
+    wide_connect4_kernel,
 )
 from playout._src.compiled.kernel import Kernel
 from playout._src.errors import InvalidParameterError
@@ -92,6 +93,11 @@ def test_mnk_kernel_plays_like_the_python_game(game: MnkGame, num_games: int) ->
         (Connect4Game(8, 7, 4), 500),  # (7 + 1) * 8 = 64 bits: the largest one-word board
         (Connect4Game(5, 4, 3), 500),
         (Connect4Game(4, 9, 5), 300),
+        # Wider than one 64-bit word: the wide kernel.
+        (Connect4Game(9, 7, 4), 300),  # 72 bits, two words
+        (Connect4Game(3, 63, 3), 100),  # 192 bits: columns straddle words
+        (Connect4Game(16, 15, 5), 60),  # 256 bits, four words
+        (Connect4Game(12, 41, 6), 20),  # 504 bits, close to the largest board
     ],
     ids=repr,
 )
@@ -102,10 +108,13 @@ def test_connect4_kernel_plays_like_the_python_game(game: Connect4Game, num_game
     assert sum(outcomes.values()) == num_games
 
 
-def test_connect4_too_large_for_one_word_is_refused_with_a_pointer_to_python() -> None:
-    assert compiled_kernel_for(Connect4Game(9, 7, 4).initial_state()) is None
-    with pytest.raises(InvalidParameterError, match="Python backend"):
+def test_connect4_wider_than_one_word_gets_the_wide_kernel() -> None:
+    kernel = compiled_kernel_for(Connect4Game(9, 7, 4).initial_state())
+    assert kernel is not None and kernel.state_size == 1 + 2 * 2
+    with pytest.raises(InvalidParameterError, match="wide_connect4_kernel"):
         connect4_kernel(9, 7, 4)
+    with pytest.raises(InvalidParameterError, match="too large"):
+        wide_connect4_kernel(20, 30, 4)
 
 
 def test_mnk_kernel_rejects_bad_sizes() -> None:
@@ -154,11 +163,18 @@ def test_tictactoe_rollouts_match_the_exact_random_play_odds() -> None:
 
 @pytest.mark.parametrize(
     "game",
-    [MnkGame(5, 5, 4), MnkGame(7, 9, 4), Connect4Game(), Connect4Game(5, 4, 3)],
+    [
+        MnkGame(5, 5, 4),
+        MnkGame(7, 9, 4),
+        Connect4Game(),
+        Connect4Game(5, 4, 3),
+        Connect4Game(9, 7, 4),  # the wide kernel
+    ],
     ids=repr,
 )
 def test_rollouts_agree_with_python_random_games(game) -> None:
-    # 5x5 runs on the one-word m,n,k kernel, 7x9 on the multi-word one.
+    # 5x5 runs on the one-word m,n,k kernel, 7x9 on the multi-word one; connect four 9x7 on
+    # the wide kernel.
     kernel = compiled_kernel_for(game.initial_state())
     assert kernel is not None
     rng = random.Random(11)

@@ -10,7 +10,7 @@
 * :mod:`.parallel`: :func:`parallel_search`, root-parallel search over processes.
 """
 
-from playout._src.compiled.connect4_kernel import connect4_kernel
+from playout._src.compiled.connect4_kernel import connect4_kernel, wide_connect4_kernel
 from playout._src.compiled.driver import compiled_driver
 from playout._src.compiled.engine import (
     Backend,
@@ -49,4 +49,5 @@ __all__ = [
     "merge_results",
     "mnk_kernel",
     "parallel_search",
+    "wide_connect4_kernel",
 ]

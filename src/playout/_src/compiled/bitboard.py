@@ -1,4 +1,10 @@
-"""Bitboard helpers shared by the compiled kernels."""
+"""Bitboard helpers shared by the compiled kernels.
+
+Boards are padded bitboards: lines of ``stride`` bits of which the last is always empty (the
+m,n,k kernels store rows, connect four stores columns), split into 64-bit words when they do
+not fit one. Directions are bit distances: 1 along a line, ``stride`` across, ``stride + 1``
+and ``stride - 1`` the diagonals; the empty padding bit keeps lines from wrapping.
+"""
 
 from __future__ import annotations
 
@@ -28,4 +34,47 @@ def has_run(discs: np.uint64, d: int, k: int) -> bool:
     return run != 0
 
 
-__all__ = ["has_run"]
+@numba.njit(**JIT_OPTIONS)
+def has_stone(state: np.ndarray, base: int, bit: int) -> bool:
+    """Whether bit ``bit`` of the multi-word bitboard at ``state[base:]`` is set."""
+    return (state[base + (bit >> 6)] >> np.uint64(bit & 63)) & np.uint64(1) != 0
+
+
+@numba.njit(**JIT_OPTIONS)
+def line_through(state: np.ndarray, base: int, bit: int, stride: int, limit: int, k: int) -> bool:
+    """Whether the stones of the bitboard at ``state[base:]`` hold ``k`` in a row through
+    ``bit``; padding bits are 0, so only the ends of the board need a bounds check."""
+    for d in (1, stride, stride + 1, stride - 1):
+        count = 1
+        i = bit + d
+        while i < limit and has_stone(state, base, i):
+            count += 1
+            i += d
+        i = bit - d
+        while i >= 0 and has_stone(state, base, i):
+            count += 1
+            i -= d
+        if count >= k:
+            return True
+    return False
+
+
+@numba.njit(**JIT_OPTIONS)
+def line_on_board(board: np.ndarray, cell: int, stone: int, stride: int, k: int) -> bool:
+    """Whether ``stone`` has ``k`` in a row through ``cell`` of the rollout board."""
+    for d in (1, stride, stride + 1, stride - 1):
+        count = 1
+        i = cell + d
+        while board[i] == stone:
+            count += 1
+            i += d
+        i = cell - d
+        while board[i] == stone:
+            count += 1
+            i -= d
+        if count >= k:
+            return True
+    return False
+
+
+__all__ = ["has_run", "has_stone", "line_on_board", "line_through"]

@@ -6,6 +6,12 @@ fit one ``uint64`` per player (7x6 uses 49 bits). Compact state::
 
     [0] player 0's discs   [1] player 1's discs   [2] moves played so far
 
+Boards with more bits (up to :data:`playout.games.connect4.MAX_BITS`) run on the wide kernel
+(:func:`wide_connect4_kernel`): the same column-major layout split into 64-bit words, the
+compact state ``[moves, player 0's words, player 1's words]``, lines checked through the disc
+just played, and rollouts on a byte-per-square board as in
+:mod:`playout._src.compiled.mnk_kernel`.
+
 Dropping a disc in column ``c`` is one addition: ``(mask + bottom(c)) & column(c)`` is the
 lowest empty square of the column (the carry runs through the filled ones). ``k`` in a row is
 found with shifts along the four directions (1 = vertical, height + 1 = horizontal, height and
@@ -15,11 +21,13 @@ are 0-based columns, as in :mod:`playout.games.connect4`.
 
 from __future__ import annotations
 
+import functools
+
 import numba
 import numpy as np
 
 from playout._src import tree as T
-from playout._src.compiled.bitboard import has_run
+from playout._src.compiled.bitboard import has_run, has_stone, line_on_board, line_through
 from playout._src.compiled.kernel import (
     DRAW,
     JIT_OPTIONS,
@@ -156,26 +164,197 @@ def c4_rollout(
         player ^= 1
 
 
-def connect4_kernel(width: int = 7, height: int = 6, k: int = 4, name: str = "connect4") -> Kernel:
-    """The kernel of connect four on ``width`` x ``height`` with ``k`` in a row.
+# ------------------------------------------------------------------------------ wide boards
+
+W_WIDTH, W_HEIGHT, W_K, W_STRIDE, W_WORDS = range(5)
+_EMPTY, _STONE0, _STONE1, _BORDER = 0, 1, 2, 3
+_WIDE_HEADER = 1  # scratch[0]: whether the border of the rollout board is written
+
+
+def _wide_board_cells(width: int, height: int) -> int:
+    """Length of the wide rollout board: the padded columns plus a border column each side."""
+    return (width + 2) * (height + 1) + 2
+
+
+@numba.njit(**JIT_OPTIONS)
+def wide_current_player(params: np.ndarray, state: np.ndarray) -> int:
+    """0 when an even number of moves has been played, else 1."""
+    return np.int64(state[0] & _ONE)
+
+
+@numba.njit(**JIT_OPTIONS)
+def wide_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
+    """Columns that are not full, in increasing order."""
+    height = params[W_HEIGHT]
+    stride = params[W_STRIDE]
+    words = params[W_WORDS]
+    count = 0
+    for c in range(params[W_WIDTH]):
+        top = c * stride + height - 1
+        if not (has_stone(state, 1, top) or has_stone(state, 1 + words, top)):
+            out[count] = c
+            count += 1
+    return count
+
+
+@numba.njit(**JIT_OPTIONS)
+def wide_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
+    """Drop the mover's disc in ``column`` (must not be full); the status."""
+    width = params[W_WIDTH]
+    height = params[W_HEIGHT]
+    k = params[W_K]
+    stride = params[W_STRIDE]
+    words = params[W_WORDS]
+    moves = np.int64(state[0])
+    base = 1 + (moves & 1) * words
+    bit = column * stride
+    while has_stone(state, 1, bit) or has_stone(state, 1 + words, bit):
+        bit += 1
+    state[base + (bit >> 6)] |= _ONE << np.uint64(bit & 63)
+    moves += 1
+    state[0] = np.uint64(moves)
+    if moves >= 2 * k - 1 and line_through(state, base, bit, stride, width * stride, k):
+        return MOVER_WON
+    if moves == width * height:
+        return DRAW
+    return ONGOING
+
+
+@numba.njit(**JIT_OPTIONS)
+def wide_rollout(
+    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
+) -> float:
+    """Uniformly random moves to the end; +1 if player 0 wins, -1 if player 1 does, else 0.
+
+    ``scratch`` holds the byte-per-square board (bordered, so line walks need no bounds
+    checks), then each column's height, then the columns that are not full.
+    """
+    width = params[W_WIDTH]
+    height = params[W_HEIGHT]
+    k = params[W_K]
+    stride = params[W_STRIDE]
+    words = params[W_WORDS]
+    board_start = _WIDE_HEADER
+    num_cells = (width + 2) * stride + 2
+    origin = board_start + stride + 1  # board index of bit 0
+    heights = board_start + num_cells
+    open_columns = heights + width
+    if scratch[0] == 0:
+        for i in range(board_start, board_start + num_cells):
+            scratch[i] = _BORDER
+        scratch[0] = 1
+    num_open = 0
+    for c in range(width):
+        filled = 0
+        for r in range(height):
+            bit = c * stride + r
+            if has_stone(state, 1, bit):
+                scratch[origin + bit] = _STONE0
+                filled += 1
+            elif has_stone(state, 1 + words, bit):
+                scratch[origin + bit] = _STONE1
+                filled += 1
+            else:
+                scratch[origin + bit] = _EMPTY
+        scratch[heights + c] = filled
+        if filled < height:
+            scratch[open_columns + num_open] = c
+            num_open += 1
+    moves = np.int64(state[0])
+    player = moves & 1
+    threshold = 2 * k - 1
+    num_squares = width * height
+    while num_open > 0:
+        i = T.random_below(rng, num_open)
+        c = scratch[open_columns + i]
+        cell = origin + c * stride + scratch[heights + c]
+        scratch[heights + c] += 1
+        if scratch[heights + c] == height:
+            num_open -= 1
+            scratch[open_columns + i] = scratch[open_columns + num_open]
+        stone = _STONE0 + player
+        scratch[cell] = stone
+        moves += 1
+        if moves >= threshold and line_on_board(scratch, cell, stone, stride, k):
+            return 1.0 if player == 0 else -1.0
+        if moves == num_squares:
+            return 0.0
+        player ^= 1
+    return 0.0
+
+
+def wide_connect4_kernel(width: int, height: int, k: int = 4, name: str = "connect4") -> Kernel:
+    """The kernel of connect four on boards of any size the Python game accepts, several
+    64-bit words per player (:func:`connect4_kernel` is faster where one word suffices).
 
     Raises:
-        InvalidParameterError: ``(height + 1) * width > 64`` (that size runs on the Python
-            backend), a side below 1, or ``k`` outside 1..max(width, height).
+        InvalidParameterError: a side below 1, ``k`` outside 1..max(width, height), or more
+            than ``playout.games.connect4.MAX_BITS`` bits.
     """
+    from playout.games.connect4 import MAX_BITS
+
+    _check_sizes(width, height, k)
+    stride = height + 1
+    if width * stride > MAX_BITS:
+        raise InvalidParameterError(
+            f"connect four {width}x{height} is too large: width * (height + 1) must be at "
+            f"most {MAX_BITS}"
+        )
+    words = (width * stride + 63) // 64
+    return make_kernel(
+        name=name,
+        params=np.array([width, height, k, stride, words], dtype=np.int64),
+        state_size=1 + 2 * words,
+        num_actions=width,
+        max_length=width * height,
+        scratch_size=_WIDE_HEADER + _wide_board_cells(width, height) + 2 * width,
+        initial_state=c4_initial_state,
+        legal_actions=wide_legal_actions,
+        play=wide_play,
+        current_player=wide_current_player,
+        rollout=wide_rollout,
+        encode=functools.partial(encode_wide_connect4, words=words),
+    )
+
+
+def encode_wide_connect4(state: object, words: int) -> np.ndarray:
+    """The compact state of a :class:`playout.games.connect4.Connect4State` for the wide
+    kernel: the moves played, then each player's bitboard in 64-bit words."""
+    stones0 = int(state.stones0)  # type: ignore[attr-defined]
+    stones1 = int(state.stones1)  # type: ignore[attr-defined]
+    out = np.zeros(1 + 2 * words, dtype=np.uint64)
+    out[0] = (stones0 | stones1).bit_count()
+    mask = (1 << 64) - 1
+    for word in range(words):
+        out[1 + word] = (stones0 >> (64 * word)) & mask
+        out[1 + words + word] = (stones1 >> (64 * word)) & mask
+    return out
+
+
+def _check_sizes(width: int, height: int, k: int) -> None:
     for label, value in (("width", width), ("height", height), ("k", k)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer):
             raise InvalidParameterError(f"{label} must be an integer, got {value!r}")
     if width < 1 or height < 1:
         raise InvalidParameterError(f"board sides must be >= 1, got {width}x{height}")
+    if not 1 <= k <= max(width, height):
+        raise InvalidParameterError(f"k must be in 1..{max(width, height)}, got {k}")
+
+
+def connect4_kernel(width: int = 7, height: int = 6, k: int = 4, name: str = "connect4") -> Kernel:
+    """The kernel of connect four on ``width`` x ``height`` with ``k`` in a row.
+
+    Raises:
+        InvalidParameterError: ``(height + 1) * width > 64`` (:func:`wide_connect4_kernel` takes
+            that size), a side below 1, or ``k`` outside 1..max(width, height).
+    """
+    _check_sizes(width, height, k)
     if (height + 1) * width > 64:
         raise InvalidParameterError(
             f"connect four {width}x{height} does not fit the compiled kernel's 64-bit "
             f"bitboard ((height + 1) * width = {(height + 1) * width} > 64); "
-            "that size runs on the Python backend (backend='python')"
+            "wide_connect4_kernel() takes that size"
         )
-    if not 1 <= k <= max(width, height):
-        raise InvalidParameterError(f"k must be in 1..{max(width, height)}, got {k}")
     return make_kernel(
         name=name,
         params=np.array([width, height, k], dtype=np.int64),
@@ -199,4 +378,10 @@ def encode_connect4(state: object) -> np.ndarray:
     return np.array([stones0, stones1, (stones0 | stones1).bit_count()], dtype=np.uint64)
 
 
-__all__ = ["connect4_kernel", "encode_connect4", "has_line"]
+__all__ = [
+    "connect4_kernel",
+    "encode_connect4",
+    "encode_wide_connect4",
+    "has_line",
+    "wide_connect4_kernel",
+]

@@ -20,7 +20,7 @@ import numpy as np
 
 from playout._src import tree as T
 from playout._src.compiled import memory
-from playout._src.compiled.connect4_kernel import connect4_kernel
+from playout._src.compiled.connect4_kernel import connect4_kernel, wide_connect4_kernel
 from playout._src.compiled.driver import STAT_FIELDS, STAT_MAX_DEPTH, compiled_driver
 from playout._src.compiled.kernel import Kernel
 from playout._src.compiled.mnk_kernel import MAX_SIDE as MNK_MAX_SIDE
@@ -57,6 +57,11 @@ def _mnk(width: int, height: int, k: int, name: str) -> Kernel:
 
 
 @functools.lru_cache(maxsize=64)
+def _wide_connect4(width: int, height: int, k: int, name: str) -> Kernel:
+    return wide_connect4_kernel(width, height, k, name=name)
+
+
+@functools.lru_cache(maxsize=64)
 def _connect4(width: int, height: int, k: int, name: str) -> Kernel:
     return connect4_kernel(width, height, k, name=name)
 
@@ -84,11 +89,7 @@ def _find_kernel(state: Any) -> tuple[Kernel | None, str]:
     if isinstance(state, Connect4State):
         game = state.game
         if (game.height + 1) * game.width > 64:
-            return None, (
-                f"connect four {game.width}x{game.height} does not fit the compiled kernel's "
-                f"64-bit bitboard ((height + 1) * width = {(game.height + 1) * game.width} > "
-                "64); that size runs on the Python backend (backend='python')"
-            )
+            return _wide_connect4(game.width, game.height, game.k, game.spec.name), ""
         return _connect4(game.width, game.height, game.k, game.spec.name), ""
     return None, (
         f"{type(state).__name__} has no compiled kernel (built in: m,n,k games and connect "
@@ -100,10 +101,10 @@ def compiled_kernel_for(state: GameState) -> Kernel | None:
     """The compiled kernel of ``state``'s game, or ``None`` if it has none.
 
     Recognises the built-in :class:`~playout.games.MnkState` (tic-tac-toe, gomoku, any
-    m,n,k up to 32x32) and :class:`~playout.games.Connect4State` (boards with
-    ``(height + 1) * width <= 64``), and any state with a ``compiled_kernel()`` method
-    returning a :class:`Kernel` (see ``examples/numba_nim.py``). ``kernel.encode(state)``
-    converts the state into the kernel's compact state array.
+    m,n,k up to 32x32) and :class:`~playout.games.Connect4State` (any size), and any state
+    with a ``compiled_kernel()`` method returning a :class:`Kernel` (see
+    ``examples/numba_nim.py``). ``kernel.encode(state)`` converts the state into the kernel's
+    compact state array.
     """
     return _find_kernel(state)[0]
 

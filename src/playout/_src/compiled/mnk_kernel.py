@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 from playout._src import tree as T
-from playout._src.compiled.bitboard import has_run
+from playout._src.compiled.bitboard import has_run, line_on_board, line_through
 from playout._src.compiled.kernel import (
     DRAW,
     JIT_OPTIONS,
@@ -86,30 +86,6 @@ def mnk_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) ->
 
 
 @numba.njit(**JIT_OPTIONS)
-def _has_stone(state: np.ndarray, base: int, bit: int) -> bool:
-    return (state[base + (bit >> 6)] >> np.uint64(bit & 63)) & np.uint64(1) != 0
-
-
-@numba.njit(**JIT_OPTIONS)
-def _line_through(state: np.ndarray, base: int, bit: int, stride: int, limit: int, k: int) -> bool:
-    """Whether the stones of the bitboard at ``state[base:]`` hold ``k`` in a row through
-    ``bit``; padding bits are 0, so only the ends of the board need a bounds check."""
-    for d in (1, stride, stride + 1, stride - 1):
-        count = 1
-        i = bit + d
-        while i < limit and _has_stone(state, base, i):
-            count += 1
-            i += d
-        i = bit - d
-        while i >= 0 and _has_stone(state, base, i):
-            count += 1
-            i -= d
-        if count >= k:
-            return True
-    return False
-
-
-@numba.njit(**JIT_OPTIONS)
 def mnk_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     """Put the mover's stone on square ``action`` (must be empty); the status."""
     width = params[P_WIDTH]
@@ -124,29 +100,11 @@ def mnk_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     state[base + (bit >> 6)] |= np.uint64(1) << np.uint64(bit & 63)
     moves += 1
     state[0] = np.uint64(moves)
-    if moves >= 2 * k - 1 and _line_through(state, base, bit, stride, height * stride, k):
+    if moves >= 2 * k - 1 and line_through(state, base, bit, stride, height * stride, k):
         return MOVER_WON
     if moves == width * height:
         return DRAW
     return ONGOING
-
-
-@numba.njit(**JIT_OPTIONS)
-def _line_on_board(board: np.ndarray, cell: int, stone: int, stride: int, k: int) -> bool:
-    """Whether ``stone`` has ``k`` in a row through ``cell`` of the rollout board."""
-    for d in (1, stride, stride + 1, stride - 1):
-        count = 1
-        i = cell + d
-        while board[i] == stone:
-            count += 1
-            i += d
-        i = cell - d
-        while board[i] == stone:
-            count += 1
-            i -= d
-        if count >= k:
-            return True
-    return False
 
 
 @numba.njit(**JIT_OPTIONS)
@@ -193,7 +151,7 @@ def mnk_rollout(
         stone = _STONE0 + player
         scratch[cell] = stone
         moves += 1
-        if moves >= threshold and _line_on_board(scratch, cell, stone, stride, k):
+        if moves >= threshold and line_on_board(scratch, cell, stone, stride, k):
             return 1.0 if player == 0 else -1.0
         player ^= 1
     return 0.0
