@@ -26,7 +26,16 @@ from playout._src.evaluation import Evaluator, Rollout, ValueFunction, random_po
 from playout._src.flat import FlatResult, flat_monte_carlo
 from playout._src.game import CHANCE, TERMINAL, Game, GameSpec, GameState, value_for
 from playout._src.registry import game_names, make_game, register_game
-from playout._src.rules import PUCT, UCB1, EdgeStatistics, EpsilonGreedy, parse_rule
+from playout._src.rules import (
+    PUCT,
+    RAVE,
+    UCB1,
+    EdgeStatistics,
+    EpsilonGreedy,
+    MoveHeuristic,
+    ProgressiveBias,
+    parse_rule,
+)
 from playout._src.search import MCTS, Budget, SearchResult, search
 
 __version__ = "0.1.0"
@@ -35,6 +44,7 @@ __all__ = [
     "CHANCE",
     "MCTS",
     "PUCT",
+    "RAVE",
     "TERMINAL",
     "UCB1",
     "Budget",
@@ -51,8 +61,10 @@ __all__ = [
     "IllegalMoveError",
     "InvalidParameterError",
     "MoveError",
+    "MoveHeuristic",
     "MoveParseError",
     "PlayoutError",
+    "ProgressiveBias",
     "Rollout",
     "SearchResult",
     "UnknownGameError",

@@ -147,15 +147,23 @@ def _add_search_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rule",
-        choices=("ucb1", "puct", "epsilon"),
+        choices=("ucb1", "puct", "epsilon", "rave", "pb"),
         default=None,
-        help="selection rule (default ucb1, or the game's own: puct for chess)",
+        help="selection rule (default ucb1, or the game's own: puct for chess); rave: MC-RAVE, "
+        "pb: UCB1 with progressive bias from the game's move heuristic (both run on the "
+        "Python search)",
     )
     parser.add_argument(
         "--c",
         type=float,
         metavar="C",
         help="the rule's constant (exploration; epsilon for --rule epsilon)",
+    )
+    parser.add_argument(
+        "--rave-bias", type=float, metavar="B", help="the RAVE bias b of --rule rave"
+    )
+    parser.add_argument(
+        "--bias-weight", type=float, metavar="W", help="the heuristic's weight of --rule pb"
     )
     _add_backend_argument(parser)
 
@@ -331,7 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
 PLAYERS_HELP = (
     "Players: 'random'; 'perfect' (exact play, boards up to 12 squares); "
     "'mcts[:key=value,...]' with keys simulations, seconds, rollout (random|neighbors), "
-    "rollouts, rule (ucb1|puct|epsilon), c, reuse (yes|no), solver (yes|no), e.g. "
+    "rollouts, rule (ucb1|puct|epsilon|rave|pb), c, bias (rave), weight (pb), reuse (yes|no), "
+    "solver (yes|no), e.g. "
     "mcts:simulations=400,rollout=neighbors; 'openspiel-mcts[:simulations=N,seconds=S,c=C]' "
     "(OpenSpiel's C++ MCTS with random rollouts, needs open-spiel)."
 )
@@ -416,6 +425,8 @@ def _search_options(args: argparse.Namespace) -> arena.MctsOptions:
         num_rollouts=args.rollouts,
         rule=args.rule or "ucb1",
         c=args.c,
+        bias=args.rave_bias,
+        weight=args.bias_weight,
     )
     options.selection()  # validate the rule's constant
     return options

@@ -44,7 +44,7 @@ from playout._src import elo as E
 from playout._src.errors import GameError, InvalidParameterError, PlayoutError
 from playout._src.evaluation import Rollout, RolloutPolicy
 from playout._src.game import CHANCE, Game, GameState
-from playout._src.rules import parse_rule
+from playout._src.rules import ProgressiveBias, parse_rule
 from playout._src.search import MCTS, Budget
 
 EngineFactory = Callable[..., Any]
@@ -129,9 +129,13 @@ class MctsOptions:
         rollout: ``"random"`` or ``"neighbors"`` (seed 004's policy; grid games only).
         num_rollouts: rollouts per leaf (seed 001 averages several).
         rule: selection rule name for :func:`~playout.parse_rule` (``ucb1``, ``puct``,
-            ``epsilon``).
+            ``epsilon``, ``rave``, ``pb``).
         c: the rule's parameter (exploration constant; epsilon for ``epsilon``), or ``None``
             for the rule's default.
+        bias: the RAVE bias of ``rule="rave"`` (:class:`~playout.RAVE`), or ``None`` for
+            its default.
+        weight: the heuristic's weight of ``rule="pb"`` (:class:`~playout.ProgressiveBias`,
+            with the game's move heuristic), or ``None`` for its default.
         reuse: keep the subtree between moves.
         solver: MCTS-Solver on or off (``MCTS(solver=...)``); ``None`` leaves the engine's
             default (on for deterministic games).
@@ -142,12 +146,19 @@ class MctsOptions:
     num_rollouts: int = 1
     rule: str = "ucb1"
     c: float | None = None
+    bias: float | None = None
+    weight: float | None = None
     reuse: bool = True
     solver: bool | None = None
 
     def selection(self) -> Any:
         """The selection rule object."""
-        return parse_rule(self.rule if self.c is None else f"{self.rule}:{self.c!r}")
+        options = {
+            key: value
+            for key, value in (("bias", self.bias), ("weight", self.weight))
+            if value is not None
+        }
+        return parse_rule(self.rule if self.c is None else f"{self.rule}:{self.c!r}", **options)
 
     def evaluator(self, game: Game) -> Rollout:
         """The leaf evaluator (a rollout with the chosen policy)."""
@@ -254,6 +265,8 @@ _MCTS_KEYS = (
     "c",
     "rule",
     "epsilon",
+    "bias",
+    "weight",
     "reuse",
     "solver",
 )
@@ -302,9 +315,11 @@ def parse_mcts_options(text: str) -> MctsOptions:
     """Options from ``key=value`` pairs separated by commas (the part after ``mcts:``).
 
     Keys: ``simulations`` (> 0), ``seconds`` (> 0), ``rollout`` (``random``/``neighbors``),
-    ``rollouts`` (per leaf, >= 1), ``rule`` (``ucb1``/``puct``/``epsilon``), ``c`` (the rule's
-    constant), ``epsilon`` (same as ``c`` for ``rule=epsilon``), ``reuse`` (``yes``/``no``),
-    ``solver`` (``yes``/``no``: MCTS-Solver, Winands et al. 2008; default on).
+    ``rollouts`` (per leaf, >= 1), ``rule`` (``ucb1``/``puct``/``epsilon``/``rave``/``pb``),
+    ``c`` (the rule's constant), ``epsilon`` (same as ``c`` for ``rule=epsilon``), ``bias``
+    (the RAVE bias, ``rule=rave``), ``weight`` (the progressive-bias weight, ``rule=pb``),
+    ``reuse`` (``yes``/``no``), ``solver`` (``yes``/``no``: MCTS-Solver, Winands et al. 2008;
+    default on).
     """
     values = _parse_key_values(text, "mcts", _MCTS_KEYS)
     simulations = seconds = None
@@ -328,6 +343,8 @@ def parse_mcts_options(text: str) -> MctsOptions:
     c = None if c_text is None else _parse_number("c", c_text, float)
     if "epsilon" in values and rule not in ("epsilon", "epsilon-greedy", "egreedy"):
         raise InvalidParameterError("epsilon is a parameter of rule=epsilon")
+    bias = _parse_number("bias", values["bias"], float) if "bias" in values else None
+    weight = _parse_number("weight", values["weight"], float) if "weight" in values else None
     reuse = _parse_yes_no("reuse", values.get("reuse", "yes"))
     solver = _parse_yes_no("solver", values["solver"]) if "solver" in values else None
     options = MctsOptions(
@@ -336,10 +353,12 @@ def parse_mcts_options(text: str) -> MctsOptions:
         num_rollouts=num_rollouts,
         rule=rule,
         c=c,
+        bias=bias,
+        weight=weight,
         reuse=reuse,
         solver=solver,
     )
-    options.selection()  # validate the rule and its constant now
+    options.selection()  # validate the rule and its constants now
     return options
 
 
@@ -538,6 +557,16 @@ def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None 
     if kind == "mcts":
         options = parse_mcts_options(rest)
         rollout_policy(options.rollout, game)  # fail now, not mid-match
+        selection = options.selection()
+        if (
+            isinstance(selection, ProgressiveBias)
+            and selection.heuristic is None
+            and not hasattr(game, "move_heuristic")
+        ):
+            raise InvalidParameterError(
+                f"rule=pb needs a game with a move heuristic (mnk, tictactoe, gomoku), "
+                f"not {game.spec.name}"
+            )
         return MctsPlayer(game, options, name=text, engine_factory=engine_factory)
     if kind == "perfect":
         if rest.strip():
@@ -1489,7 +1518,8 @@ def describe_players() -> Mapping[str, str]:
     return {
         "random": "uniformly random legal moves",
         "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors, "
-        "rollouts=N, rule=ucb1|puct|epsilon, c=X, reuse=yes|no, solver=yes|no",
+        "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), weight=W (pb), "
+        "reuse=yes|no, solver=yes|no",
         "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",
         "openspiel-mcts": "OpenSpiel's C++ MCTS with random rollouts; options simulations=N, "
         "seconds=S, c=X, rollouts=N, solve=yes|no, memory=MB (needs open-spiel)",

@@ -89,8 +89,33 @@ class Rollout:
         value0 = total / self.num_rollouts
         return _player0_value(state, value0)
 
-    def _one_game(self, state: GameState, rng: random.Random) -> float:
-        """Player 0's total return at the end of one game (or at the cut-off)."""
+    def record_playouts(
+        self, state: GameState, rng: random.Random
+    ) -> list[tuple[float, list[int], list[int]]]:
+        """The ``num_rollouts`` games of :meth:`evaluate`, each with its moves (for RAVE).
+
+        Returns one ``(value for player 0, actions, players)`` per game: player 0's return
+        from ``state`` (minus what was collected before it, for games with intermediate
+        rewards), the actions played and the player who played each (chance included).
+        """
+        base = state.returns()[0] if state.game.spec.has_intermediate_rewards else 0.0
+        games = []
+        for _ in range(self.num_rollouts):
+            actions: list[int] = []
+            players: list[int] = []
+            value0 = self._one_game(state, rng, actions, players) - base
+            games.append((value0, actions, players))
+        return games
+
+    def _one_game(
+        self,
+        state: GameState,
+        rng: random.Random,
+        actions: list[int] | None = None,
+        players: list[int] | None = None,
+    ) -> float:
+        """Player 0's total return at the end of one game (or at the cut-off); with
+        ``actions`` and ``players``, the moves played are appended to them."""
         policy = self.policy
         choice = rng.choice
         limit = self.max_depth
@@ -107,6 +132,9 @@ class Rollout:
                 action = choice(state.legal_actions())
             else:
                 action = policy(state, rng)
+            if actions is not None and players is not None:
+                actions.append(action)
+                players.append(state.current_player())
             state = state.play(action)
             steps += 1
         return float(state.returns()[0])

@@ -5,6 +5,11 @@ search runs them in compiled code. Any callable ``rule(stats: EdgeStatistics) ->
 rule too (it returns the index of the chosen edge in ``stats``); the search then selects in
 Python, which is slower but lets a user try an idea in a few lines (seed 002's "your own fancy
 action selection function").
+
+:class:`RAVE` and :class:`ProgressiveBias` need statistics or move scores that the compiled
+driver does not keep; they run in the Python driver (:class:`~playout.MCTS`), with compiled
+selection (:mod:`playout._src.rave`). They have no ``compiled()`` method, which is how
+``playout.search`` and the command line know to choose the Python engine for them.
 """
 
 from __future__ import annotations
@@ -12,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -94,27 +99,173 @@ class EpsilonGreedy:
         return T.RULE_EPSILON_GREEDY, np.array([self.epsilon, 0.0])
 
 
-SelectionRule = UCB1 | PUCT | EpsilonGreedy | Callable[[EdgeStatistics], int]
+MoveHeuristic = Callable[[Any, np.ndarray], Sequence[float]]
+"""Scores the legal actions of a state: ``heuristic(state, actions) -> one score per action``.
+
+A score is how promising the move is for the player to move in ``state`` (larger is better).
+:class:`ProgressiveBias` adds ``weight * score / (n + 1)`` to values in [-1, 1], so scores in
+[0, 1] are the intended scale (``playout.games.mnk.threat_scores`` gives 1 to the best move).
+"""
+
+
+def _check_constant(rule: str, name: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating) or not (
+        math.isfinite(value) and value >= 0
+    ):
+        raise InvalidParameterError(f"{rule} {name} must be a finite number >= 0, got {value!r}")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class RAVE:
+    """MC-RAVE (Gelly & Silver 2007, 2011): UCB1 on a mix of the edge's mean value and its
+    all-moves-as-first (AMAF) value.
+
+    An edge's AMAF value is the mean return, for the player who chooses it, of every
+    simulation through its node in which that player played its action later on, in the tree
+    or in the rollout. It is a fast, biased estimate, good where moves keep much of their
+    worth whatever the order they are played in (m,n,k games, gomoku, Go). Score, for the
+    player who chooses the edge::
+
+        (1 - beta) * Q + beta * Q_amaf + c * sqrt(ln N / max(n, 1))
+
+    with Gelly & Silver's (2011, "Monte-Carlo tree search and rapid action value estimation
+    in computer Go") minimum-MSE schedule
+    ``beta = n_amaf / (n + n_amaf + 4 * bias**2 * n * n_amaf)``: beta is 1 for an edge never
+    taken and falls as its own visits ``n`` grow, the faster the larger ``bias`` (the assumed
+    gap between AMAF and true values, on playout's [-1, 1] value scale: twice the bias on
+    their [0, 1] scale). Edges with neither visits nor AMAF samples are tried first, in
+    random order. The defaults were tuned by matches on 7x7 boards, four in a row (README,
+    "Search options").
+
+    Runs in the Python engine (``MCTS``; ``playout.search`` picks it); the AMAF statistics are
+    kept in arrays parallel to the tree's edges and carried over by ``MCTS.advance``.
+
+    Args:
+        c: UCB1 exploration constant (Kocsis & Szepesvari 2006), >= 0; MoGo used none with
+            RAVE.
+        bias: the RAVE bias ``b`` of the beta schedule, >= 0.
+    """
+
+    c: float = 0.1
+    bias: float = 0.05
+
+    def __post_init__(self) -> None:
+        _check_constant("RAVE", "c", self.c)
+        _check_constant("RAVE", "bias", self.bias)
+
+    def parameters(self) -> np.ndarray:
+        """The parameter array of the compiled selection (:mod:`playout._src.rave`)."""
+        from playout._src import rave
+
+        return rave.selection_parameters(c=self.c, use_rave=True, rave_bias=self.bias)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ProgressiveBias:
+    """UCB1 with progressive bias (Chaslot et al. 2008): ``Q + c * sqrt(ln N / n)
+    + weight * H / (n + 1)``, values for the player who chooses the edge.
+
+    ``H`` is a heuristic score of the move, whose pull fades as the edge's visits ``n`` grow.
+    Unvisited edges are tried first, the highest ``H`` first (ties at random). The scores come
+    from, in this order: ``heuristic``; the game's ``move_heuristic(state, actions)`` method
+    if it has one (the m,n,k games do: :func:`playout.games.mnk.threat_scores`); the
+    evaluator's ``priors``. The search stores them in the edges' prior column, so
+    ``SearchResult.priors`` reports them.
+
+    Runs in the Python engine (``MCTS``; ``playout.search`` picks it). The default weight was
+    tuned with ``threat_scores`` on 7x7 boards, four in a row (README, "Search options");
+    a weaker heuristic wants a smaller one.
+
+    Args:
+        c: UCB1 exploration constant, >= 0.
+        weight: weight of the heuristic term, >= 0 (0 is UCB1 with a heuristic move order for
+            the first visits).
+        heuristic: a :data:`MoveHeuristic`, or ``None`` for the game's or evaluator's.
+    """
+
+    c: float = math.sqrt(2.0)
+    weight: float = 30.0
+    heuristic: MoveHeuristic | None = None
+
+    def __post_init__(self) -> None:
+        _check_constant("ProgressiveBias", "c", self.c)
+        _check_constant("ProgressiveBias", "weight", self.weight)
+        if self.heuristic is not None and not callable(self.heuristic):
+            raise InvalidParameterError(
+                f"ProgressiveBias heuristic must be callable(state, actions), "
+                f"got {self.heuristic!r}"
+            )
+
+    def parameters(self) -> np.ndarray:
+        """The parameter array of the compiled selection (:mod:`playout._src.rave`)."""
+        from playout._src import rave
+
+        return rave.selection_parameters(c=self.c, use_rave=False, bias_weight=self.weight)
+
+
+SelectionRule = (
+    UCB1 | PUCT | EpsilonGreedy | RAVE | ProgressiveBias | Callable[[EdgeStatistics], int]
+)
 """A built-in rule, or a callable choosing an edge index from :class:`EdgeStatistics`."""
 
 
-def parse_rule(text: str) -> SelectionRule:
+def parse_rule(text: str, **options: float) -> SelectionRule:
     """A rule from its name with optional parameter, e.g. ``"ucb1"``, ``"ucb1:1.0"``,
-    ``"puct:2.5"``, ``"epsilon:0.2"``."""
+    ``"puct:2.5"``, ``"epsilon:0.2"``, ``"rave"``, ``"rave:0.3"``, ``"pb:1.4"``.
+
+    The number after the colon is the rule's main constant: ``c`` (epsilon for
+    ``epsilon``). ``options`` set the other constants: ``bias`` for ``rave`` (the RAVE bias),
+    ``weight`` for ``pb`` / ``progressive-bias`` (the heuristic's weight).
+    """
     name, _, arg = text.strip().lower().partition(":")
     try:
         value = float(arg) if arg else None
     except ValueError:
         raise InvalidParameterError(f"bad parameter in selection rule {text!r}") from None
-    if name in ("ucb1", "uct", "ucb"):
-        return UCB1() if value is None else UCB1(c=value)
+    allowed = {"rave": {"bias"}, "pb": {"weight"}}.get(_RULE_ALIASES.get(name, name), set())
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise InvalidParameterError(
+            f"selection rule {name!r} has no parameter {unknown[0]!r}"
+            + (f" (it has: {', '.join(sorted(allowed))})" if allowed else "")
+        )
+    c: dict[str, Any] = {} if value is None else {"c": value}
+    name = _RULE_ALIASES.get(name, name)
+    if name == "ucb1":
+        return UCB1(**c)
     if name == "puct":
-        return PUCT() if value is None else PUCT(c=value)
-    if name in ("epsilon", "epsilon-greedy", "egreedy"):
+        return PUCT(**c)
+    if name == "epsilon":
         return EpsilonGreedy() if value is None else EpsilonGreedy(epsilon=value)
+    if name == "rave":
+        return RAVE(**c, **options)
+    if name == "pb":
+        return ProgressiveBias(**{**c, **options})
     raise InvalidParameterError(
-        f"unknown selection rule {name!r}; choose ucb1, puct or epsilon (e.g. ucb1:1.41)"
+        f"unknown selection rule {name!r}; choose ucb1, puct, epsilon, rave or pb "
+        "(e.g. ucb1:1.41)"
     )
 
 
-__all__ = ["PUCT", "UCB1", "EdgeStatistics", "EpsilonGreedy", "SelectionRule", "parse_rule"]
+_RULE_ALIASES = {
+    "uct": "ucb1",
+    "ucb": "ucb1",
+    "epsilon-greedy": "epsilon",
+    "egreedy": "epsilon",
+    "mc-rave": "rave",
+    "progressive-bias": "pb",
+    "progressive_bias": "pb",
+}
+
+
+__all__ = [
+    "PUCT",
+    "RAVE",
+    "UCB1",
+    "EdgeStatistics",
+    "EpsilonGreedy",
+    "MoveHeuristic",
+    "ProgressiveBias",
+    "SelectionRule",
+    "parse_rule",
+]

@@ -22,11 +22,12 @@ from typing import Any, Literal
 
 import numpy as np
 
+from playout._src import rave
 from playout._src import tree as T
 from playout._src.errors import GameError, GameOverError, IllegalMoveError, InvalidParameterError
 from playout._src.evaluation import Evaluator, Rollout
 from playout._src.game import CHANCE, GameState
-from playout._src.rules import UCB1, EdgeStatistics, SelectionRule
+from playout._src.rules import RAVE, UCB1, EdgeStatistics, ProgressiveBias, SelectionRule
 
 FinalChoice = Literal["most_visits", "best_value", "sample"]
 _FINAL_CODES = {
@@ -150,9 +151,14 @@ class MCTS:
         state: the position to search from (never modified).
         selection: a rule from :mod:`playout.rules` or a callable on
             :class:`~playout.EdgeStatistics` (default: the game's ``default_selection()`` if
-            it has one, else UCB1 with c = sqrt(2)).
+            it has one, else UCB1 with c = sqrt(2)). With :class:`~playout.RAVE` the engine
+            keeps AMAF statistics (:attr:`amaf`) and records the moves of every rollout;
+            :class:`~playout.ProgressiveBias` fills the edges' prior column with its move
+            scores.
         evaluator: values leaves (default: the game's ``default_evaluator()`` if it has one,
-            else one uniformly random rollout).
+            else one uniformly random rollout). For RAVE, an evaluator may offer
+            ``record_playouts(state, rng)`` (as :class:`~playout.Rollout` does) so that its
+            rollout moves count in the AMAF statistics; otherwise only the tree's moves do.
         budget: default limits for :meth:`run` (default 1000 simulations).
         final: "most_visits" (default), "best_value" or "sample" (with ``temperature``).
         temperature: for ``final="sample"``: visits are raised to ``1 / temperature``.
@@ -188,9 +194,14 @@ class MCTS:
         if evaluator is None and hasattr(game, "default_evaluator"):
             evaluator = game.default_evaluator()
         self._selection: SelectionRule = UCB1() if selection is None else selection
-        if hasattr(self._selection, "compiled"):
-            self._rule, self._rule_params = self._selection.compiled()  # type: ignore[union-attr]
-            self._python_rule: Callable[[EdgeStatistics], int] | None = None
+        # RAVE and progressive bias: compiled selection on statistics kept by this driver.
+        self._rave_params: np.ndarray | None = None
+        self._python_rule: Callable[[EdgeStatistics], int] | None = None
+        if isinstance(self._selection, RAVE | ProgressiveBias):
+            self._rule, self._rule_params = T.RULE_UCB1, np.zeros(2)
+            self._rave_params = self._selection.parameters()
+        elif hasattr(self._selection, "compiled"):
+            self._rule, self._rule_params = self._selection.compiled()
         elif callable(self._selection):
             self._rule, self._rule_params = T.RULE_UCB1, np.zeros(2)
             self._python_rule = self._selection
@@ -200,6 +211,8 @@ class MCTS:
         if not hasattr(self._evaluator, "evaluate"):
             raise InvalidParameterError(f"not an evaluator: {self._evaluator!r}")
         self._priors_fn = getattr(self._evaluator, "priors", None)
+        if isinstance(self._selection, ProgressiveBias):
+            self._priors_fn = self._move_scores(self._selection, game)
         self.budget = Budget() if budget is None else budget
         if final not in _FINAL_CODES:
             raise InvalidParameterError(
@@ -231,7 +244,20 @@ class MCTS:
             if spec.has_intermediate_rewards
             else (spec.min_return, spec.max_return)
         )
+        self._use_amaf = isinstance(self._selection, RAVE)
+        self._amaf: rave.AmafTable | None = None
         self._reset(state)
+
+    def _move_scores(self, rule: ProgressiveBias, game: Any) -> Callable[..., Any]:
+        """Where progressive bias takes its move scores from (see ProgressiveBias)."""
+        scores = rule.heuristic or getattr(game, "move_heuristic", None) or self._priors_fn
+        if scores is None:
+            raise InvalidParameterError(
+                f"ProgressiveBias needs move scores: pass heuristic=..., or use a game with "
+                f"a move_heuristic(state, actions) method ({game.spec.name} has none) or "
+                "an evaluator with priors"
+            )
+        return scores
 
     # ----------------------------------------------------------------------------- state
 
@@ -247,6 +273,10 @@ class MCTS:
         self._states.append(state)
         if not state.is_terminal():
             self._expand_root()
+        if self._use_amaf:
+            self._amaf = rave.AmafTable(
+                self._tree.edge_capacity, self._spec.num_players, self._spec.num_actions or 64
+            )
 
     def _expand_root(self) -> None:
         state = self._root_state
@@ -276,6 +306,17 @@ class MCTS:
     def tree(self) -> T.Tree:
         """The search tree's arrays (read-only use; see :mod:`playout._src.tree`)."""
         return self._tree
+
+    @property
+    def amaf(self) -> rave.AmafTable | None:
+        """RAVE's AMAF statistics, rows parallel to :attr:`tree`'s edge rows (read-only use;
+        see :mod:`playout._src.rave`), or ``None`` when the selection rule is not RAVE."""
+        return self._amaf
+
+    def _fit_amaf(self) -> None:
+        """Give the AMAF table a row for every edge row of the tree (after it grew)."""
+        if self._amaf is not None:
+            self._amaf.fit(self._tree.edge_capacity)
 
     # ----------------------------------------------------------------------------- search
 
@@ -307,6 +348,7 @@ class MCTS:
             if progress is not None:
                 chunk = min(chunk, progress_every - done % progress_every)
             self._tree = T.reserve(self._tree, chunk, chunk * self._max_actions)
+            self._fit_amaf()
             ran, solved = self._simulate_chunk(chunk, max_depth, deadline, check_every)
             done += ran
             if progress is not None and ran and done % progress_every == 0:
@@ -342,13 +384,21 @@ class MCTS:
         descend, finish_new_leaf, perf_counter = T.descend, T.finish_new_leaf, time.perf_counter
         no_edge, terminal, e_action = T.NO_EDGE, T.TERMINAL, T.E_ACTION
         max_seen = self._max_depth_seen
+        rave_params, amaf = self._rave_params, self._amaf
+        amaf_visits, amaf_sums = self._amaf_arrays()
+        playouts: Sequence[_Playout] = ()
         solved = False
         ran = 0
         while ran < chunk and not solved:
             if ran % check_every == 0 and perf_counter() >= deadline:
                 break
             # 1. Selection.
-            if python_rule is None:
+            if rave_params is not None:
+                node, edge, depth = rave.descend(
+                    nodes, edges, edge_values, amaf_visits, amaf_sums, rave_params, rng_state,
+                    max_depth, path,
+                )
+            elif python_rule is None:
                 node, edge, depth = descend(
                     nodes, edges, edge_values, rule, params, rng_state, max_depth, path
                 )
@@ -372,6 +422,7 @@ class MCTS:
                     nodes, node_values, edges, edge_values, meta, node, edge, terminal, True,
                     reward0, _NO_ACTIONS, _NO_PRIORS, value0, solve, low, high,
                 )
+                playouts = ()
             else:
                 legal = state.legal_actions()
                 actions = action_arrays.get(legal) if type(legal) is tuple else None
@@ -380,9 +431,12 @@ class MCTS:
                 if actions.size > self._max_actions:
                     self._grow_edge_room(actions.size, chunk - ran + 1)
                     nodes, node_values, edges, edge_values, meta = self._tree
+                    amaf_visits, amaf_sums = self._amaf_arrays()
                 player = state.current_player()
                 # 3. Evaluation.
-                if inline_rollout:
+                if amaf is not None:
+                    value0, playouts = self._evaluate_recording(state)
+                elif inline_rollout:
                     # The default evaluator inlined: uniformly random moves to the end.
                     end = state
                     while not end.is_terminal():
@@ -396,6 +450,8 @@ class MCTS:
                     nodes, node_values, edges, edge_values, meta, node, edge, player, False,
                     reward0, actions, priors, value0, solve, low, high,
                 )
+            if amaf is not None:
+                self._update_amaf(path, depth, value0, playouts)
             if store:
                 states.append(state)
         self._max_depth_seen = max_seen
@@ -415,29 +471,86 @@ class MCTS:
         ``num_actions``): reserve more edges per simulation from now on."""
         self._max_actions = max(num_actions, 2 * self._max_actions)
         self._tree = T.reserve(self._tree, simulations_left, simulations_left * self._max_actions)
+        self._fit_amaf()
 
     def _finish_old_leaf(self, node: int, path: np.ndarray, depth: int) -> bool:
         """End a simulation that stopped on an existing node: terminal, proven, or at the
         depth limit (evaluated again). Returns whether the root is proven."""
         tree = self._tree
+        playouts: Sequence[_Playout] = ()
         if (
             tree.nodes[node, T.N_NUM_EDGES] == 0
             or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN
         ):
             value0 = float(tree.node_values[node, T.NV_EXACT])
+        elif self._amaf is not None:
+            value0, playouts = self._evaluate_recording(self._state_of(node, path, depth))
         else:
             value0 = self._evaluate0(self._state_of(node, path, depth))
         low, high = self._solver_bounds
-        return bool(
+        solved = bool(
             T.finish_old_leaf(
                 tree.nodes, tree.node_values, tree.edges, tree.edge_values, node, value0,
                 self._solver, low, high,
             )
         )
+        if self._amaf is not None:
+            self._update_amaf(path, depth, value0, playouts)
+        return solved
 
     def _evaluate0(self, state: GameState) -> float:
         value = float(self._evaluator.evaluate(state, self._rng))
         return -value if state.current_player() == 1 else value
+
+    # ----------------------------------------------------------------------------- RAVE
+
+    def _amaf_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The AMAF rows for the compiled selection (empty when RAVE is off)."""
+        if self._amaf is None:
+            return _NO_ACTIONS, _NO_PRIORS
+        return self._amaf.visit_count, self._amaf.value_sum
+
+    def _evaluate_recording(self, state: GameState) -> tuple[float, Sequence[_Playout]]:
+        """Evaluate ``state`` (value for player 0) and return the rollouts played for it,
+        each as ``(value for player 0, actions, players)``; none if the evaluator plays no
+        rollouts it can report."""
+        if self._inline_rollout:
+            # The default evaluator, inlined, with its moves and movers recorded.
+            choice = self._rng.choice
+            actions: list[int] = []
+            players: list[int] = []
+            end = state
+            while not end.is_terminal():
+                action = choice(end.legal_actions())
+                players.append(end.current_player())
+                actions.append(action)
+                end = end.play(action)
+            value0 = float(end.returns()[0])
+            return value0, ((value0, actions, players),)
+        record = getattr(self._evaluator, "record_playouts", None)
+        if record is None:
+            return self._evaluate0(state), ()
+        playouts = record(state, self._rng)
+        return sum(float(p[0]) for p in playouts) / len(playouts), playouts
+
+    def _update_amaf(
+        self, path: np.ndarray, depth: int, value0: float, playouts: Sequence[_Playout]
+    ) -> None:
+        """MC-RAVE's update after a simulation (:func:`playout._src.rave.update_amaf`): one
+        AMAF sample per rollout, or one for the tree's moves alone without rollouts."""
+        amaf = self._amaf
+        assert amaf is not None
+        tree = self._tree
+        for playout_value0, actions, players in playouts or ((value0, (), ()),):
+            action_array = np.asarray(actions, dtype=np.int64)
+            if self._spec.num_actions is None:  # unbounded ids: make room for these
+                top = int(tree.edges[path[:depth], T.E_ACTION].max(initial=0))
+                amaf.widen(max(top, int(action_array.max(initial=0))))
+            rave.update_amaf(
+                tree.nodes, tree.node_values, tree.edges, amaf.visit_count, amaf.value_sum,
+                amaf.marks, amaf.next_stamp(), path, depth, action_array,
+                np.asarray(players, dtype=np.int64), float(playout_value0),
+            )
 
     def _state_of(self, node: int, path: np.ndarray, depth: int) -> GameState:
         if self._store_states:
@@ -562,6 +675,8 @@ class MCTS:
             self._reset(next_state)
             return
         new_tree, old_ids = T.subtree(self._tree, child)
+        if self._amaf is not None:
+            self._amaf = self._amaf.carried(self._tree, new_tree, old_ids)
         if self._store_states:
             self._states = [self._states[int(i)] for i in old_ids]
             next_state = self._states[0]
@@ -570,6 +685,7 @@ class MCTS:
         self._max_depth_seen = 0
         if new_tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
             self._expand_root()
+        self._fit_amaf()
 
     transition = advance  # seed 000's name
 
@@ -582,6 +698,8 @@ class MCTS:
 
 
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
+_Playout = tuple[float, Sequence[int], Sequence[int]]
+"""One recorded rollout: player 0's return from the leaf, the actions, who played each."""
 
 
 def _proven_name(value: float, spec: Any) -> str:

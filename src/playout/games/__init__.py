@@ -14,6 +14,7 @@ from playout.games.mnk import (
     gomoku,
     neighbor_actions,
     neighbor_policy,
+    threat_scores,
     tictactoe,
 )
 from playout.games.seed import SeedGame, SeedState, from_seed_state
@@ -34,5 +35,6 @@ __all__ = [
     "neighbor_actions",
     "neighbor_policy",
     "play_moves",
+    "threat_scores",
     "tictactoe",
 ]

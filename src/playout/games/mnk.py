@@ -26,10 +26,13 @@ import random
 import re
 from bisect import bisect_left as _bisect_left
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
 from playout._src.game import TERMINAL, GameSpec, GameState
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_SIDE = 32
 """Largest accepted board width or height."""
@@ -177,6 +180,10 @@ class MnkGame:
     def initial_state(self) -> MnkState:
         """The empty board, player 0 (``X``) to move."""
         return self._initial
+
+    def move_heuristic(self, state: GameState, actions: Sequence[int]) -> np.ndarray:
+        """Move scores for :class:`~playout.ProgressiveBias`: :func:`threat_scores`."""
+        return threat_scores(state, actions)
 
     def has_line(self, stones: int) -> bool:
         """Whether the padded bitboard ``stones`` contains ``k`` in a row in any direction."""
@@ -548,6 +555,27 @@ class NeighborRollout:
         return "NeighborRollout()"
 
 
+# -- a move heuristic: line threats ---------------------------------------------------------
+
+
+def threat_scores(state: GameState, actions: Sequence[int]) -> np.ndarray:
+    """How promising each of ``actions`` is for the player to move, in [0, 1] (1 = the best).
+
+    A heuristic for :class:`~playout.ProgressiveBias` (Chaslot et al. 2008), a
+    :data:`~playout.MoveHeuristic`. A square scores the sum over the lines of ``k`` squares
+    through it that one player can still complete: ``4**m`` for a line holding ``m`` of the
+    mover's stones, ``0.5 * 4**o`` for one holding ``o`` of the opponent's, 1 for an empty
+    line; completing the mover's own line (a win) is worth ``4**(k + 2)``, filling the
+    opponent's last square (a forced block) ``4**(k + 1)``. So a winning move scores 1, a
+    forced block the most after it, and on an open board central squares beat edges. The
+    scores are divided by the best one.
+    """
+    # Compiled with numba, imported on first use so that the game module stays light.
+    from playout._src.mnk_threats import line_threat_scores
+
+    return line_threat_scores(_as_mnk(state), actions)
+
+
 # -- factories --------------------------------------------------------------------------------
 
 
@@ -575,5 +603,6 @@ __all__ = [
     "neighbor_mask",
     "neighbor_policy",
     "render_grid",
+    "threat_scores",
     "tictactoe",
 ]

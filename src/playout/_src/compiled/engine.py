@@ -125,7 +125,11 @@ def _num_rollouts(evaluator: Evaluator | None) -> tuple[int, str]:
 def _selection_problem(selection: SelectionRule | None) -> str:
     if selection is None or hasattr(selection, "compiled"):
         return ""
-    return "a selection rule written in Python needs the Python driver"
+    name = type(selection).__name__
+    return (
+        f"the selection rule {name} runs on the Python driver "
+        "(UCB1, PUCT and epsilon-greedy are compiled)"
+    )
 
 
 # ------------------------------------------------------------------------------ the engine
