@@ -12,6 +12,51 @@ import numba
 import numpy as np
 
 from playout._src.compiled.kernel import JIT_OPTIONS
+from playout._src.errors import InvalidParameterError
+
+EMPTY, STONE0, STONE1, BORDER = 0, 1, 2, 3
+"""Squares of a rollout board: a byte-per-square copy of the position in the kernel's scratch,
+bordered so that walking along a line (:func:`line_on_board`) needs no bounds checks."""
+
+
+def check_board_sizes(width: int, height: int, k: int, max_side: int | None = None) -> None:
+    """Raise :class:`InvalidParameterError` unless ``width``, ``height`` and ``k`` are
+    integers, the sides are at least 1 (and at most ``max_side``) and ``1 <= k <=
+    max(width, height)``."""
+    for label, value in (("width", width), ("height", height), ("k", k)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise InvalidParameterError(f"{label} must be an integer, got {value!r}")
+    if max_side is not None and not (1 <= width <= max_side and 1 <= height <= max_side):
+        raise InvalidParameterError(
+            f"the compiled kernel supports sides 1..{max_side}, got {width}x{height}"
+        )
+    if width < 1 or height < 1:
+        raise InvalidParameterError(f"board sides must be >= 1, got {width}x{height}")
+    if not 1 <= k <= max(width, height):
+        raise InvalidParameterError(f"k must be in 1..{max(width, height)}, got {k}")
+
+
+def encode_words(stones0: int, stones1: int, num_words: int) -> np.ndarray:
+    """A compact state ``[moves played, player 0's words, player 1's words]`` from two
+    bitboards held in Python ints, ``num_words`` 64-bit words each."""
+    out = np.zeros(1 + 2 * num_words, dtype=np.uint64)
+    out[0] = (stones0 | stones1).bit_count()
+    mask = (1 << 64) - 1
+    for word in range(num_words):
+        out[1 + word] = (stones0 >> (64 * word)) & mask
+        out[1 + num_words + word] = (stones1 >> (64 * word)) & mask
+    return out
+
+
+@numba.njit(inline="always", **JIT_OPTIONS)
+def write_border(scratch: np.ndarray, start: int, num_cells: int) -> None:
+    """Fill ``scratch[start : start + num_cells]`` with :data:`BORDER` the first time a
+    rollout uses this scratch (``scratch[0]`` records that it was done); rollouts then only
+    write the board's own squares, so the border and the padding stay :data:`BORDER`."""
+    if scratch[0] == 0:
+        for i in range(start, start + num_cells):
+            scratch[i] = BORDER
+        scratch[0] = 1
 
 
 @numba.njit(inline="always", **JIT_OPTIONS)
@@ -77,4 +122,16 @@ def line_on_board(board: np.ndarray, cell: int, stone: int, stride: int, k: int)
     return False
 
 
-__all__ = ["has_run", "has_stone", "line_on_board", "line_through"]
+__all__ = [
+    "BORDER",
+    "EMPTY",
+    "STONE0",
+    "STONE1",
+    "check_board_sizes",
+    "encode_words",
+    "has_run",
+    "has_stone",
+    "line_on_board",
+    "line_through",
+    "write_border",
+]

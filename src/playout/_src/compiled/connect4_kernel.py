@@ -27,7 +27,18 @@ import numba
 import numpy as np
 
 from playout._src import tree as T
-from playout._src.compiled.bitboard import has_run, has_stone, line_on_board, line_through
+from playout._src.compiled.bitboard import (
+    EMPTY,
+    STONE0,
+    STONE1,
+    check_board_sizes,
+    encode_words,
+    has_run,
+    has_stone,
+    line_on_board,
+    line_through,
+    write_border,
+)
 from playout._src.compiled.kernel import (
     DRAW,
     JIT_OPTIONS,
@@ -167,8 +178,7 @@ def c4_rollout(
 # ------------------------------------------------------------------------------ wide boards
 
 W_WIDTH, W_HEIGHT, W_K, W_STRIDE, W_WORDS = range(5)
-_EMPTY, _STONE0, _STONE1, _BORDER = 0, 1, 2, 3
-_WIDE_HEADER = 1  # scratch[0]: whether the border of the rollout board is written
+_WIDE_HEADER = 1  # scratch[0]: border written (see bitboard.write_border)
 
 
 def _wide_board_cells(width: int, height: int) -> int:
@@ -239,23 +249,20 @@ def wide_rollout(
     origin = board_start + stride + 1  # board index of bit 0
     heights = board_start + num_cells
     open_columns = heights + width
-    if scratch[0] == 0:
-        for i in range(board_start, board_start + num_cells):
-            scratch[i] = _BORDER
-        scratch[0] = 1
+    write_border(scratch, board_start, num_cells)
     num_open = 0
     for c in range(width):
         filled = 0
         for r in range(height):
             bit = c * stride + r
             if has_stone(state, 1, bit):
-                scratch[origin + bit] = _STONE0
+                scratch[origin + bit] = STONE0
                 filled += 1
             elif has_stone(state, 1 + words, bit):
-                scratch[origin + bit] = _STONE1
+                scratch[origin + bit] = STONE1
                 filled += 1
             else:
-                scratch[origin + bit] = _EMPTY
+                scratch[origin + bit] = EMPTY
         scratch[heights + c] = filled
         if filled < height:
             scratch[open_columns + num_open] = c
@@ -272,7 +279,7 @@ def wide_rollout(
         if scratch[heights + c] == height:
             num_open -= 1
             scratch[open_columns + i] = scratch[open_columns + num_open]
-        stone = _STONE0 + player
+        stone = STONE0 + player
         scratch[cell] = stone
         moves += 1
         if moves >= threshold and line_on_board(scratch, cell, stone, stride, k):
@@ -293,7 +300,7 @@ def wide_connect4_kernel(width: int, height: int, k: int = 4, name: str = "conne
     """
     from playout.games.connect4 import MAX_BITS
 
-    _check_sizes(width, height, k)
+    check_board_sizes(width, height, k)
     stride = height + 1
     if width * stride > MAX_BITS:
         raise InvalidParameterError(
@@ -320,25 +327,7 @@ def wide_connect4_kernel(width: int, height: int, k: int = 4, name: str = "conne
 def encode_wide_connect4(state: object, words: int) -> np.ndarray:
     """The compact state of a :class:`playout.games.connect4.Connect4State` for the wide
     kernel: the moves played, then each player's bitboard in 64-bit words."""
-    stones0 = int(state.stones0)  # type: ignore[attr-defined]
-    stones1 = int(state.stones1)  # type: ignore[attr-defined]
-    out = np.zeros(1 + 2 * words, dtype=np.uint64)
-    out[0] = (stones0 | stones1).bit_count()
-    mask = (1 << 64) - 1
-    for word in range(words):
-        out[1 + word] = (stones0 >> (64 * word)) & mask
-        out[1 + words + word] = (stones1 >> (64 * word)) & mask
-    return out
-
-
-def _check_sizes(width: int, height: int, k: int) -> None:
-    for label, value in (("width", width), ("height", height), ("k", k)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer):
-            raise InvalidParameterError(f"{label} must be an integer, got {value!r}")
-    if width < 1 or height < 1:
-        raise InvalidParameterError(f"board sides must be >= 1, got {width}x{height}")
-    if not 1 <= k <= max(width, height):
-        raise InvalidParameterError(f"k must be in 1..{max(width, height)}, got {k}")
+    return encode_words(int(state.stones0), int(state.stones1), words)  # type: ignore[attr-defined]
 
 
 def connect4_kernel(width: int = 7, height: int = 6, k: int = 4, name: str = "connect4") -> Kernel:
@@ -348,7 +337,7 @@ def connect4_kernel(width: int = 7, height: int = 6, k: int = 4, name: str = "co
         InvalidParameterError: ``(height + 1) * width > 64`` (:func:`wide_connect4_kernel` takes
             that size), a side below 1, or ``k`` outside 1..max(width, height).
     """
-    _check_sizes(width, height, k)
+    check_board_sizes(width, height, k)
     if (height + 1) * width > 64:
         raise InvalidParameterError(
             f"connect four {width}x{height} does not fit the compiled kernel's 64-bit "

@@ -28,7 +28,17 @@ import numba
 import numpy as np
 
 from playout._src import tree as T
-from playout._src.compiled.bitboard import has_run, line_on_board, line_through
+from playout._src.compiled.bitboard import (
+    EMPTY,
+    STONE0,
+    STONE1,
+    check_board_sizes,
+    encode_words,
+    has_run,
+    line_on_board,
+    line_through,
+    write_border,
+)
 from playout._src.compiled.kernel import (
     DRAW,
     JIT_OPTIONS,
@@ -37,14 +47,12 @@ from playout._src.compiled.kernel import (
     Kernel,
     make_kernel,
 )
-from playout._src.errors import InvalidParameterError
 
 MAX_SIDE = 32
 
 P_WIDTH, P_HEIGHT, P_K, P_STRIDE, P_WORDS = range(5)
 
-_EMPTY, _STONE0, _STONE1, _BORDER = 0, 1, 2, 3
-_SCRATCH_HEADER = 2  # [0]: sentinels written; [1]: unused
+_SCRATCH_HEADER = 2  # [0]: border written (see bitboard.write_border); [1]: unused
 
 
 def _board_cells(width: int, height: int) -> int:
@@ -121,10 +129,7 @@ def mnk_rollout(
     num_cells = (height + 2) * stride + 2
     origin = board_start + stride + 1  # board index of bit 0
     empties = board_start + num_cells
-    if scratch[0] == 0:
-        for i in range(board_start, board_start + num_cells):
-            scratch[i] = _BORDER
-        scratch[0] = 1
+    write_border(scratch, board_start, num_cells)
     num_empty = 0
     for y in range(height):
         for x in range(width):
@@ -133,11 +138,11 @@ def mnk_rollout(
             shift = np.uint64(bit & 63)
             cell = origin + bit
             if (state[1 + word] >> shift) & np.uint64(1):
-                scratch[cell] = _STONE0
+                scratch[cell] = STONE0
             elif (state[1 + num_words + word] >> shift) & np.uint64(1):
-                scratch[cell] = _STONE1
+                scratch[cell] = STONE1
             else:
-                scratch[cell] = _EMPTY
+                scratch[cell] = EMPTY
                 scratch[empties + num_empty] = cell
                 num_empty += 1
     moves = np.int64(state[0])
@@ -148,7 +153,7 @@ def mnk_rollout(
         num_empty -= 1
         cell = scratch[empties + i]
         scratch[empties + i] = scratch[empties + num_empty]
-        stone = _STONE0 + player
+        stone = STONE0 + player
         scratch[cell] = stone
         moves += 1
         if moves >= threshold and line_on_board(scratch, cell, stone, stride, k):
@@ -235,15 +240,7 @@ def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
     Raises:
         InvalidParameterError: a side outside 1..32 or ``k`` outside 1..max(width, height).
     """
-    for label, value in (("width", width), ("height", height), ("k", k)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer):
-            raise InvalidParameterError(f"{label} must be an integer, got {value!r}")
-    if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
-        raise InvalidParameterError(
-            f"the compiled m,n,k kernel supports sides 1..{MAX_SIDE}, got {width}x{height}"
-        )
-    if not 1 <= k <= max(width, height):
-        raise InvalidParameterError(f"k must be in 1..{max(width, height)}, got {k}")
+    check_board_sizes(width, height, k, max_side=MAX_SIDE)
     stride = width + 1
     num_words = (height * stride + 63) // 64
     num_squares = width * height
@@ -266,15 +263,7 @@ def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
 
 def encode_mnk(state: object, num_words: int) -> np.ndarray:
     """The compact state of a :class:`playout.games.mnk.MnkState` (same padded bitboards)."""
-    stones0 = int(state.stones0)  # type: ignore[attr-defined]
-    stones1 = int(state.stones1)  # type: ignore[attr-defined]
-    out = np.zeros(1 + 2 * num_words, dtype=np.uint64)
-    out[0] = (stones0 | stones1).bit_count()
-    mask = (1 << 64) - 1
-    for word in range(num_words):
-        out[1 + word] = (stones0 >> (64 * word)) & mask
-        out[1 + num_words + word] = (stones1 >> (64 * word)) & mask
-    return out
+    return encode_words(int(state.stones0), int(state.stones1), num_words)  # type: ignore[attr-defined]
 
 
 __all__ = ["encode_mnk", "mnk_kernel"]
