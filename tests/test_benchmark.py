@@ -60,12 +60,14 @@ def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
         "repetitions",
         "seed",
         "big_simulations",
+        "retention",
         "cases",
     }
     assert data["reference"] == "playout-compiled"
     assert data["simulations"] == 200
     assert data["python_simulations"] == 200  # capped at --sims
     assert data["big_simulations"] is None
+    assert data["retention"] == {}  # no large-tree case
     machine = data["machine"]
     assert machine["cpus"] >= 1 and machine["python"].count(".") == 2
     assert machine["numba"] and machine["numpy"]
@@ -193,29 +195,52 @@ def test_big_case_runs_in_fresh_processes() -> None:
         repetitions=1,
         big=True,
         big_simulations=400,
+        big_repetitions=2,
         memory=False,
     )
     assert report.big_simulations == 400
     big = report.cases[-1]
-    assert big.game.name == "connect4" and big.repetitions == 1
+    assert big.game.name == "connect4" and big.repetitions == 2
     assert [row.implementation for row in big.measurements] == list(benchmark.BIG_IMPLEMENTATIONS)
     for row in big.measurements:
         assert row.simulations == 400
         if row.status == "ok":
-            assert len(row.rates) == 1 and row.rates[0] > 0
+            assert len(row.rates) == 2 and min(row.rates) > 0
             if HAS_PROC_PEAK:
                 assert row.peak_memory_mib is not None
+    # No connect-four case at `simulations` in this run: nothing to compare the big rate with.
+    assert report.retention(benchmark.REFERENCE) is None
+    assert report.as_dict()["retention"] == {}
+
+
+def test_retention_is_the_big_rate_over_the_same_runs_connect4_rate() -> None:
+    report = benchmark.run_benchmark(
+        ["connect4"],
+        simulations=300,
+        repetitions=3,
+        big=True,
+        big_simulations=600,
+        big_repetitions=1,
+        memory=False,
+    )
+    small = report.cases[0].measurement(benchmark.REFERENCE)
+    big = report.cases[-1].measurement(benchmark.REFERENCE)
+    expected = statistics.median(big.rates) / statistics.median(small.rates)
+    assert report.retention(benchmark.REFERENCE) == pytest.approx(expected)
+    assert report.as_dict()["retention"][benchmark.REFERENCE] == pytest.approx(expected)
+    assert report.retention("playout-python") is None  # not part of the large-tree case
 
 
 @pytest.mark.skipif(not HAS_PROC_PEAK, reason="needs /proc/self/clear_refs (Linux)")
 def test_peak_memory_grows_with_the_tree() -> None:
     small = benchmark._probe_in_fresh_process("playout-compiled", "connect4", 1_000, 0)
-    large = benchmark._probe_in_fresh_process("playout-compiled", "connect4", 100_000, 0)
+    large = benchmark._probe_in_fresh_process("playout-compiled", "connect4", 100_000, 0, 2)
     assert small is not None and large is not None
     assert small[1] is not None and large[1] is not None
     # 100,000 simulations add about 100,000 nodes and 700,000 edges: several MiB.
     assert large[1] > 2.0
     assert large[1] > small[1]
+    assert len(small[0]) == 1 and len(large[0]) == 2  # one rate per decision
 
 
 @pytest.mark.parametrize(
@@ -226,6 +251,7 @@ def test_peak_memory_grows_with_the_tree() -> None:
         {"repetitions": 0},
         {"repetitions": True},
         {"big_simulations": -1},
+        {"big_repetitions": 0},
         {"seed": -1},
         {"games": []},
         {"games": ["go"]},
@@ -250,3 +276,19 @@ def test_machine_line() -> None:
     assert machine.cpus >= 1
     text = machine.text()
     assert f"Python {machine.python}" in text and "numba" in text and "open-spiel" in text
+
+
+def test_bench_big_reports_the_rate_kept_on_the_large_tree(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import playout.cli
+
+    monkeypatch.setattr(playout.cli, "BIG_SIMULATIONS", 500)
+    code, out, err = run_main(
+        capsys, "bench", "--sims", "200", "--reps", "1", "--game", "connect4", "--big",
+        "--big-reps", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    line = next(line for line in out.splitlines() if line.startswith("rate kept at 500"))
+    kept = float(line.split("playout-compiled ")[1].split(",")[0])
+    assert kept > 0

@@ -19,6 +19,7 @@ from playout._src.compiled import (
     CompiledMCTS,
     compiled_kernel_for,
     make_engine,
+    memory,
     merge_results,
     parallel_search,
 )
@@ -384,7 +385,6 @@ def test_the_numba_nim_example_runs_compiled_and_passes_conformance(
 
 
 def test_recycled_memory_never_changes_a_tree_someone_holds() -> None:
-    from playout._src.compiled import memory
 
     state = C4.initial_state()
     engine = CompiledMCTS(state, seed=20, solver=False)
@@ -410,6 +410,38 @@ def test_recycled_memory_never_changes_a_tree_someone_holds() -> None:
     second = CompiledMCTS(state, seed=1, solver=False)
     second.run(Budget(simulations=2000))
     assert all(a.shape[0] >= 2000 for a in second.tree[:2])
+
+
+def test_array_pool_keeps_at_most_its_bound_dropping_the_oldest() -> None:
+    pool = memory.ArrayPool(max_bytes=3 * 8000)
+    arrays = [np.empty((1000, 1), dtype=np.float64) for _ in range(4)]  # 8000 bytes each
+    for array in arrays:
+        pool.give(array)
+    assert len(pool) == 3 and pool.nbytes == 3 * 8000
+    assert arrays[0] not in pool and all(a in pool for a in arrays[1:])
+    assert pool.take(1000, 1, np.float64) is arrays[1]  # the smallest fit (here the oldest)
+    assert pool.take(1000, 2, np.float64).shape == (1000, 2)  # no fit: a fresh array
+    assert pool.take(200, 1, np.float64).shape == (200, 1)  # kept ones are over 4x too large
+
+
+def _unknown_sysconf(name: str) -> int:
+    raise OSError(f"unknown: {name}")
+
+
+def test_default_pool_bound_is_an_eighth_of_memory_within_limits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sizes = {"SC_PAGE_SIZE": 4096}
+    monkeypatch.setattr(memory.os, "sysconf", lambda name: sizes[name])
+    sizes["SC_PHYS_PAGES"] = (4 << 30) // 4096  # 4 GiB: an eighth is 512 MiB
+    assert memory.default_pool_bytes() == 512 << 20
+    sizes["SC_PHYS_PAGES"] = (64 << 30) // 4096
+    assert memory.default_pool_bytes() == 1 << 30
+    sizes["SC_PHYS_PAGES"] = (1 << 30) // 4096
+    assert memory.default_pool_bytes() == 256 << 20
+    monkeypatch.setattr(memory.os, "sysconf", _unknown_sysconf)
+    assert memory.default_pool_bytes() == 256 << 20
+    assert memory.ArrayPool().max_bytes == 256 << 20
 
 
 def test_tree_capacity_is_that_of_its_shortest_array() -> None:

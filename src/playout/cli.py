@@ -13,7 +13,7 @@ Usage::
     playout tournament GAME --players SPEC SPEC [SPEC ...] --games N [--anchor mean|first]
     playout replay FILE.jsonl [--game-index I]
     playout bench [--game tictactoe|connect4|mnk9 ...] [--sims N] [--python-sims N] [--reps R]
-                  [--big] [--seed K] [--json]
+                  [--big [--big-reps R]] [--seed K] [--json]
 
 ``match`` and ``tournament`` run games on ``--workers`` processes (default: one per CPU; 1 runs
 in this process) or, with ``--executor ray``, on a Ray cluster; ``--backend ray`` is accepted
@@ -326,7 +326,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--big",
         action="store_true",
         help="add connect four at 1,000,000 simulations (playout-compiled and openspiel-cpp, "
-        "one decision each in a fresh process): how the cost grows with the tree",
+        "in a fresh process each): how the cost grows with the tree",
+    )
+    bench.add_argument(
+        "--big-reps",
+        type=_positive_int,
+        default=3,
+        metavar="R",
+        help="decisions per implementation at 1,000,000 simulations with --big (default 3)",
     )
     bench.add_argument(
         "--seed", type=_non_negative_int, default=0, metavar="K", help="base seed (default 0)"
@@ -1045,6 +1052,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         "repetitions": args.reps,
         "big": args.big,
         "big_simulations": BIG_SIMULATIONS,
+        "big_repetitions": args.big_reps,
         "seed": args.seed,
     }
     if args.json:
@@ -1067,7 +1075,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     status = console.status("benchmarking ...") if console.is_terminal else None
     with status if status is not None else contextlib.nullcontext():
-        bench_lib.run_benchmark(games, **settings, on_case=show)
+        report = bench_lib.run_benchmark(games, **settings, on_case=show)
+    kept = {name: report.retention(name) for name in bench_lib.BIG_IMPLEMENTATIONS}
+    if any(value is not None for value in kept.values()):
+        _out(
+            f"\nrate kept at {BIG_SIMULATIONS:,} simulations (median rate there / median "
+            f"connect-four rate at {args.sims:,}): "
+            + ", ".join(f"{name} {value:.2f}" for name, value in kept.items() if value is not None)
+        )
     _out(
         f"\ncompiled / this: median of the per-rep ratios of sims/s, {bench_lib.REFERENCE}'s "
         "over this one's (above 1: playout-compiled is faster)"

@@ -227,6 +227,24 @@ class BenchmarkReport:
     big_simulations: int | None
     cases: tuple[CaseResult, ...]
 
+    def retention(self, implementation: str) -> float | None:
+        """How much of its rate ``implementation`` keeps on the large tree: its median rate at
+        ``big_simulations`` over its median rate in the same run's connect-four case at
+        ``simulations`` (None unless both were measured)."""
+        if self.big_simulations is None:
+            return None
+        small = [case for case in self.cases[:-1] if case.game.name == BIG_GAME]
+        if not small:
+            return None
+        try:
+            big_rate = self.cases[-1].measurement(implementation).rate
+            small_rate = small[0].measurement(implementation).rate
+        except KeyError:
+            return None
+        if big_rate is None or not small_rate:
+            return None
+        return big_rate / small_rate
+
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (rates in simulations per CPU second)."""
         return {
@@ -237,6 +255,11 @@ class BenchmarkReport:
             "repetitions": self.repetitions,
             "seed": self.seed,
             "big_simulations": self.big_simulations,
+            "retention": {
+                name: self.retention(name)
+                for name in BIG_IMPLEMENTATIONS
+                if self.retention(name) is not None
+            },
             "cases": [case.as_dict() for case in self.cases],
         }
 
@@ -428,32 +451,36 @@ def _reset_peak_rss() -> bool:
 
 
 def _probe(
-    implementation: str, game: str, simulations: int, seed: int
-) -> tuple[float, float | None]:
-    """In a worker process: a warm-up decision, then one timed decision; its rate and its
-    extra peak resident memory in MiB (None where /proc cannot tell)."""
+    implementation: str, game: str, simulations: int, seed: int, repetitions: int = 1
+) -> tuple[tuple[float, ...], float | None]:
+    """In a worker process: a warm-up decision, then ``repetitions`` timed decisions (seeds
+    ``seed``, ``seed + 1``, ...); their rates and the extra peak resident memory of the first,
+    in MiB (None where /proc cannot tell)."""
     runner = make_runner(implementation, game)
     if runner is None:
         raise ImportError(f"{implementation} is not installed")
-    runner(min(WARMUP_SIMULATIONS, simulations), seed + 1)
+    runner(min(WARMUP_SIMULATIONS, simulations), seed + repetitions)
     gc.collect()
     is_reset = _reset_peak_rss()
     before = _status_kib("VmRSS")
-    rate = runner(simulations, seed)
+    rates = [runner(simulations, seed)]
     peak = _status_kib("VmHWM")
+    rates.extend(runner(simulations, seed + rep) for rep in range(1, repetitions))
     if not is_reset or before is None or peak is None:
-        return rate, None
-    return rate, max(peak - before, 0) / 1024.0
+        return tuple(rates), None
+    return tuple(rates), max(peak - before, 0) / 1024.0
 
 
 def _probe_in_fresh_process(
-    implementation: str, game: str, simulations: int, seed: int
-) -> tuple[float, float | None] | None:
+    implementation: str, game: str, simulations: int, seed: int, repetitions: int = 1
+) -> tuple[tuple[float, ...], float | None] | None:
     """:func:`_probe` in a new ``spawn`` process; None if that process died."""
     context = multiprocessing.get_context("spawn")
     try:
         with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-            return pool.submit(_probe, implementation, game, simulations, seed).result()
+            return pool.submit(
+                _probe, implementation, game, simulations, seed, repetitions
+            ).result()
     except concurrent.futures.process.BrokenProcessPool:
         return None
 
@@ -515,17 +542,22 @@ def _interleaved_case(
 
 
 def _worker_case(
-    game: BenchGame, implementations: Sequence[Implementation], simulations: int, seed: int
+    game: BenchGame,
+    implementations: Sequence[Implementation],
+    simulations: int,
+    repetitions: int,
+    seed: int,
 ) -> CaseResult:
-    """One decision per implementation, each in a fresh process that also reports memory
-    (for large trees, where running the decision twice would be costly)."""
-    probes: dict[str, tuple[float, float | None] | None] = {}
+    """``repetitions`` decisions per implementation, in a fresh process each that also reports
+    the memory of the first (for large trees, where every decision takes seconds)."""
+    probes: dict[str, tuple[tuple[float, ...], float | None] | None] = {}
     installed: dict[str, bool] = {}
     for name in implementations:
         installed[name] = make_runner(name, game.name) is not None
         if installed[name]:
-            probes[name] = _probe_in_fresh_process(name, game.name, simulations, seed)
+            probes[name] = _probe_in_fresh_process(name, game.name, simulations, seed, repetitions)
     reference_probe = probes.get(REFERENCE)
+    reference = () if reference_probe is None else reference_probe[0]
     rows = []
     for name in implementations:
         probe = probes.get(name)
@@ -534,9 +566,11 @@ def _worker_case(
         elif probe is None:
             rows.append(Measurement(name, "failed", simulations))
         else:
-            ratios = () if reference_probe is None else (reference_probe[0] / probe[0],)
-            rows.append(Measurement(name, "ok", simulations, (probe[0],), ratios, probe[1]))
-    return CaseResult(game, 1, tuple(rows))
+            rates, peak = probe
+            rows.append(
+                Measurement(name, "ok", simulations, rates, _ratios(reference, rates), peak)
+            )
+    return CaseResult(game, repetitions, tuple(rows))
 
 
 def run_benchmark(
@@ -547,6 +581,7 @@ def run_benchmark(
     repetitions: int = 5,
     big: bool = False,
     big_simulations: int = 1_000_000,
+    big_repetitions: int = 3,
     seed: int = 0,
     memory: bool = True,
     on_case: Callable[[CaseResult], None] | None = None,
@@ -560,7 +595,8 @@ def run_benchmark(
             (capped at ``simulations``).
         repetitions: timed decisions per implementation and game, interleaved.
         big: add the large-tree case: connect four at ``big_simulations``, playout-compiled
-            and openspiel-cpp only, one decision each in a fresh process.
+            and openspiel-cpp only, ``big_repetitions`` decisions each in a fresh process
+            (the first of them in new memory, the next ones in memory the process reuses).
         seed: repetition ``r`` uses seed ``seed + r`` for every implementation.
         memory: measure peak memory (one more decision per row, in a fresh process).
         on_case: called with each case's result as soon as it is done (for a live report).
@@ -573,6 +609,7 @@ def run_benchmark(
         ("python_simulations", python_simulations),
         ("repetitions", repetitions),
         ("big_simulations", big_simulations),
+        ("big_repetitions", big_repetitions),
     ):
         _check_count(name, value)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -595,7 +632,9 @@ def run_benchmark(
         if on_case is not None:
             on_case(case)
     if big:
-        case = _worker_case(GAMES[BIG_GAME], BIG_IMPLEMENTATIONS, big_simulations, seed)
+        case = _worker_case(
+            GAMES[BIG_GAME], BIG_IMPLEMENTATIONS, big_simulations, big_repetitions, seed
+        )
         cases.append(case)
         if on_case is not None:
             on_case(case)

@@ -11,10 +11,16 @@ Rows past ``meta[M_NUM_NODES]`` / ``meta[M_NUM_EDGES]`` of a recycled array hold
 the tree functions never read them (``add_node`` and ``expand`` write every field of the rows
 they take). An array goes back to the pool only when nothing outside the engine refers to it
 (its reference count is checked), so a tree a caller kept (``engine.tree``) is never reused.
+
+The pool is bounded by :func:`default_pool_bytes`: an eighth of the machine's memory, at most
+1 GiB, so that the arrays of a million-simulation connect-four search (about 340 MiB) are kept
+for the next decision. Fresh memory for such a tree costs about as much as the search itself
+(the kernel zeroes each page on first write); recycled memory costs nothing.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 
@@ -23,18 +29,43 @@ import numpy as np
 from playout._src import tree as T
 from playout._src.compiled.driver import TREE_INT_DTYPE
 
+_MIN_POOL_BYTES = 256 << 20
+_MAX_POOL_BYTES = 1 << 30
+
+
+def default_pool_bytes() -> int:
+    """The default bound of :data:`POOL`, in bytes: an eighth of the physical memory, between
+    256 MiB and 1 GiB (256 MiB when the memory size is unknown)."""
+    try:
+        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return _MIN_POOL_BYTES
+    return min(_MAX_POOL_BYTES, max(_MIN_POOL_BYTES, physical // 8))
+
 
 class ArrayPool:
     """Arrays of finished trees, kept for the next trees (thread-safe, bounded).
 
     Args:
-        max_bytes: total size of the arrays kept; the oldest go first beyond it.
+        max_bytes: total size of the arrays kept, in bytes; the oldest go first beyond it
+            (:func:`default_pool_bytes` when ``None``).
     """
 
-    def __init__(self, max_bytes: int = 256 << 20) -> None:
+    def __init__(self, max_bytes: int | None = None) -> None:
         self._lock = threading.Lock()
         self._arrays: list[np.ndarray] = []
-        self._max_bytes = max_bytes
+        self._max_bytes = default_pool_bytes() if max_bytes is None else int(max_bytes)
+
+    @property
+    def max_bytes(self) -> int:
+        """The bound on the total size of the arrays kept, in bytes."""
+        return self._max_bytes
+
+    @property
+    def nbytes(self) -> int:
+        """The total size of the arrays kept now, in bytes."""
+        with self._lock:
+            return sum(a.nbytes for a in self._arrays)
 
     def take(self, rows: int, cols: int, dtype: np.dtype | type) -> np.ndarray:
         """A C-contiguous ``(r, cols)`` array with ``rows <= r <= 4 * rows`` (``r == rows``
@@ -79,7 +110,8 @@ class ArrayPool:
 
 
 POOL = ArrayPool()
-"""The process's pool of tree arrays (at most 256 MiB; ``POOL.clear()`` returns it)."""
+"""The process's pool of tree arrays (bounded by :func:`default_pool_bytes`; ``POOL.clear()``
+lets it go)."""
 
 
 def recycle(arrays: list[np.ndarray]) -> None:
@@ -132,4 +164,13 @@ def subtree(tree: T.Tree, new_root: int) -> tuple[T.Tree, np.ndarray]:
     return out, old_ids[: out.num_nodes].copy()
 
 
-__all__ = ["POOL", "ArrayPool", "new_tree", "recycle", "reserve", "subtree", "with_rows"]
+__all__ = [
+    "POOL",
+    "ArrayPool",
+    "default_pool_bytes",
+    "new_tree",
+    "recycle",
+    "reserve",
+    "subtree",
+    "with_rows",
+]
