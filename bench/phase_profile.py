@@ -127,10 +127,17 @@ def profile(simulations: int, seed: int) -> np.ndarray:
     return cycles / simulations
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sims", type=int, nargs="+", default=[10_000, 1_000_000])
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--sims", type=_positive, nargs="+", default=[10_000, 1_000_000])
+    parser.add_argument("--runs", type=_positive, default=2)
     args = parser.parse_args()
     profile(1_000, 0)  # compile
     print("cycles per simulation (time-stamp counter); depth: edges descended per simulation")

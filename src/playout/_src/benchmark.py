@@ -256,9 +256,9 @@ class BenchmarkReport:
             "seed": self.seed,
             "big_simulations": self.big_simulations,
             "retention": {
-                name: self.retention(name)
+                name: kept
                 for name in BIG_IMPLEMENTATIONS
-                if self.retention(name) is not None
+                if (kept := self.retention(name)) is not None
             },
             "cases": [case.as_dict() for case in self.cases],
         }
