@@ -4,12 +4,12 @@ Nim: heaps of objects; a move takes 1 or more objects from one heap; whoever tak
 object wins. The game is written twice, both short:
 
 1. a **kernel**: five numba functions on a compact state (a ``uint64`` array), bundled with
-   :func:`playout._src.compiled.make_kernel`. The compiled driver runs every simulation
+   :func:`playout.kernels.make_kernel`. The compiled driver runs every simulation
    through them, in machine code;
 2. a **Python state** following :class:`playout.GameState`, so that the rest of playout
    (conformance checker, Python engine, CLI-style tools) understands the game too. Its
-   ``compiled_kernel()`` method is the hook that lets :func:`make_engine` pick the compiled
-   engine automatically.
+   ``compiled_kernel()`` method is the hook that lets :class:`playout.MCTS` pick the
+   compiled driver automatically.
 
 Action ids: taking ``t`` objects (1-based) from heap ``h`` is ``h * max_heap + (t - 1)``.
 
@@ -26,15 +26,7 @@ import numba
 import numpy as np
 
 import playout
-from playout._src import tree as T
-from playout._src.compiled import (
-    JIT_OPTIONS,
-    MOVER_WON,
-    ONGOING,
-    Kernel,
-    make_engine,
-    make_kernel,
-)
+from playout.kernels import JIT_OPTIONS, MOVER_WON, ONGOING, Kernel, make_kernel, random_below
 
 # -- 1. the kernel: compact state = [heap_0, ..., heap_{n-1}, player to move] -----------------
 # params = [num_heaps, max_heap]
@@ -83,7 +75,7 @@ def nim_rollout(params, state, scratch, rng):
     player = np.int64(state[num_heaps])
     while True:
         # One of the ``total`` legal moves, uniformly: the r-th object counted over all heaps.
-        r = T.random_below(rng, total)
+        r = random_below(rng, total)
         h = 0
         while r >= scratch[h]:
             r -= scratch[h]
@@ -188,17 +180,17 @@ class NimState:
         return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
 
     def compiled_kernel(self) -> Kernel:
-        """The hook :func:`playout._src.compiled.make_engine` looks for."""
+        """The hook :class:`playout.MCTS` looks for to run the search compiled."""
         return nim_kernel(len(self.game.heaps), max(self.game.heaps))
 
 
 def main() -> None:
     game = NimGame((3, 4, 5))
     print(playout.check_game(game, num_games=200))
-    engine = make_engine(game.initial_state(), seed=1)  # a CompiledMCTS, through the hook
+    engine = playout.MCTS(game.initial_state(), seed=1)  # compiled, through the hook
     result = engine.run(playout.Budget(simulations=20_000))
     best = game.action_to_string(game.initial_state(), result.best_action)
-    print(f"{type(engine).__name__}: take {best} (heap:objects); proven: {result.proven}")
+    print(f"{engine.backend} search: take {best} (heap:objects); proven: {result.proven}")
     print("The winning move makes the xor of the heaps zero: 3^4^5 = 2, so take 2 from heap 0.")
 
 

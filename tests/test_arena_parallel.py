@@ -161,7 +161,7 @@ def test_mcts_solver_option() -> None:
     default = arena.parse_player("mcts:simulations=50", game)
     assert (off.options.solver, on.options.solver, default.options.solver) == (False, True, None)
     off.reset(game.initial_state(), 1)
-    assert off._engine._solver is False
+    assert off._engine.config.solver is False
     with pytest.raises(playout.InvalidParameterError):
         arena.parse_player("mcts:solver=maybe", game)
 

@@ -15,14 +15,9 @@ import pytest
 import playout
 from playout import MCTS, PUCT, UCB1, Budget, EpsilonGreedy, Rollout, ValueFunction
 from playout._src import tree as T
-from playout._src.compiled import (
-    CompiledMCTS,
-    compiled_kernel_for,
-    make_engine,
-    memory,
-    merge_results,
-    parallel_search,
-)
+from playout import merge_results, parallel_search
+from playout._src.compiled import compiled_kernel_for, memory
+from playout._src.search import make_engine
 from playout._src.errors import GameOverError, IllegalMoveError, InvalidParameterError
 from playout.games import BanditTreeGame, Connect4Game, MnkGame, play_moves, tictactoe
 
@@ -43,7 +38,7 @@ def ttt_grid(rows: list[list[int]], to_move: int = 1) -> playout.GameState:
 def test_tictactoe_win_in_one(solver: bool) -> None:
     # X (1) to move: (2, 0) completes the top row.
     state = ttt_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]])
-    result = CompiledMCTS(state, seed=0, solver=solver).run(Budget(simulations=3000))
+    result = MCTS(state, backend="compiled", seed=0, solver=solver).run(Budget(simulations=3000))
     assert result.best_action == TTT.action_of(2, 0)
     assert result.value > 0.5
     if solver:
@@ -54,7 +49,7 @@ def test_tictactoe_win_in_one(solver: bool) -> None:
 def test_tictactoe_forced_block(solver: bool) -> None:
     # O (-1) threatens the middle row; X (1) to move must block at (2, 1).
     state = ttt_grid([[1, 0, 0], [-1, -1, 0], [1, 0, 0]], to_move=1)
-    result = CompiledMCTS(state, seed=1, solver=solver).run(Budget(simulations=5000))
+    result = MCTS(state, backend="compiled", seed=1, solver=solver).run(Budget(simulations=5000))
     assert result.best_action == TTT.action_of(2, 1)
     assert solve(state.play(result.best_action)) >= 0
 
@@ -63,7 +58,7 @@ def test_tictactoe_forced_block(solver: bool) -> None:
 def test_connect4_win_in_one(solver: bool) -> None:
     # X has three in column 4 (moves 4 5 4 5 4 5 ... O answered in column 5).
     state = play_moves(C4, "454545")
-    result = CompiledMCTS(state, seed=2, solver=solver).run(Budget(simulations=5000))
+    result = MCTS(state, backend="compiled", seed=2, solver=solver).run(Budget(simulations=5000))
     assert result.best_action == 3
 
 
@@ -71,7 +66,7 @@ def test_connect4_win_in_one(solver: bool) -> None:
 def test_connect4_forced_block(solver: bool) -> None:
     # X 6, O 1, X 7, O 2, X 6, O 3: O threatens the bottom row at column 4; X must block.
     state = play_moves(C4, "617263")
-    result = CompiledMCTS(state, seed=4, solver=solver).run(Budget(simulations=20_000))
+    result = MCTS(state, backend="compiled", seed=4, solver=solver).run(Budget(simulations=20_000))
     assert result.best_action == 3
 
 
@@ -79,7 +74,7 @@ def test_connect4_forced_block(solver: bool) -> None:
 def test_connect4_winning_beats_blocking(solver: bool) -> None:
     # X 7, O 2, X 7, O 3, X 7, O 4: O threatens columns 1 and 5, but X wins in column 7.
     state = play_moves(C4, "727374")
-    result = CompiledMCTS(state, seed=3, solver=solver).run(Budget(simulations=5000))
+    result = MCTS(state, backend="compiled", seed=3, solver=solver).run(Budget(simulations=5000))
     assert result.best_action == 6
 
 
@@ -88,12 +83,12 @@ def test_wide_connect4_win_in_one_and_forced_block(solver: bool) -> None:
     # 9x7 (72 bits: the wide kernel). X has three in column 1: X wins there at once.
     wide = Connect4Game(9, 7, 4)
     win = play_moves(wide, "121212")
-    assert isinstance(make_engine(win), CompiledMCTS)
-    result = CompiledMCTS(win, seed=5, solver=solver).run(Budget(simulations=5000))
+    assert make_engine(win).backend == "compiled"
+    result = MCTS(win, backend="compiled", seed=5, solver=solver).run(Budget(simulations=5000))
     assert result.best_action == 0
     # X 9, O 1, X 9, O 2, X 8, O 3: O threatens the bottom row at column 4; X must block.
     block = play_moves(wide, "919283")
-    result = CompiledMCTS(block, seed=6, solver=solver).run(Budget(simulations=20_000))
+    result = MCTS(block, backend="compiled", seed=6, solver=solver).run(Budget(simulations=20_000))
     assert result.best_action == 3
 
 
@@ -103,19 +98,19 @@ def test_wide_connect4_win_in_one_and_forced_block(solver: bool) -> None:
 def test_the_same_seed_reproduces_the_search() -> None:
     state = C4.initial_state()
     results = [
-        CompiledMCTS(state, seed=42, solver=False).run(Budget(simulations=3000)) for _ in range(2)
+        MCTS(state, backend="compiled", seed=42, solver=False).run(Budget(simulations=3000)) for _ in range(2)
     ]
     first, second = results
     assert first.visit_counts == second.visit_counts
     assert first.values == second.values
     assert first.pv == second.pv and first.nodes == second.nodes
-    other = CompiledMCTS(state, seed=43, solver=False).run(Budget(simulations=3000))
+    other = MCTS(state, backend="compiled", seed=43, solver=False).run(Budget(simulations=3000))
     assert other.visit_counts != first.visit_counts
 
 
 def test_result_invariants() -> None:
     state = MnkGame(6, 6, 4).initial_state()
-    engine = CompiledMCTS(state, seed=5)
+    engine = MCTS(state, backend="compiled", seed=5)
     result = engine.run(Budget(simulations=2000))
     assert result.simulations == 2000 == result.total_simulations == sum(result.visit_counts)
     assert result.actions == tuple(range(36))
@@ -128,7 +123,7 @@ def test_result_invariants() -> None:
 
 
 def test_node_cap_is_honoured() -> None:
-    result = CompiledMCTS(C4.initial_state(), seed=6).run(
+    result = MCTS(C4.initial_state(), backend="compiled", seed=6).run(
         Budget(simulations=100_000, max_nodes=700)
     )
     assert result.nodes <= 700
@@ -136,17 +131,17 @@ def test_node_cap_is_honoured() -> None:
 
 
 def test_time_limit_is_honoured() -> None:
-    engine = CompiledMCTS(MnkGame(9, 9, 5).initial_state(), seed=7, solver=False)
+    engine = MCTS(MnkGame(9, 9, 5).initial_state(), backend="compiled", seed=7, solver=False)
     start = time.perf_counter()
     result = engine.run(Budget(seconds=0.3))
     elapsed = time.perf_counter() - start
     assert 0.3 <= elapsed < 1.0  # chunks of a few milliseconds; slack for a busy machine
     assert result.simulations > 100
-    assert CompiledMCTS(C4.initial_state(), seed=7).run(Budget(seconds=0)).simulations == 0
+    assert MCTS(C4.initial_state(), backend="compiled", seed=7).run(Budget(seconds=0)).simulations == 0
 
 
 def test_max_depth_limits_the_tree() -> None:
-    engine = CompiledMCTS(C4.initial_state(), seed=8, solver=False)
+    engine = MCTS(C4.initial_state(), backend="compiled", seed=8, solver=False)
     result = engine.run(Budget(simulations=3000, max_depth=2))
     assert result.max_depth <= 2
     assert result.total_simulations == 3000
@@ -154,30 +149,30 @@ def test_max_depth_limits_the_tree() -> None:
 
 def test_progress_is_reported() -> None:
     seen: list[int] = []
-    CompiledMCTS(C4.initial_state(), seed=9).run(
+    MCTS(C4.initial_state(), backend="compiled", seed=9).run(
         Budget(simulations=1050), progress=seen.append, progress_every=200
     )
     assert seen == [200, 400, 600, 800, 1000, 1050]
 
 
 def test_tree_reuse_keeps_the_subtree_and_its_states() -> None:
-    engine = CompiledMCTS(C4.initial_state(), seed=10, solver=False)
+    engine = MCTS(C4.initial_state(), backend="compiled", seed=10, solver=False)
     result = engine.run(Budget(simulations=4000))
     action = result.best_action
     child_visits = result.visit_counts[result.actions.index(action)]
     engine.advance(action)
     assert engine.root_state == C4.initial_state().play(action)
     assert engine.tree.nodes[T.ROOT, T.N_VISITS] == child_visits
-    kernel = engine.kernel
-    assert np.array_equal(engine.node_states[T.ROOT], kernel.encode(engine.root_state))
+    kernel = engine.driver.kernel
+    assert np.array_equal(engine.driver.node_states[T.ROOT], kernel.encode(engine.root_state))
     # Every kept node's state is its parent's state after the edge's action.
     tree = engine.tree
     for node in range(1, tree.num_nodes):
         edge = tree.nodes[node, T.N_PARENT_EDGE]
         parent = tree.nodes[node, T.N_PARENT]
-        expected = engine.node_states[parent].copy()
+        expected = engine.driver.node_states[parent].copy()
         kernel.play(kernel.params, expected, int(tree.edges[edge, T.E_ACTION]))
-        assert np.array_equal(engine.node_states[node], expected)
+        assert np.array_equal(engine.driver.node_states[node], expected)
     before = engine.result().total_simulations
     assert before == child_visits - 1  # the simulation that created the child ended there
     after = engine.run(Budget(simulations=1000))
@@ -185,7 +180,7 @@ def test_tree_reuse_keeps_the_subtree_and_its_states() -> None:
 
 
 def test_advance_without_reuse_and_errors() -> None:
-    engine = CompiledMCTS(TTT.initial_state(), seed=11, reuse=False)
+    engine = MCTS(TTT.initial_state(), backend="compiled", seed=11, reuse=False)
     engine.run(Budget(simulations=500))
     engine.advance(4)
     assert engine.result().total_simulations == 0
@@ -195,11 +190,11 @@ def test_advance_without_reuse_and_errors() -> None:
     assert engine.root_state == TTT.initial_state().play(4).play(action)
     finished = ttt_grid([[1, 1, 1], [-1, -1, 0], [0, 0, 0]], to_move=-1)
     with pytest.raises(GameOverError):
-        CompiledMCTS(finished, seed=0).run()
+        MCTS(finished, backend="compiled", seed=0).run()
 
 
 def test_a_whole_game_with_decide() -> None:
-    engine = CompiledMCTS(TTT.initial_state(), seed=12, budget=Budget(simulations=2000))
+    engine = MCTS(TTT.initial_state(), backend="compiled", seed=12, budget=Budget(simulations=2000))
     while not engine.root_state.is_terminal():
         engine.decide()
     assert engine.root_state.winner() is None  # good play draws
@@ -208,13 +203,13 @@ def test_a_whole_game_with_decide() -> None:
 @pytest.mark.parametrize("selection", [PUCT(), EpsilonGreedy(epsilon=0.2), UCB1(c=0.5)])
 def test_other_selection_rules_run_compiled(selection) -> None:
     state = play_moves(C4, "454545")
-    result = CompiledMCTS(state, seed=13, selection=selection).run(Budget(simulations=4000))
+    result = MCTS(state, backend="compiled", seed=13, selection=selection).run(Budget(simulations=4000))
     assert result.best_action == 3
 
 
 def test_several_rollouts_per_leaf() -> None:
     state = ttt_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]])
-    engine = CompiledMCTS(state, seed=14, evaluator=Rollout(num_rollouts=4), solver=False)
+    engine = MCTS(state, backend="compiled", seed=14, evaluator=Rollout(num_rollouts=4), solver=False)
     result = engine.run(Budget(simulations=2000))
     assert result.best_action == TTT.action_of(2, 0)
     # Means of 4 rollouts are multiples of 1/4: so are the root's value sums.
@@ -238,7 +233,7 @@ def test_several_rollouts_per_leaf() -> None:
 def test_compiled_and_python_engines_agree_on_tactics(state, expected: set[int]) -> None:
     budget = Budget(simulations=4000)
     python = MCTS(state, seed=1, solver=False).run(budget)
-    compiled = CompiledMCTS(state, seed=1, solver=False).run(budget)
+    compiled = MCTS(state, backend="compiled", seed=1, solver=False).run(budget)
     assert python.best_action in expected
     assert compiled.best_action in expected
 
@@ -248,7 +243,7 @@ def test_compiled_and_python_visit_shares_are_close() -> None:
     state = ttt_grid([[-1, 0, 0], [0, 1, 0], [0, 0, -1]], to_move=1)
     budget = Budget(simulations=6000)
     python = MCTS(state, seed=2, solver=False).run(budget).policy()
-    compiled = CompiledMCTS(state, seed=2, solver=False).run(budget).policy()
+    compiled = MCTS(state, backend="compiled", seed=2, solver=False).run(budget).policy()
     edges = [1, 3, 5, 7]
     for action in edges:
         assert 0.12 < compiled[action] < 0.38, compiled
@@ -260,7 +255,7 @@ def test_compiled_and_python_root_values_are_close_on_the_empty_board() -> None:
     state = MnkGame(4, 4, 3).initial_state()
     budget = Budget(simulations=3000)
     python = MCTS(state, seed=3, solver=False).run(budget)
-    compiled = CompiledMCTS(state, seed=3, solver=False).run(budget)
+    compiled = MCTS(state, backend="compiled", seed=3, solver=False).run(budget)
     assert abs(python.value - compiled.value) < 0.15
 
 
@@ -268,18 +263,16 @@ def test_compiled_and_python_root_values_are_close_on_the_empty_board() -> None:
 
 
 def test_make_engine_picks_the_compiled_engine_when_it_can() -> None:
-    assert isinstance(make_engine(TTT.initial_state(), seed=0), CompiledMCTS)
-    assert isinstance(make_engine(C4.initial_state(), seed=0), CompiledMCTS)
-    assert not isinstance(make_engine(TTT.initial_state(), backend="python", seed=0), CompiledMCTS)
+    assert make_engine(TTT.initial_state(), seed=0).backend == "compiled"
+    assert make_engine(C4.initial_state(), seed=0).backend == "compiled"
+    assert make_engine(TTT.initial_state(), backend="python", seed=0).backend != "compiled"
     bandit = BanditTreeGame().initial_state()
-    assert not isinstance(make_engine(bandit, seed=0), CompiledMCTS)
+    assert make_engine(bandit, seed=0).backend != "compiled"
     custom = make_engine(TTT.initial_state(), evaluator=ValueFunction(lambda s: 0.0))
-    assert not isinstance(custom, CompiledMCTS)
+    assert custom.backend != "compiled"
     python_rule = make_engine(TTT.initial_state(), selection=lambda stats: 0)
-    assert not isinstance(python_rule, CompiledMCTS)
-    assert isinstance(
-        make_engine(TTT.initial_state(), evaluator=Rollout(num_rollouts=3)), CompiledMCTS
-    )
+    assert python_rule.backend != "compiled"
+    assert make_engine(TTT.initial_state(), evaluator=Rollout(num_rollouts=3)).backend == "compiled"
 
 
 def test_backend_compiled_refuses_what_it_cannot_run() -> None:
@@ -287,7 +280,7 @@ def test_backend_compiled_refuses_what_it_cannot_run() -> None:
     assert compiled_kernel_for(bandit) is None
     with pytest.raises(InvalidParameterError, match="has no compiled kernel"):
         make_engine(bandit, backend="compiled")
-    assert not isinstance(make_engine(bandit), CompiledMCTS)
+    assert make_engine(bandit).backend != "compiled"
     with pytest.raises(InvalidParameterError, match="evaluator"):
         make_engine(TTT.initial_state(), backend="compiled", evaluator=ValueFunction(lambda s: 0.0))
     with pytest.raises(InvalidParameterError, match="rollout policy"):
@@ -297,7 +290,7 @@ def test_backend_compiled_refuses_what_it_cannot_run() -> None:
             evaluator=Rollout(policy=lambda state, rng: state.legal_actions()[0]),
         )
     with pytest.raises(InvalidParameterError, match="no compiled kernel"):
-        CompiledMCTS(BanditTreeGame().initial_state())
+        MCTS(BanditTreeGame().initial_state(), backend="compiled")
     with pytest.raises(InvalidParameterError, match="backend"):
         make_engine(TTT.initial_state(), backend="gpu")  # type: ignore[arg-type]
 
@@ -307,7 +300,7 @@ def test_backend_compiled_refuses_what_it_cannot_run() -> None:
 
 def test_merge_results_adds_visits_and_value_sums() -> None:
     state = C4.initial_state()
-    parts = [CompiledMCTS(state, seed=s, solver=False).run(Budget(simulations=700)) for s in (1, 2)]
+    parts = [MCTS(state, backend="compiled", seed=s, solver=False).run(Budget(simulations=700)) for s in (1, 2)]
     merged = merge_results(parts)
     assert merged.total_simulations == 1400
     for i, action in enumerate(merged.actions):
@@ -359,7 +352,7 @@ def test_the_numba_nim_example_runs_compiled_and_passes_conformance(
     playout.check_game(game, num_games=100)
     state = game.initial_state()
     engine = make_engine(state, seed=0)
-    assert isinstance(engine, CompiledMCTS)
+    assert engine.backend == "compiled"
     result = engine.run(Budget(simulations=20_000))
     assert game.action_to_string(state, result.best_action) == "0:2"  # 3^4^5 = 2
     # Lockstep against the Python rules, as for the built-in kernels.
@@ -387,27 +380,27 @@ def test_the_numba_nim_example_runs_compiled_and_passes_conformance(
 def test_recycled_memory_never_changes_a_tree_someone_holds() -> None:
 
     state = C4.initial_state()
-    engine = CompiledMCTS(state, seed=20, solver=False)
+    engine = MCTS(state, backend="compiled", seed=20, solver=False)
     engine.run(Budget(simulations=2000))
     kept = engine.tree
     snapshot = [a.copy() for a in kept]
     engine.advance(engine.result().best_action)  # replaces the tree
     del engine
     for seed in range(3):  # new searches take arrays from the pool
-        CompiledMCTS(state, seed=seed, solver=False).run(Budget(simulations=2000))
+        MCTS(state, backend="compiled", seed=seed, solver=False).run(Budget(simulations=2000))
     for array, copy in zip(kept, snapshot, strict=True):
         assert array.tobytes() == copy.tobytes()  # bytes: unused rows may hold NaN
     # Arrays nobody holds are recycled: a second search of the same size reuses them.
     memory.POOL.clear()
-    first = CompiledMCTS(state, seed=1, solver=False)
+    first = MCTS(state, backend="compiled", seed=1, solver=False)
     first.run(Budget(simulations=2000))
-    arrays = [*first.tree[:4], first.node_states]
+    arrays = [*first.tree[:4], first.driver.node_states]
     assert not any(a in memory.POOL for a in arrays)
     del first
     assert not any(a in memory.POOL for a in arrays)  # `arrays` still refers to them
     del arrays
     assert len(memory.POOL) >= 5  # the four tree arrays and the node states
-    second = CompiledMCTS(state, seed=1, solver=False)
+    second = MCTS(state, backend="compiled", seed=1, solver=False)
     second.run(Budget(simulations=2000))
     assert all(a.shape[0] >= 2000 for a in second.tree[:2])
 

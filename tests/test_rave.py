@@ -15,7 +15,7 @@ from playout import MCTS, RAVE, UCB1, Budget, ProgressiveBias, Rollout
 from playout._src import rave
 from playout._src import tree as T
 from playout._src.arena import MctsPlayer, parse_player
-from playout._src.compiled import CompiledMCTS, make_engine
+from playout._src.search import make_engine
 from playout.cli import main
 from playout.games import BanditTreeGame, Connect4Game, MnkGame, play_moves, tictactoe
 from playout.games.mnk import threat_scores
@@ -390,7 +390,7 @@ def test_a_seed_reproduces_the_search(rule: object) -> None:
         lambda: playout.parse_rule("rave", bias=-1.0),
         lambda: MCTS(Connect4Game().initial_state(), selection=ProgressiveBias()),
         lambda: make_engine(TTT.initial_state(), selection=RAVE(), backend="compiled"),
-        lambda: CompiledMCTS(TTT.initial_state(), selection=ProgressiveBias()),
+        lambda: MCTS(TTT.initial_state(), backend="compiled", selection=ProgressiveBias()),
     ],
 )
 def test_bad_parameters_raise(make: object) -> None:

@@ -11,6 +11,8 @@ Values are always for the player to move in the position they describe (see
 :mod:`playout._src.game`).
 """
 
+from playout._src.compiled.kernel import Kernel, make_kernel
+from playout._src.config import Budget, SearchConfig
 from playout._src.conformance import ConformanceReport, check_game
 from playout._src.errors import (
     GameError,
@@ -25,7 +27,9 @@ from playout._src.errors import (
 from playout._src.evaluation import Evaluator, Rollout, ValueFunction, random_policy
 from playout._src.flat import FlatResult, flat_monte_carlo
 from playout._src.game import CHANCE, TERMINAL, Game, GameSpec, GameState, value_for
+from playout._src.parallel import parallel_search
 from playout._src.registry import game_names, make_game, register_game
+from playout._src.results import Proven, SearchResult, merge_results
 from playout._src.rules import (
     PUCT,
     RAVE,
@@ -36,7 +40,7 @@ from playout._src.rules import (
     ProgressiveBias,
     parse_rule,
 )
-from playout._src.search import MCTS, Budget, SearchResult, search
+from playout._src.search import MCTS, Driver, search
 
 __version__ = "0.1.0"
 
@@ -49,6 +53,7 @@ __all__ = [
     "UCB1",
     "Budget",
     "ConformanceReport",
+    "Driver",
     "EdgeStatistics",
     "EpsilonGreedy",
     "Evaluator",
@@ -60,12 +65,15 @@ __all__ = [
     "GameState",
     "IllegalMoveError",
     "InvalidParameterError",
+    "Kernel",
     "MoveError",
     "MoveHeuristic",
     "MoveParseError",
     "PlayoutError",
     "ProgressiveBias",
+    "Proven",
     "Rollout",
+    "SearchConfig",
     "SearchResult",
     "UnknownGameError",
     "ValueFunction",
@@ -74,6 +82,9 @@ __all__ = [
     "flat_monte_carlo",
     "game_names",
     "make_game",
+    "make_kernel",
+    "merge_results",
+    "parallel_search",
     "parse_rule",
     "random_policy",
     "register_game",

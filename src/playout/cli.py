@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import importlib
 import json
 import math
 import os
@@ -395,29 +394,9 @@ def _add_arena_arguments(parser: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------------------ engine
 
 
-def _compiled_make_engine() -> Callable[..., Any] | None:
-    """``playout._src.compiled.make_engine`` if that module exists, else None."""
-    try:
-        module = importlib.import_module("playout._src.compiled")
-    except ImportError:
-        return None
-    return getattr(module, "make_engine", None)
-
-
 def _engine_factory(backend: str) -> arena.EngineFactory:
-    """The function that builds search engines for ``--backend`` (the one place to route).
-
-    With ``playout._src.compiled.make_engine`` available, every engine is built by
-    ``make_engine(state, backend=backend, selection=..., evaluator=..., budget=..., seed=...)``;
-    without it, ``auto`` and ``python`` build :class:`playout.MCTS` and ``compiled`` is an
-    error.
-    """
-    make_engine = _compiled_make_engine()
-    if make_engine is not None:
-        return functools.partial(make_engine, backend=backend)
-    if backend == "compiled":
-        raise InvalidParameterError("the compiled backend is not available in this installation")
-    return playout.MCTS
+    """The function that builds search engines for ``--backend`` (the one place to route)."""
+    return functools.partial(playout.MCTS, backend=backend)
 
 
 def _search_options(args: argparse.Namespace) -> arena.MctsOptions:
@@ -481,28 +460,17 @@ def _parallel_search(
             "--backend python (use --workers 1)"
         )
     options = _engine_options(state, args)
+    if engine.backend == "compiled":
+        from playout._src.parallel import parallel_search
+
+        return parallel_search(
+            state, workers=args.workers, backend="compiled", **options
+        )
     try:
-        from playout._src.compiled import CompiledMCTS, make_engine, parallel_search
-    except ImportError:
-        reason = "the compiled backend is not available in this installation"
-    else:
-        if isinstance(engine, CompiledMCTS):
-            budget = options["budget"]
-            return parallel_search(
-                state,
-                workers=args.workers,
-                simulations=budget.simulations,
-                seconds=budget.seconds,
-                seed=options["seed"],
-                selection=options["selection"],
-                evaluator=options["evaluator"],
-                backend="compiled",
-            )
-        try:
-            make_engine(state, backend="compiled", **options)
-            reason = "the compiled search is not available for it"
-        except InvalidParameterError as error:
-            reason = str(error).removeprefix("backend='compiled' cannot run this search: ")
+        playout.MCTS(state, backend="compiled", **options)
+        reason = "the compiled search is not available for it"
+    except InvalidParameterError as error:
+        reason = str(error).removeprefix("backend='compiled' cannot run this search: ")
     print(
         f"{PROG}: note: --workers needs the compiled search ({reason}); searching with 1 worker",
         file=sys.stderr,

@@ -328,13 +328,12 @@ def _playout_state(game: BenchGame) -> Any:
 
 
 def _playout_compiled(game: BenchGame) -> Runner:
-    from playout._src.compiled import CompiledMCTS
-    from playout._src.search import Budget
+    from playout._src.search import MCTS, Budget
 
     state = _playout_state(game)
 
     def decide(simulations: int, seed: int) -> int:
-        engine = CompiledMCTS(state, seed=seed, solver=False)
+        engine = MCTS(state, seed=seed, solver=False, backend="compiled")
         return engine.run(Budget(simulations=simulations)).simulations
 
     return _timed(decide)
@@ -346,7 +345,7 @@ def _playout_python(game: BenchGame) -> Runner:
     state = _playout_state(game)
 
     def decide(simulations: int, seed: int) -> int:
-        engine = MCTS(state, seed=seed, solver=False)
+        engine = MCTS(state, seed=seed, solver=False, backend="python")
         return engine.run(Budget(simulations=simulations)).simulations
 
     return _timed(decide)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from playout._src.errors import InvalidParameterError
-from playout._src.game import CHANCE, GameState
+from playout._src.game import CHANCE, GameState, value_for
 
 RolloutPolicy = Callable[[GameState, random.Random], int]
 """Picks the next action in a rollout: ``policy(state, rng) -> action``."""
@@ -54,7 +54,9 @@ def _chance_action(state: GameState, rng: random.Random) -> int:
 
 
 def _player0_value(state: GameState, value: float) -> float:
-    return -value if state.current_player() == 1 else value
+    """A value for the player to move in ``state`` as a value for player 0 (the flip is its
+    own inverse)."""
+    return value_for(state.current_player(), value)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -18,7 +18,7 @@ import random
 from collections.abc import Mapping
 
 from playout._src.errors import InvalidParameterError
-from playout._src.game import Game, GameState
+from playout._src.game import Game, GameState, value_for
 
 MAX_SQUARES = 12
 """Largest board (``width * height``) :func:`solve` accepts: 4x3 takes about a second and
@@ -55,13 +55,12 @@ class Solution:
             InvalidParameterError: ``state`` is not reachable from the initial position.
         """
         value0 = self._value0(state)
-        return -value0 if state.current_player() == 1 else value0
+        return value_for(state.current_player(), value0)
 
     def optimal_actions(self, state: GameState) -> tuple[int, ...]:
         """The legal actions of ``state`` that keep its value for the player to move."""
         mover = state.current_player()
-        sign = -1.0 if mover == 1 else 1.0
-        scored = [(sign * self._value0(state.play(a)), a) for a in state.legal_actions()]
+        scored = [(value_for(mover, self._value0(state.play(a))), a) for a in state.legal_actions()]
         best = max(value for value, _ in scored)
         return tuple(a for value, a in scored if value == best)
 

@@ -52,13 +52,14 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from playout._src import game as _game
+from playout._src.game import CHANCE, TERMINAL, GameSpec
+
 ROOT = 0
 UNVISITED = -1
 UNEXPANDED = -1
 NO_EDGE = -1
 NO_NODE = -1
-CHANCE = -1
-TERMINAL = -4
 
 N_FIRST_EDGE, N_NUM_EDGES, N_PARENT_EDGE, N_PLAYER, N_VISITS, N_PROVEN, N_PLIES, N_PARENT = range(8)
 NODE_FIELDS = 8
@@ -118,6 +119,18 @@ class Tree(NamedTuple):
         """Bytes of array storage per allocated node (edges included), for reports."""
         total = sum(a.nbytes for a in self)
         return total / max(1, self.node_capacity)
+
+
+def solver_bounds(spec: GameSpec) -> tuple[float, float]:
+    """The returns for player 0 that the solver classes as a loss and as a win for ``spec``.
+
+    With rewards on the way, a node's exact value is a future return that cannot be told a
+    win or a loss on its own: such games are proven by full enumeration only (the bounds are
+    infinite, so every proven value is a "draw" class and selection skips it).
+    """
+    if spec.has_intermediate_rewards:
+        return -math.inf, math.inf
+    return float(spec.min_return), float(spec.max_return)
 
 
 def new_tree(node_capacity: int = 1024, edge_capacity: int | None = None) -> Tree:
@@ -450,10 +463,8 @@ def expand(
 # --------------------------------------------------------------------------------------------
 
 
-@numba.njit(inline="always", **_JIT)
-def value_for(player: int, value0: float) -> float:
-    """A value for player 0 seen by ``player`` (negated for player 1 only)."""
-    return -value0 if player == 1 else value0
+value_for = numba.njit(inline="always", **_JIT)(_game.value_for)
+""":func:`playout._src.game.value_for` compiled (the one point-of-view flip)."""
 
 
 @numba.njit(inline="always", **_JIT)
@@ -674,8 +685,136 @@ FINAL_MOST_VISITS = 0
 FINAL_BEST_VALUE = 1
 FINAL_SAMPLE = 2
 
+# A child's solver class seen by the player who chooses it (the mover at the parent).
+OUTCOME_UNKNOWN, OUTCOME_WIN, OUTCOME_DRAW, OUTCOME_LOSS = range(4)
+
 
 @numba.njit(**_JIT)
+def outcome_for(player: int, proven: int) -> int:
+    """The solver class ``proven`` (for player 0) as an ``OUTCOME_*`` for ``player``."""
+    if proven == UNPROVEN:
+        return OUTCOME_UNKNOWN
+    if proven == PROVEN_DRAW:
+        return OUTCOME_DRAW
+    return OUTCOME_WIN if is_proven_win_for(player, proven) else OUTCOME_LOSS
+
+
+@numba.njit(**_JIT)
+def choose_among(
+    visits: np.ndarray,
+    means: np.ndarray,
+    outcomes: np.ndarray,
+    plies: np.ndarray,
+    final: int,
+    temperature: float,
+    rng: np.ndarray,
+) -> int:
+    """The final-move rule: the index of the move to play among ``len(visits)`` candidates.
+
+    The one rule of the engine, used at the root of a tree (:func:`choose_edge`), along the
+    principal variation, and on root statistics merged from several searches. Per candidate:
+    ``visits`` (simulations), ``means`` (mean value for the player who chooses), ``outcomes``
+    (an ``OUTCOME_*`` for that player) and ``plies`` (plies to the end under best play, for
+    proven candidates).
+
+    The order (that of strong engines, e.g. OpenSpiel's MCTS bot): a proven win first (the
+    shortest); proven losses last (if nothing else is left, the longest); a proven candidate
+    is preferred to an unproven one whose mean is not higher than the proven one's exact
+    value. Among the rest, ``FINAL_MOST_VISITS``: most visits, ties broken by the higher mean,
+    then the lower index; ``FINAL_BEST_VALUE``: highest mean among visited candidates, ties by
+    visits; ``FINAL_SAMPLE``: drawn with probability proportional to ``visits ** (1/T)``
+    (``temperature`` T > 0). Returns -1 when there are no candidates.
+    """
+    count = visits.shape[0]
+    if count == 0:
+        return -1
+    win = -1
+    longest_loss = -1
+    num_lost = 0
+    for i in range(count):
+        if outcomes[i] == OUTCOME_WIN:
+            if win == -1 or plies[i] < plies[win]:
+                win = i
+        elif outcomes[i] == OUTCOME_LOSS:
+            num_lost += 1
+            if longest_loss == -1 or plies[i] > plies[longest_loss]:
+                longest_loss = i
+    if win != -1:
+        return win
+    if num_lost == count:
+        return longest_loss
+    if final == FINAL_SAMPLE:
+        most = 0
+        for i in range(count):
+            if outcomes[i] != OUTCOME_LOSS:
+                most = max(most, visits[i])
+        total = 0.0
+        for i in range(count):
+            if outcomes[i] != OUTCOME_LOSS:
+                total += (visits[i] / most) ** (1.0 / temperature) if most else 1.0
+        u = random_unit(rng) * total
+        acc = 0.0
+        last = -1
+        for i in range(count):
+            if outcomes[i] != OUTCOME_LOSS:
+                acc += (visits[i] / most) ** (1.0 / temperature) if most else 1.0
+                last = i
+                if u < acc:
+                    return i
+        return last
+    best = -1
+    for i in range(count):
+        if outcomes[i] == OUTCOME_LOSS:
+            continue
+        if best == -1:
+            best = i
+            continue
+        n, best_n = visits[i], visits[best]
+        q, best_q = means[i], means[best]
+        if final == FINAL_BEST_VALUE:
+            if best_n == 0 or (n > 0 and (q > best_q or (q == best_q and n > best_n))):
+                best = i
+        elif n > best_n or (n == best_n and q > best_q):
+            best = i
+    # A known value beats an estimate that is no better: prefer a proven candidate (a draw,
+    # say) to the choice above when the latter's mean does not exceed the proven value.
+    secure = -1
+    secure_value = -math.inf
+    for i in range(count):
+        if outcomes[i] == OUTCOME_UNKNOWN or outcomes[i] == OUTCOME_LOSS:
+            continue
+        if means[i] > secure_value:
+            secure, secure_value = i, means[i]
+    if secure != -1 and secure_value >= means[best]:
+        return secure
+    return best
+
+
+@numba.njit(**_JIT_ALLOCATING)
+def edge_statistics(
+    nodes: np.ndarray, edges: np.ndarray, edge_values: np.ndarray, node: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(visits, means, outcomes, plies)`` of ``node``'s edges for :func:`choose_among`:
+    means and outcomes are for the player to move at ``node``."""
+    first = nodes[node, N_FIRST_EDGE]
+    count = max(nodes[node, N_NUM_EDGES], 0)
+    player = nodes[node, N_PLAYER]
+    visits = np.zeros(count, dtype=np.int64)
+    means = np.zeros(count, dtype=np.float64)
+    outcomes = np.zeros(count, dtype=np.int64)
+    plies = np.zeros(count, dtype=np.int64)
+    for i in range(count):
+        e = first + i
+        visits[i] = edges[e, E_VISITS]
+        means[i] = edge_mean(edge_values, edges, e)
+        child = edges[e, E_CHILD]
+        if child != UNVISITED:
+            outcomes[i] = outcome_for(player, nodes[child, N_PROVEN])
+            plies[i] = nodes[child, N_PLIES]
+    return visits, means, outcomes, plies
+
+
+@numba.njit(**_JIT_ALLOCATING)
 def choose_edge(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -685,100 +824,13 @@ def choose_edge(
     temperature: float,
     rng: np.ndarray,
 ) -> int:
-    """The edge to play from ``node`` once the search is over.
-
-    The order strong engines use: a child the solver proved won for the player to move comes
-    first (the shortest win); children proven lost come last (if nothing else is left, the
-    longest loss); a proven child is preferred to an unproven one whose mean value is not
-    higher than its exact value. Among the rest, ``FINAL_MOST_VISITS``: most visits, ties
-    broken by the higher mean value, then by the lower edge index; ``FINAL_BEST_VALUE``:
-    highest mean value among visited edges, ties by visits; ``FINAL_SAMPLE``: drawn with probability
-    proportional to ``visits ** (1/T)`` (``temperature`` T > 0). Returns ``NO_EDGE`` if
-    ``node`` has no edges.
-    """
-    first = nodes[node, N_FIRST_EDGE]
-    count = nodes[node, N_NUM_EDGES]
-    if count <= 0:
+    """The edge to play from ``node`` once the search is over (:func:`choose_among` on its
+    edges); ``NO_EDGE`` if ``node`` has no edges."""
+    visits, means, outcomes, plies = edge_statistics(nodes, edges, edge_values, node)
+    index = choose_among(visits, means, outcomes, plies, final, temperature, rng)
+    if index < 0:
         return NO_EDGE
-    player = nodes[node, N_PLAYER]
-    # Proven children first: the shortest win, else note whether everything is lost.
-    win = NO_EDGE
-    longest_loss = NO_EDGE
-    num_lost = 0
-    for e in range(first, first + count):
-        child = edges[e, E_CHILD]
-        if child == UNVISITED:
-            continue
-        proven = nodes[child, N_PROVEN]
-        if is_proven_win_for(player, proven):
-            if win == NO_EDGE or nodes[child, N_PLIES] < nodes[edges[win, E_CHILD], N_PLIES]:
-                win = e
-        elif is_proven_loss_for(player, proven):
-            num_lost += 1
-            if (
-                longest_loss == NO_EDGE
-                or nodes[child, N_PLIES] > nodes[edges[longest_loss, E_CHILD], N_PLIES]
-            ):
-                longest_loss = e
-    if win != NO_EDGE:
-        return win
-    if num_lost == count:
-        return longest_loss
-    if final == FINAL_SAMPLE:
-        most = 0
-        for e in range(first, first + count):
-            if not _is_lost_edge(nodes, edges, e, player):
-                most = max(most, edges[e, E_VISITS])
-        total = 0.0
-        for e in range(first, first + count):
-            if not _is_lost_edge(nodes, edges, e, player):
-                total += (edges[e, E_VISITS] / most) ** (1.0 / temperature) if most else 1.0
-        u = random_unit(rng) * total
-        acc = 0.0
-        last = NO_EDGE
-        for e in range(first, first + count):
-            if not _is_lost_edge(nodes, edges, e, player):
-                acc += (edges[e, E_VISITS] / most) ** (1.0 / temperature) if most else 1.0
-                last = e
-                if u < acc:
-                    return e
-        return last
-    best = NO_EDGE
-    for e in range(first, first + count):
-        if _is_lost_edge(nodes, edges, e, player):
-            continue
-        if best == NO_EDGE:
-            best = e
-            continue
-        n, best_n = edges[e, E_VISITS], edges[best, E_VISITS]
-        q, best_q = edge_mean(edge_values, edges, e), edge_mean(edge_values, edges, best)
-        if final == FINAL_BEST_VALUE:
-            if best_n == 0 or (n > 0 and (q > best_q or (q == best_q and n > best_n))):
-                best = e
-        elif n > best_n or (n == best_n and q > best_q):
-            best = e
-    # A known value beats an estimate that is no better: prefer a proven child (a draw, say)
-    # to the choice above when the latter's mean value does not exceed the proven value.
-    secure = NO_EDGE
-    secure_value = -math.inf
-    for e in range(first, first + count):
-        child = edges[e, E_CHILD]
-        if child == UNVISITED or nodes[child, N_PROVEN] == UNPROVEN:
-            continue
-        if _is_lost_edge(nodes, edges, e, player):
-            continue
-        value = edge_mean(edge_values, edges, e)
-        if value > secure_value:
-            secure, secure_value = e, value
-    if secure != NO_EDGE and secure_value >= edge_mean(edge_values, edges, best):
-        return secure
-    return best
-
-
-@numba.njit(**_JIT)
-def _is_lost_edge(nodes: np.ndarray, edges: np.ndarray, e: int, player: int) -> bool:
-    child = edges[e, E_CHILD]
-    return child != UNVISITED and is_proven_loss_for(player, nodes[child, N_PROVEN])
+    return nodes[node, N_FIRST_EDGE] + index
 
 
 @numba.njit(**_JIT_ALLOCATING)

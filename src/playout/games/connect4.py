@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
 from playout._src.game import TERMINAL, GameSpec, GameState
+
+if TYPE_CHECKING:
+    from playout._src.compiled.kernel import Kernel
 
 MAX_BITS = 512
 """Largest accepted ``width * (height + 1)``."""
@@ -259,6 +262,13 @@ class Connect4State:
     def legal_actions(self) -> tuple[int, ...]:
         """Columns that are not full (0-based, increasing); empty once the game is over."""
         return self.legal
+
+    def compiled_kernel(self) -> Kernel:
+        """The game's compiled kernel for the compiled search (any board size)."""
+        from playout._src.compiled.connect4_kernel import cached_connect4_kernel
+
+        game = self.game
+        return cached_connect4_kernel(game.width, game.height, game.k, game.spec.name)
 
     def is_terminal(self) -> bool:
         """Whether someone connected ``k`` or the board is full."""

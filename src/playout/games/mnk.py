@@ -34,6 +34,8 @@ from playout._src.game import TERMINAL, GameSpec, GameState
 if TYPE_CHECKING:
     import numpy as np
 
+    from playout._src.compiled.kernel import Kernel
+
 MAX_SIDE = 32
 """Largest accepted board width or height."""
 
@@ -397,6 +399,14 @@ class MnkState:
     def is_terminal(self) -> bool:
         """Whether someone has ``k`` in a row or the board is full."""
         return not self.legal
+
+    def compiled_kernel(self) -> Kernel | None:
+        """The game's compiled kernel for the compiled search (bitboards up to 32x32; ``None``
+        for larger boards, which search on the Python driver)."""
+        from playout._src.compiled.mnk_kernel import cached_mnk_kernel
+
+        game = self.game
+        return cached_mnk_kernel(game.width, game.height, game.k, game.spec.name)
 
     def play(self, action: int) -> MnkState:
         """Put the mover's stone on square ``action``; ``self`` is unchanged.

@@ -367,7 +367,19 @@ def encode_connect4(state: object) -> np.ndarray:
     return np.array([stones0, stones1, (stones0 | stones1).bit_count()], dtype=np.uint64)
 
 
+
+
+@functools.lru_cache(maxsize=64)
+def cached_connect4_kernel(width: int, height: int, k: int, name: str) -> Kernel:
+    """The connect-four kernel for a board, built once: one 64-bit word when the board fits
+    (:func:`connect4_kernel`), several otherwise (:func:`wide_connect4_kernel`)."""
+    if (height + 1) * width > 64:
+        return wide_connect4_kernel(width, height, k, name=name)
+    return connect4_kernel(width, height, k, name=name)
+
+
 __all__ = [
+    "cached_connect4_kernel",
     "connect4_kernel",
     "encode_connect4",
     "encode_wide_connect4",

@@ -1,112 +1,64 @@
-"""The compiled engine: :class:`CompiledMCTS`, kernel look-up and backend choice.
+"""The compiled driver: whole simulations in machine code, for games with a compiled kernel.
 
-:class:`CompiledMCTS` has the interface and the semantics of :class:`~playout.MCTS` (it is a
-subclass and builds its :class:`~playout.SearchResult` with the same code) but runs whole
-simulations in the compiled driver (:func:`~playout._src.compiled.driver.compiled_driver`)
-on the game's compiled kernel. It supports the built-in selection rules and random-rollout
-evaluation; a user rule or evaluator needs the Python engine, which :func:`make_engine`
-picks automatically.
+:class:`CompiledDriver` runs the compiled loop (:func:`playout._src.compiled.driver.
+compiled_driver`) on the game's :class:`~playout._src.compiled.kernel.Kernel`, found through
+the state's ``compiled_kernel()`` hook (the built-in m,n,k and connect-four states have one;
+``examples/numba_nim.py`` shows a game of one's own). It runs the built-in selection rules and
+random-rollout evaluation; :func:`compiled_support` says why a configuration needs the Python
+driver instead. The engine (:class:`playout.MCTS`) owns the budget, the moves and the results.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import math
-import time
-from typing import Any, Literal
+import random
+from typing import Any, ClassVar
 
 import numpy as np
 
 from playout._src import tree as T
 from playout._src.compiled import memory
-from playout._src.compiled.connect4_kernel import connect4_kernel, wide_connect4_kernel
 from playout._src.compiled.driver import STAT_FIELDS, STAT_MAX_DEPTH, compiled_driver
 from playout._src.compiled.kernel import Kernel
-from playout._src.compiled.mnk_kernel import MAX_SIDE as MNK_MAX_SIDE
-from playout._src.compiled.mnk_kernel import mnk_kernel
-from playout._src.errors import GameError, GameOverError, IllegalMoveError, InvalidParameterError
+from playout._src.config import UNLIMITED, SearchConfig
+from playout._src.errors import GameError, InvalidParameterError
 from playout._src.evaluation import Evaluator, Rollout
 from playout._src.game import GameState
-from playout._src.rules import SelectionRule
-from playout._src.search import (
-    _UNLIMITED,
-    MCTS,
-    Budget,
-    FinalChoice,
-    ProgressCallback,
-    SearchResult,
-)
-
-Backend = Literal["auto", "python", "compiled"]
+from playout._src.rules import UCB1, SelectionRule
 
 _MAX_RESERVED_EDGES = 1 << 24
 """Edge rows reserved at most per driver call (bounds address space on big boards)."""
 _MAX_ROWS = 2**31 - 2
 """The most node or edge rows a tree with 32-bit ids may hold."""
-_FIRST_TIMED_CHUNK = 64
-_TIMED_CHUNK_SECONDS = 0.005
-
-
-# ------------------------------------------------------------------------------ kernel look-up
-
-
-@functools.lru_cache(maxsize=64)
-def _mnk(width: int, height: int, k: int, name: str) -> Kernel:
-    return mnk_kernel(width, height, k, name=name)
-
-
-@functools.lru_cache(maxsize=64)
-def _wide_connect4(width: int, height: int, k: int, name: str) -> Kernel:
-    return wide_connect4_kernel(width, height, k, name=name)
-
-
-@functools.lru_cache(maxsize=64)
-def _connect4(width: int, height: int, k: int, name: str) -> Kernel:
-    return connect4_kernel(width, height, k, name=name)
-
-
-def _find_kernel(state: Any) -> tuple[Kernel | None, str]:
-    """The compiled kernel of ``state``'s game, or ``None`` and the reason why not."""
-    hook = getattr(state, "compiled_kernel", None)
-    if callable(hook):
-        kernel = hook()
-        if kernel is not None and not isinstance(kernel, Kernel):
-            raise InvalidParameterError(
-                f"{type(state).__name__}.compiled_kernel() must return a Kernel or None"
-            )
-        if kernel is not None:
-            return kernel, ""
-        return None, f"{type(state).__name__}.compiled_kernel() returned None"
-    from playout.games.connect4 import Connect4State
-    from playout.games.mnk import MnkState
-
-    if isinstance(state, MnkState):
-        mnk = state.game
-        if max(mnk.width, mnk.height) > MNK_MAX_SIDE:
-            return None, f"m,n,k boards larger than {MNK_MAX_SIDE} run on the Python backend"
-        return _mnk(mnk.width, mnk.height, mnk.k, mnk.spec.name), ""
-    if isinstance(state, Connect4State):
-        game = state.game
-        if (game.height + 1) * game.width > 64:
-            return _wide_connect4(game.width, game.height, game.k, game.spec.name), ""
-        return _connect4(game.width, game.height, game.k, game.spec.name), ""
-    return None, (
-        f"{type(state).__name__} has no compiled kernel (built in: m,n,k games and connect "
-        "four; a game of your own can offer one through a compiled_kernel() method)"
-    )
 
 
 def compiled_kernel_for(state: GameState) -> Kernel | None:
     """The compiled kernel of ``state``'s game, or ``None`` if it has none.
 
-    Recognises the built-in :class:`~playout.games.MnkState` (tic-tac-toe, gomoku, any
-    m,n,k up to 32x32) and :class:`~playout.games.Connect4State` (any size), and any state
-    with a ``compiled_kernel()`` method returning a :class:`Kernel` (see
-    ``examples/numba_nim.py``). ``kernel.encode(state)`` converts the state into the kernel's
-    compact state array.
+    Asks the state's ``compiled_kernel()`` hook: the built-in m,n,k states (tic-tac-toe,
+    gomoku, any m,n,k up to 32x32) and connect-four states have one, and so can a game of
+    one's own (see ``examples/numba_nim.py``). ``kernel.encode(state)`` converts the state
+    into the kernel's compact state array.
     """
     return _find_kernel(state)[0]
+
+
+def _find_kernel(state: Any) -> tuple[Kernel | None, str]:
+    """The compiled kernel of ``state``'s game, or ``None`` and the reason why not."""
+    hook = getattr(state, "compiled_kernel", None)
+    if not callable(hook):
+        return None, (
+            f"{type(state).__name__} has no compiled kernel (built in: m,n,k games and connect "
+            "four; a game of your own can offer one through a compiled_kernel() method)"
+        )
+    kernel = hook()
+    if kernel is None:
+        return None, f"{type(state).__name__}.compiled_kernel() returned None"
+    if not isinstance(kernel, Kernel):
+        raise InvalidParameterError(
+            f"{type(state).__name__}.compiled_kernel() must return a Kernel or None"
+        )
+    return kernel, ""
 
 
 def _num_rollouts(evaluator: Evaluator | None) -> tuple[int, str]:
@@ -132,91 +84,95 @@ def _selection_problem(selection: SelectionRule | None) -> str:
     )
 
 
-# ------------------------------------------------------------------------------ the engine
+def compiled_support(state: GameState, config: SearchConfig) -> tuple[Kernel | None, str]:
+    """The kernel the compiled driver would run ``config``'s search of ``state`` on, or
+    ``None`` and the reason it cannot (a game without a kernel, a rule or evaluator in
+    Python)."""
+    kernel, reason = _find_kernel(state)
+    if kernel is None:
+        return None, reason
+    reason = _num_rollouts(config.evaluator)[1] or _selection_problem(config.selection)
+    if reason:
+        return None, reason
+    if kernel.encode is None:
+        return None, f"kernel {kernel.name!r} has no encode() to convert a Python state"
+    return kernel, ""
 
 
-class CompiledMCTS(MCTS):
-    """:class:`~playout.MCTS` with every simulation compiled: same interface, same results.
+class CompiledDriver:
+    """Runs whole simulations compiled, on the game's :class:`Kernel`.
 
     Selection, expansion and backup are the shared compiled phase functions of
-    :mod:`playout._src.tree`; the game is its :class:`Kernel` (found with
-    :func:`compiled_kernel_for` unless given) and every tree node keeps its compact state in a
-    row of a ``uint64[nodes, state_size]`` array. Values follow :mod:`playout._src.game`.
+    :mod:`playout._src.tree`; every tree node keeps its compact state in a row of a
+    ``uint64[nodes, state_size]`` array, and the tree's arrays (32-bit ids) come from and go
+    back to :mod:`playout._src.compiled.memory`'s pool. A seed reproduces a search exactly
+    for a given simulation budget (this driver draws its random numbers differently from the
+    Python driver, so the two agree in distribution, not move by move).
 
     Args:
-        state: the position to search from (a Python game state; never modified).
-        selection: a built-in rule (:class:`~playout.UCB1` with c = sqrt(2) by default,
-            :class:`~playout.PUCT` with uniform priors, :class:`~playout.EpsilonGreedy`).
-        evaluator: ``None`` (one uniformly random rollout per leaf) or
-            ``Rollout(num_rollouts=n)`` (the mean of n random rollouts).
-        budget, final, temperature, seed, reuse, solver: as for :class:`~playout.MCTS`
-            (the MCTS-Solver is on by default, as there). A seed
-            reproduces a search exactly for a given simulation budget (the compiled engine
-            draws its random numbers differently from the Python engine, so the two agree in
-            distribution, not move by move).
-        store_states: accepted for compatibility; compact states are always stored.
-        kernel: the game's kernel (default: ``compiled_kernel_for(state)``).
+        state: the root position (a Python game state; never modified).
+        config: the engine's configuration, resolved for the game; its selection rule must
+            be a built-in one and its evaluator ``None`` or a plain ``Rollout(num_rollouts=n)``
+            (see :func:`compiled_support`).
+        rng_state: the generator of the compiled phases.
+        rng: seeds the rollouts' generator.
+        kernel: the game's kernel.
 
     Raises:
-        InvalidParameterError: the game has no kernel, or an option needs the Python engine.
+        InvalidParameterError: the configuration needs the Python driver.
     """
+
+    backend: ClassVar[str] = "compiled"
+    max_chunk: ClassVar[int] = UNLIMITED
 
     def __init__(
         self,
         state: GameState,
-        *,
-        selection: SelectionRule | None = None,
-        evaluator: Evaluator | None = None,
-        budget: Budget | None = None,
-        final: FinalChoice = "most_visits",
-        temperature: float = 1.0,
-        seed: int | None = None,
-        store_states: bool = True,
-        reuse: bool = True,
-        solver: bool | None = None,
-        kernel: Kernel | None = None,
+        config: SearchConfig,
+        rng_state: np.ndarray,
+        rng: random.Random,
+        kernel: Kernel,
     ) -> None:
-        if kernel is None:
-            kernel, reason = _find_kernel(state)
-            if kernel is None:
-                raise InvalidParameterError(f"no compiled kernel: {reason}")
-        if not isinstance(kernel, Kernel):
-            raise InvalidParameterError(f"kernel must be a playout Kernel, got {kernel!r}")
+        num_rollouts, reason = _num_rollouts(config.evaluator)
+        reason = reason or _selection_problem(config.selection)
+        if reason:
+            raise InvalidParameterError(
+                f"the compiled driver cannot run this search: {reason} (use backend='python')"
+            )
         if kernel.encode is None:
             raise InvalidParameterError(
                 f"kernel {kernel.name!r} has no encode() to convert a Python state"
             )
-        num_rollouts, reason = _num_rollouts(evaluator)
-        reason = reason or _selection_problem(selection)
-        if reason:
-            raise InvalidParameterError(
-                f"the compiled engine cannot run this search: {reason} (use backend='python')"
-            )
         self._kernel = kernel
         self._driver_functions = kernel.driver_functions()
         self._num_rollouts = num_rollouts
+        selection = UCB1() if config.selection is None else config.selection
+        self._rule, self._rule_params = selection.compiled()  # type: ignore[union-attr]
+        self._solver = bool(config.solver)
+        self._solver_bounds = T.solver_bounds(state.game.spec)
+        self._rng_state = rng_state
+        self._rollout_rng = T.new_rng_state(rng.getrandbits(63))
         self._actions = np.zeros(kernel.num_actions, dtype=np.int64)
         self._path = np.zeros(kernel.max_length + 2, dtype=np.int64)
         self._scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
         self._stats = np.zeros(STAT_FIELDS, dtype=np.int64)
-        super().__init__(
-            state,
-            selection=selection,
-            evaluator=evaluator,
-            budget=budget,
-            final=final,
-            temperature=temperature,
-            seed=seed,
-            store_states=True,
-            reuse=reuse,
-            solver=solver,
-        )
-        self._rollout_rng = T.new_rng_state(self._rng.getrandbits(63))
+        self.max_depth_seen = 0
+        self.reset(state)
 
     @property
     def kernel(self) -> Kernel:
         """The game's compiled kernel."""
         return self._kernel
+
+    @property
+    def tree(self) -> T.Tree:
+        """The search tree's arrays (read-only use; see :mod:`playout._src.tree`)."""
+        return self._tree
+
+    @property
+    def root_state(self) -> GameState:
+        """The position at the root of the tree."""
+        return self._root_state
 
     @property
     def node_states(self) -> np.ndarray:
@@ -236,7 +192,8 @@ class CompiledMCTS(MCTS):
 
     # ----------------------------------------------------------------------------- state
 
-    def _reset(self, state: GameState) -> None:
+    def reset(self, state: GameState) -> None:
+        """Start a new tree with ``state`` at its (expanded) root."""
         kernel = self._kernel
         assert kernel.encode is not None  # checked in __init__
         compact = np.ascontiguousarray(kernel.encode(state), dtype=np.uint64)
@@ -246,26 +203,32 @@ class CompiledMCTS(MCTS):
                 f"({kernel.state_size},)"
             )
         self._root_state = state
-        self._states = []
-        self._max_depth_seen = 0
+        self.max_depth_seen = 0
         tree = memory.new_tree()
         self._replace_tree(tree, memory.POOL.take(tree.node_capacity, kernel.state_size, np.uint64))
         del tree
         self._node_states[T.ROOT] = compact
         terminal = state.is_terminal()
         T.add_node(
-            self._tree.nodes,
-            self._tree.node_values,
-            self._tree.edges,
-            self._tree.meta,
-            T.NO_NODE,
-            T.NO_EDGE,
-            state.current_player(),
-            terminal,
-            0.0,
+            self._tree.nodes, self._tree.node_values, self._tree.edges, self._tree.meta,
+            T.NO_NODE, T.NO_EDGE, state.current_player(), terminal, 0.0,
         )
         if not terminal:
             self._expand_root()
+
+    def keep_subtree(self, child: int, state: GameState) -> bool:
+        """Make node ``child`` (whose position is ``state``) the root, keeping its subtree
+        and its nodes' compact states."""
+        new_tree, old_ids = memory.subtree(self._tree, child)
+        states = memory.POOL.take(new_tree.node_capacity, self._kernel.state_size, np.uint64)
+        np.take(self._node_states, old_ids, axis=0, out=states[: old_ids.shape[0]])
+        self._replace_tree(new_tree, states)
+        del new_tree, states
+        self._root_state = state
+        self.max_depth_seen = 0
+        if self._tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
+            self._expand_root()
+        return True
 
     def _expand_root(self) -> None:
         kernel = self._kernel
@@ -338,61 +301,18 @@ class CompiledMCTS(MCTS):
 
     # ----------------------------------------------------------------------------- search
 
-    def run(
-        self,
-        budget: Budget | None = None,
-        *,
-        progress: ProgressCallback | None = None,
-        progress_every: int = 100,
-    ) -> SearchResult:
-        """Run simulations on the current tree until the budget is used; the result.
-
-        The compiled driver runs in chunks: all simulations at once for a simulation budget,
-        chunks of a few milliseconds when there is a time limit (checked between chunks), and
-        ``progress_every`` simulations per chunk when ``progress`` is given.
-        """
-        budget = self.budget if budget is None else budget
-        if self._root_state.is_terminal():
-            raise GameOverError("the game is over: there is nothing to search")
-        if progress_every < 1:
-            raise InvalidParameterError(f"progress_every must be >= 1, got {progress_every}")
-        start = time.perf_counter()
-        deadline = math.inf if budget.seconds is None else start + budget.seconds
-        limit = budget.simulation_limit
-        max_nodes = _UNLIMITED if budget.max_nodes is None else int(budget.max_nodes)
-        max_depth = _UNLIMITED if budget.max_depth is None else int(budget.max_depth)
-        timed = budget.seconds is not None
-        chunk = _FIRST_TIMED_CHUNK if timed else limit
-        done = 0
-        while done < limit and self._tree.num_nodes < max_nodes:
-            now = time.perf_counter()
-            if timed and now >= deadline:
-                break
-            if self._tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN:
-                break  # solved: more simulations cannot change the choice
-            wanted = min(limit - done, chunk, max_nodes - self._tree.num_nodes)
-            if progress is not None:
-                wanted = min(wanted, progress_every - done % progress_every)
-            wanted = self._ensure_room(wanted)
-            ran = self._run_driver(wanted, max_depth, max_nodes)
-            if ran == 0:
-                break  # solved or full (the loop conditions say which)
-            done += ran
-            if progress is not None and ran > 0 and done % progress_every == 0:
-                progress(done)
-            if timed:
-                elapsed = time.perf_counter() - now
-                rate = ran / elapsed if elapsed > 0 else 1e7
-                left = deadline - time.perf_counter()
-                chunk = max(16, int(rate * min(_TIMED_CHUNK_SECONDS, left / 2)))
-        if progress is not None and done % progress_every != 0:
-            progress(done)
-        return self._result(done, time.perf_counter() - start)
+    def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
+        """Run up to ``count`` simulations in one compiled call (fewer on huge boards, or
+        when the root is proven or the tree reaches ``max_nodes``); the number run. The
+        engine sizes ``count`` to keep a time limit (``deadline`` is not read here)."""
+        del deadline
+        count = self._ensure_room(count)
+        return self._run_driver(count, max_depth, max_nodes)
 
     def _run_driver(self, simulations: int, max_depth: int, max_nodes: int) -> int:
         kernel = self._kernel
         tree = self._tree
-        self._stats[STAT_MAX_DEPTH] = self._max_depth_seen
+        self._stats[STAT_MAX_DEPTH] = self.max_depth_seen
         ran = compiled_driver()(
             *self._driver_functions,
             kernel.params,
@@ -414,78 +334,9 @@ class CompiledMCTS(MCTS):
             self._scratch,
             self._stats,
         )
-        self._max_depth_seen = int(self._stats[STAT_MAX_DEPTH])
+        self.max_depth_seen = int(self._stats[STAT_MAX_DEPTH])
         return int(ran)
 
-    # ----------------------------------------------------------------------------- moves
-
-    def advance(self, action: int) -> None:
-        """Move the root to the position after ``action`` (played by either side).
-
-        With ``reuse=True`` the subtree below the action is kept, node states included.
-        Raises :class:`~playout.IllegalMoveError` if ``action`` is not legal at the root.
-        """
-        state = self._root_state
-        if state.is_terminal() or int(action) not in set(state.legal_actions()):
-            raise IllegalMoveError(f"action {action} is not legal in this position")
-        next_state = state.play(int(action))
-        edge = int(T.find_child_edge(self._tree.nodes, self._tree.edges, T.ROOT, int(action)))
-        child = int(self._tree.edges[edge, T.E_CHILD]) if edge != T.NO_EDGE else T.UNVISITED
-        if not self._reuse or child == T.UNVISITED:
-            self._reset(next_state)
-            return
-        new_tree, old_ids = memory.subtree(self._tree, child)
-        states = memory.POOL.take(new_tree.node_capacity, self._kernel.state_size, np.uint64)
-        np.take(self._node_states, old_ids, axis=0, out=states[: old_ids.shape[0]])
-        self._replace_tree(new_tree, states)
-        del new_tree, states
-        self._root_state = next_state
-        self._max_depth_seen = 0
-        if self._tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
-            self._expand_root()
-
-    transition = advance
 
 
-# ------------------------------------------------------------------------------ backend choice
-
-
-def make_engine(state: GameState, *, backend: Backend = "auto", **kwargs: Any) -> MCTS:
-    """A search engine for ``state``: :class:`CompiledMCTS` when it can run, else
-    :class:`~playout.MCTS`.
-
-    Args:
-        state: the position to search from.
-        backend: ``"auto"`` (compiled when the game has a kernel and the options allow it),
-            ``"python"`` (always :class:`~playout.MCTS`) or ``"compiled"`` (always
-            :class:`CompiledMCTS`, or an error).
-        **kwargs: the engine's keyword arguments (``selection``, ``evaluator``, ``budget``,
-            ``final``, ``temperature``, ``seed``, ``store_states``, ``reuse``, ``solver``).
-
-    Raises:
-        InvalidParameterError: an unknown backend, or ``backend="compiled"`` for a game
-            without a kernel or with an option that needs Python (the message says which).
-    """
-    if backend not in ("auto", "python", "compiled"):
-        raise InvalidParameterError(
-            f"backend must be 'auto', 'python' or 'compiled', got {backend!r}"
-        )
-    if backend == "python":
-        return MCTS(state, **kwargs)
-    kernel, reason = _find_kernel(state)
-    if not reason:
-        _, reason = _num_rollouts(kwargs.get("evaluator"))
-    reason = reason or _selection_problem(kwargs.get("selection"))
-    if reason:
-        if backend == "compiled":
-            raise InvalidParameterError(f"backend='compiled' cannot run this search: {reason}")
-        return MCTS(state, **kwargs)
-    return CompiledMCTS(state, kernel=kernel, **kwargs)
-
-
-__all__ = [
-    "Backend",
-    "CompiledMCTS",
-    "compiled_kernel_for",
-    "make_engine",
-]
+__all__ = ["CompiledDriver", "compiled_kernel_for", "compiled_support"]

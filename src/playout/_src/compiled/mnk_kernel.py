@@ -266,4 +266,14 @@ def encode_mnk(state: object, num_words: int) -> np.ndarray:
     return encode_words(int(state.stones0), int(state.stones1), num_words)  # type: ignore[attr-defined]
 
 
-__all__ = ["encode_mnk", "mnk_kernel"]
+
+
+@functools.lru_cache(maxsize=64)
+def cached_mnk_kernel(width: int, height: int, k: int, name: str) -> Kernel | None:
+    """:func:`mnk_kernel` built once per board (``None`` for boards above :data:`MAX_SIDE`)."""
+    if max(width, height) > MAX_SIDE:
+        return None
+    return mnk_kernel(width, height, k, name=name)
+
+
+__all__ = ["cached_mnk_kernel", "encode_mnk", "mnk_kernel"]

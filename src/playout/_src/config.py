@@ -1,0 +1,229 @@
+"""Search settings as values: :class:`Budget` (how much to search) and :class:`SearchConfig`
+(how to search).
+
+Every entry point builds one :class:`SearchConfig` and hands it on: :func:`playout.search`,
+:class:`playout.MCTS`, :func:`playout.parallel_search`, the players of the arena and the
+command line. The keyword forms (``search(state, simulations=800, seed=0)``) are shortcuts for
+the same fields, resolved by :func:`make_config`; the game's own recommendations (an evaluator,
+a selection rule) are applied in one place, :meth:`SearchConfig.for_game`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Literal
+
+import numpy as np
+
+from playout._src.errors import InvalidParameterError
+from playout._src.evaluation import Evaluator
+from playout._src.rules import RAVE, ProgressiveBias, SelectionRule
+
+FinalChoice = Literal["most_visits", "best_value", "sample"]
+"""The final-move rule: most visits (default), best mean value, or sampled by visits."""
+
+Backend = Literal["auto", "python", "compiled"]
+"""Which driver runs the simulations: ``"auto"`` picks the compiled one when it can."""
+
+FINAL_CHOICES: tuple[FinalChoice, ...] = ("most_visits", "best_value", "sample")
+BACKENDS: tuple[Backend, ...] = ("auto", "python", "compiled")
+
+UNLIMITED = 2**62
+"""Stands for "no limit" in counts handed to compiled code."""
+
+DEFAULT_SIMULATIONS = 1000
+"""Simulations of a search given neither a simulation count nor a time limit."""
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Budget:
+    """How much one search may do; it stops at whichever limit comes first (the role of
+    python-chess's ``Limit``).
+
+    Attributes:
+        simulations: simulations to run (default 1000 when ``seconds`` is not given either).
+        seconds: wall-clock limit in seconds.
+        max_nodes: stop when the tree holds this many nodes (bounds memory).
+        max_depth: never descend more than this many edges below the root in the tree.
+    """
+
+    simulations: int | None = None
+    seconds: float | None = None
+    max_nodes: int | None = None
+    max_depth: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("simulations", "max_nodes", "max_depth"):
+            value = getattr(self, name)
+            if value is not None and (not _is_count(value) or value < 0):
+                raise InvalidParameterError(f"{name} must be a whole number >= 0, got {value!r}")
+        seconds = self.seconds
+        if seconds is not None and not (
+            isinstance(seconds, int | float)
+            and not isinstance(seconds, bool)
+            and math.isfinite(seconds)
+            and seconds >= 0
+        ):
+            raise InvalidParameterError(f"seconds must be a number >= 0, got {seconds!r}")
+        if self.max_depth == 0:
+            raise InvalidParameterError("max_depth must be at least 1")
+
+    @property
+    def simulation_limit(self) -> int:
+        """Simulations to run at most (:data:`UNLIMITED` for a time limit alone)."""
+        if self.simulations is not None:
+            return int(self.simulations)
+        return UNLIMITED if self.seconds is not None else DEFAULT_SIMULATIONS
+
+    @property
+    def node_limit(self) -> int:
+        """Nodes the tree may hold (:data:`UNLIMITED` when not bounded)."""
+        return UNLIMITED if self.max_nodes is None else int(self.max_nodes)
+
+    @property
+    def depth_limit(self) -> int:
+        """Edges below the root a simulation may descend (:data:`UNLIMITED` when not bounded)."""
+        return UNLIMITED if self.max_depth is None else int(self.max_depth)
+
+
+BUDGET_FIELDS = tuple(f.name for f in dataclasses.fields(Budget))
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SearchConfig:
+    """How to search: every setting of the engine, in one immutable value.
+
+    Attributes:
+        selection: the selection rule (:class:`~playout.UCB1`, :class:`~playout.PUCT`,
+            :class:`~playout.EpsilonGreedy`, :class:`~playout.RAVE`,
+            :class:`~playout.ProgressiveBias`, or a callable on
+            :class:`~playout.EdgeStatistics`); ``None``: the game's ``default_selection()``
+            if it has one, else UCB1 with c = sqrt(2) (Kocsis & Szepesvari 2006).
+        evaluator: values leaves (:class:`~playout.Rollout`, :class:`~playout.ValueFunction`
+            or any :class:`~playout.Evaluator`); ``None``: the game's
+            ``default_evaluator()`` if it has one, else one uniformly random rollout.
+        solver: MCTS-Solver (Winands et al. 2008): prove wins, losses and draws in the tree;
+            ``None`` turns it on for deterministic games.
+        final: the final-move rule, ``"most_visits"``, ``"best_value"`` or ``"sample"``.
+        temperature: for ``final="sample"``: visits are raised to ``1 / temperature``.
+        budget: the default limits of a search (:class:`Budget`).
+        reuse: keep the subtree of the move played when the root advances (tree reuse).
+        store_states: keep every node's state (faster); ``False`` recomputes states by
+            replaying actions from the root (less memory; the seed-003 way for hidden
+            randomness). The compiled driver always stores its compact states.
+        seed: seeds every random choice; the same seed, state and simulation budget give the
+            same result. ``None`` draws a seed from the operating system.
+        backend: ``"auto"`` (the compiled driver when the game has a kernel and the options
+            allow it), ``"python"`` or ``"compiled"`` (or an error saying why not).
+    """
+
+    selection: SelectionRule | None = None
+    evaluator: Evaluator | None = None
+    solver: bool | None = None
+    final: FinalChoice = "most_visits"
+    temperature: float = 1.0
+    budget: Budget = Budget()
+    reuse: bool = True
+    store_states: bool = True
+    seed: int | None = None
+    backend: Backend = "auto"
+
+    def __post_init__(self) -> None:
+        if self.final not in FINAL_CHOICES:
+            raise InvalidParameterError(
+                f"final must be one of {', '.join(FINAL_CHOICES)}, got {self.final!r}"
+            )
+        temperature = self.temperature
+        if not (
+            isinstance(temperature, int | float)
+            and not isinstance(temperature, bool)
+            and math.isfinite(temperature)
+            and temperature > 0
+        ):
+            raise InvalidParameterError(f"temperature must be a number > 0, got {temperature!r}")
+        if not isinstance(self.budget, Budget):
+            raise InvalidParameterError(f"budget must be a playout.Budget, got {self.budget!r}")
+        if self.backend not in BACKENDS:
+            raise InvalidParameterError(
+                f"backend must be 'auto', 'python' or 'compiled', got {self.backend!r}"
+            )
+        if self.seed is not None and (not _is_count(self.seed) or self.seed < 0):
+            raise InvalidParameterError(f"seed must be a whole number >= 0, got {self.seed!r}")
+        if self.solver is not None and not isinstance(self.solver, bool | np.bool_):
+            raise InvalidParameterError(f"solver must be True, False or None, got {self.solver!r}")
+        if self.evaluator is not None and not hasattr(self.evaluator, "evaluate"):
+            raise InvalidParameterError(f"not an evaluator: {self.evaluator!r}")
+        if self.selection is not None and not (
+            hasattr(self.selection, "compiled")
+            or isinstance(self.selection, RAVE | ProgressiveBias)
+            or callable(self.selection)
+        ):
+            raise InvalidParameterError(f"not a selection rule: {self.selection!r}")
+
+    def replace(self, **changes: Any) -> SearchConfig:
+        """A copy with ``changes``: any field, or a :class:`Budget` field (``simulations``,
+        ``seconds``, ``max_nodes``, ``max_depth``) that replaces that part of the budget.
+
+        Raises:
+            InvalidParameterError: an unknown name or a bad value.
+        """
+        budget_changes = {k: changes.pop(k) for k in BUDGET_FIELDS if k in changes}
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            raise InvalidParameterError(
+                f"unknown search option{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}"
+                f" (options: {', '.join(OPTION_NAMES)})"
+            )
+        config = dataclasses.replace(self, **changes) if changes else self
+        if budget_changes:
+            budget = dataclasses.replace(config.budget, **budget_changes)
+            config = dataclasses.replace(config, budget=budget)
+        return config
+
+    def for_game(self, game: Any) -> SearchConfig:
+        """This configuration with the game's recommendations filled in where a setting is
+        ``None``: its ``default_selection()`` and ``default_evaluator()`` (chess has both)
+        and the solver on for deterministic games. The only place these defaults are made."""
+        changes: dict[str, Any] = {}
+        if self.selection is None and hasattr(game, "default_selection"):
+            changes["selection"] = game.default_selection()
+        if self.evaluator is None and hasattr(game, "default_evaluator"):
+            changes["evaluator"] = game.default_evaluator()
+        if self.solver is None:
+            changes["solver"] = bool(game.spec.is_deterministic)
+        return dataclasses.replace(self, **changes) if changes else self
+
+
+OPTION_NAMES = tuple(f.name for f in dataclasses.fields(SearchConfig)) + BUDGET_FIELDS
+"""Every keyword :func:`make_config` accepts."""
+
+
+def make_config(config: SearchConfig | None = None, /, **options: Any) -> SearchConfig:
+    """``config`` (default: all defaults) with the keyword ``options`` applied (see
+    :meth:`SearchConfig.replace`); ``None`` values among the options are ignored, so that
+    wrappers can pass their keywords through.
+
+    Raises:
+        InvalidParameterError: ``config`` is not a :class:`SearchConfig`, or an option is
+            unknown or has a bad value.
+    """
+    if config is None:
+        config = SearchConfig()
+    elif not isinstance(config, SearchConfig):
+        raise InvalidParameterError(f"config must be a playout.SearchConfig, got {config!r}")
+    given = {k: v for k, v in options.items() if v is not None}
+    return config.replace(**given) if given else config
+
+
+__all__ = [
+    "Backend",
+    "Budget",
+    "FinalChoice",
+    "SearchConfig",
+    "make_config",
+]

@@ -1,0 +1,449 @@
+"""The Python driver: simulations driven from Python, for any game that follows the protocol.
+
+One simulation (:meth:`PythonDriver.simulate` runs a chunk of them)::
+
+    node, edge, depth = descend(...)          # 1. selection (compiled, tree.py)
+    state = states[node].play(action)         #    the game's own move, in Python
+    value0 = evaluator.evaluate(state, rng)   # 3. evaluation (rollout or value function)
+    finish_new_leaf(...)                      # 2. expansion + 4. backup + solver (compiled)
+
+The game's code stays in Python; everything that touches the tree is compiled and shared with
+the compiled driver (:mod:`playout._src.compiled.compiled_driver`), so there is one set of
+rules. The engine (:class:`playout.MCTS`) owns the budget, the moves and the results.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from playout._src import rave
+from playout._src import tree as T
+from playout._src.config import SearchConfig
+from playout._src.errors import GameError, InvalidParameterError
+from playout._src.evaluation import Evaluator, Rollout
+from playout._src.game import CHANCE, GameState, value_for
+from playout._src.rules import RAVE, UCB1, EdgeStatistics, ProgressiveBias, SelectionRule
+
+_NO_PRIORS = np.zeros(0, dtype=np.float64)
+_NO_ACTIONS = np.zeros(0, dtype=np.int64)
+_ACTION_CACHE_SIZE = 4096  # distinct legal-action tuples kept as arrays
+_Playout = tuple[float, Sequence[int], Sequence[int]]
+"""One recorded rollout: player 0's return from the leaf, the actions, who played each."""
+
+
+class PythonDriver:
+    """Runs simulations with the game's own Python code (see the module docstring).
+
+    Args:
+        state: the root position.
+        config: the engine's configuration, already resolved for the game
+            (:meth:`SearchConfig.for_game`: ``solver`` is a bool).
+        rng_state: the compiled phases' generator (selection ties, chance, sampling).
+        rng: the Python generator (rollouts and evaluators).
+    """
+
+    backend: ClassVar[str] = "python"
+    max_chunk: ClassVar[int] = 256
+    """Simulations per :meth:`simulate` call at most (capacity is reserved per call)."""
+
+    def __init__(
+        self,
+        state: GameState,
+        config: SearchConfig,
+        rng_state: np.ndarray,
+        rng: random.Random,
+    ) -> None:
+        game = state.game
+        self._selection: SelectionRule = UCB1() if config.selection is None else config.selection
+        # RAVE and progressive bias: compiled selection on statistics kept by this driver.
+        self._rave_params: np.ndarray | None = None
+        self._python_rule: Callable[[EdgeStatistics], int] | None = None
+        if isinstance(self._selection, RAVE | ProgressiveBias):
+            self._rule, self._rule_params = T.RULE_UCB1, np.zeros(2)
+            self._rave_params = self._selection.parameters()
+        elif hasattr(self._selection, "compiled"):
+            self._rule, self._rule_params = self._selection.compiled()
+        elif callable(self._selection):
+            self._rule, self._rule_params = T.RULE_UCB1, np.zeros(2)
+            self._python_rule = self._selection
+        else:
+            raise InvalidParameterError(f"not a selection rule: {self._selection!r}")
+        self._evaluator: Evaluator = Rollout() if config.evaluator is None else config.evaluator
+        self._priors_fn = getattr(self._evaluator, "priors", None)
+        if isinstance(self._selection, ProgressiveBias):
+            self._priors_fn = self._move_scores(self._selection, game)
+        self._rng_state, self._rng = rng_state, rng
+        self._store_states = config.store_states
+        self._spec = game.spec
+        self._solver = bool(config.solver)
+        self._max_actions = min(self._spec.num_actions or 64, 4096)
+        self._action_arrays: dict[tuple[int, ...], np.ndarray] = {}
+        # The default evaluator is run inline by the driver (same moves, same random draws).
+        self._inline_rollout = (
+            type(self._evaluator) is Rollout
+            and self._evaluator == Rollout()
+            and self._spec.is_deterministic
+            and not self._spec.has_intermediate_rewards
+        )
+        self._solver_bounds = T.solver_bounds(self._spec)
+        self._use_amaf = isinstance(self._selection, RAVE)
+        self._amaf: rave.AmafTable | None = None
+        self.max_depth_seen = 0
+        self.reset(state)
+
+    def _move_scores(self, rule: ProgressiveBias, game: Any) -> Callable[..., Any]:
+        """Where progressive bias takes its move scores from (see ProgressiveBias)."""
+        scores = rule.heuristic or getattr(game, "move_heuristic", None) or self._priors_fn
+        if scores is None:
+            raise InvalidParameterError(
+                f"ProgressiveBias needs move scores: pass heuristic=..., or use a game with "
+                f"a move_heuristic(state, actions) method ({game.spec.name} has none) or "
+                "an evaluator with priors"
+            )
+        return scores
+
+    # ----------------------------------------------------------------------------- state
+
+    def reset(self, state: GameState) -> None:
+        """Start a new tree with ``state`` at its (expanded) root."""
+        self._root_state = state
+        self._tree = T.new_tree()
+        self._states: list[GameState] = []
+        self.max_depth_seen = 0
+        T.add_node(
+            self._tree.nodes, self._tree.node_values, self._tree.edges, self._tree.meta,
+            T.NO_NODE, T.NO_EDGE, state.current_player(), state.is_terminal(), 0.0,
+        )
+        self._states.append(state)
+        if not state.is_terminal():
+            self._expand_root()
+        if self._use_amaf:
+            self._amaf = rave.AmafTable(
+                self._tree.edge_capacity, self._spec.num_players, self._spec.num_actions or 64
+            )
+
+    def keep_subtree(self, child: int, state: GameState) -> bool:
+        """Make node ``child`` (whose position is ``state``) the root, keeping its subtree;
+        ``False`` (and nothing changed) when this driver cannot keep it."""
+        chance = state.current_player() == CHANCE or self._root_state.current_player() == CHANCE
+        if chance and not self._store_states:
+            return False  # a replayed chance outcome would be drawn afresh
+        new_tree, old_ids = T.subtree(self._tree, child)
+        if self._amaf is not None:
+            self._amaf = self._amaf.carried(self._tree, new_tree, old_ids)
+        if self._store_states:
+            self._states = [self._states[int(i)] for i in old_ids]
+            state = self._states[0]
+        self._tree = new_tree
+        self._root_state = state
+        self.max_depth_seen = 0
+        if new_tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
+            self._expand_root()
+        self._fit_amaf()
+        return True
+
+    def _expand_root(self) -> None:
+        state = self._root_state
+        actions = np.asarray(state.legal_actions(), dtype=np.int64)
+        if actions.size == 0:
+            raise GameError(f"{self._spec.name}: a non-terminal state has no legal actions")
+        self._tree = T.reserve(self._tree, 1, actions.size)
+        T.expand(
+            self._tree.nodes, self._tree.edges, self._tree.edge_values, self._tree.meta,
+            T.ROOT, actions, self._priors(state, actions),
+        )
+
+    def _priors(self, state: GameState, actions: np.ndarray) -> np.ndarray:
+        if state.current_player() == CHANCE:
+            outcomes = dict(state.chance_outcomes())  # type: ignore[attr-defined]
+            return np.array([outcomes[int(a)] for a in actions], dtype=np.float64)
+        if self._priors_fn is None:
+            return _NO_PRIORS
+        return np.asarray(self._priors_fn(state, actions), dtype=np.float64)
+
+    @property
+    def root_state(self) -> GameState:
+        """The position at the root of the tree."""
+        return self._root_state
+
+    @property
+    def tree(self) -> T.Tree:
+        """The search tree's arrays (read-only use; see :mod:`playout._src.tree`)."""
+        return self._tree
+
+    @property
+    def amaf(self) -> rave.AmafTable | None:
+        """RAVE's AMAF statistics, rows parallel to :attr:`tree`'s edge rows (read-only use;
+        see :mod:`playout._src.rave`), or ``None`` when the selection rule is not RAVE."""
+        return self._amaf
+
+    def _fit_amaf(self) -> None:
+        """Give the AMAF table a row for every edge row of the tree (after it grew)."""
+        if self._amaf is not None:
+            self._amaf.fit(self._tree.edge_capacity)
+
+    # ----------------------------------------------------------------------------- search
+
+    def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
+        """Run up to ``count`` simulations (fewer if the deadline, in ``time.perf_counter``
+        seconds, passes or the root is proven); the number run."""
+        del max_nodes  # the engine never asks for more simulations than nodes are left
+        self._tree = T.reserve(self._tree, count, count * self._max_actions)
+        self._fit_amaf()
+        left = deadline - time.perf_counter()
+        check_every = 1 if left < 0.05 else 16
+        return self._simulate_chunk(count, max_depth, deadline, check_every)[0]
+
+    def _simulate_chunk(
+        self, chunk: int, max_depth: int, deadline: float, check_every: int
+    ) -> tuple[int, bool]:
+        """Run up to ``chunk`` simulations; the tree has room for them.
+
+        Returns the number run and whether the root is now proven. Everything the loop
+        needs is bound to a local once: this loop is all the engine overhead a Python game
+        pays for (one compiled call to select, one to expand, back up and solve).
+        """
+        nodes, node_values, edges, edge_values, meta = self._tree
+        path = self._path_buffer(max_depth)
+        rule, params, rng_state = self._rule, self._rule_params, self._rng_state
+        python_rule = self._python_rule
+        solve = self._solver
+        low, high = self._solver_bounds
+        store = self._store_states
+        states = self._states
+        inline_rollout = self._inline_rollout
+        choice = self._rng.choice
+        rewards = self._spec.has_intermediate_rewards
+        may_have_priors = self._priors_fn is not None or not self._spec.is_deterministic
+        action_arrays = self._action_arrays
+        descend, finish_new_leaf, perf_counter = T.descend, T.finish_new_leaf, time.perf_counter
+        no_edge, terminal, e_action = T.NO_EDGE, T.TERMINAL, T.E_ACTION
+        max_seen = self.max_depth_seen
+        rave_params, amaf = self._rave_params, self._amaf
+        amaf_visits, amaf_sums = self._amaf_arrays()
+        playouts: Sequence[_Playout] = ()
+        solved = False
+        ran = 0
+        while ran < chunk and not solved:
+            if ran % check_every == 0 and perf_counter() >= deadline:
+                break
+            # 1. Selection.
+            if rave_params is not None:
+                node, edge, depth = rave.descend(
+                    nodes, edges, edge_values, amaf_visits, amaf_sums, rave_params, rng_state,
+                    max_depth, path,
+                )
+            elif python_rule is None:
+                node, edge, depth = descend(
+                    nodes, edges, edge_values, rule, params, rng_state, max_depth, path
+                )
+            else:
+                node, edge, depth = self._descend_python(max_depth, path)
+            ran += 1
+            if depth > max_seen:
+                max_seen = depth
+            if edge == no_edge:
+                solved = self._finish_old_leaf(node, path, depth)
+                continue
+            parent_state = states[node] if store else self._state_of(node, path, depth - 1)
+            state = parent_state.play(edges.item(edge, e_action))
+            reward0 = 0.0
+            if rewards:
+                reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
+            if state.is_terminal():
+                value0 = 0.0 if rewards else float(state.returns()[0])
+                # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
+                solved = finish_new_leaf(
+                    nodes, node_values, edges, edge_values, meta, node, edge, terminal, True,
+                    reward0, _NO_ACTIONS, _NO_PRIORS, value0, solve, low, high,
+                )
+                playouts = ()
+            else:
+                legal = state.legal_actions()
+                actions = action_arrays.get(legal) if type(legal) is tuple else None
+                if actions is None:
+                    actions = self._action_array(legal)
+                if actions.size > self._max_actions:
+                    self._grow_edge_room(actions.size, chunk - ran + 1)
+                    nodes, node_values, edges, edge_values, meta = self._tree
+                    amaf_visits, amaf_sums = self._amaf_arrays()
+                player = state.current_player()
+                # 3. Evaluation.
+                if amaf is not None:
+                    value0, playouts = self._evaluate_recording(state)
+                elif inline_rollout:
+                    # The default evaluator inlined: uniformly random moves to the end.
+                    end = state
+                    while not end.is_terminal():
+                        end = end.play(choice(end.legal_actions()))
+                    value0 = float(end.returns()[0])
+                else:
+                    value0 = self._evaluate0(state)
+                priors = self._priors(state, actions) if may_have_priors else _NO_PRIORS
+                # 2 + 4. Expansion, backpropagation (and the solver), compiled.
+                solved = finish_new_leaf(
+                    nodes, node_values, edges, edge_values, meta, node, edge, player, False,
+                    reward0, actions, priors, value0, solve, low, high,
+                )
+            if amaf is not None:
+                self._update_amaf(path, depth, value0, playouts)
+            if store:
+                states.append(state)
+        self.max_depth_seen = max_seen
+        return ran, bool(solved)
+
+    def _action_array(self, legal: Sequence[int]) -> np.ndarray:
+        """Legal actions as an int64 array, cached by tuple (positions repeat often)."""
+        actions = np.asarray(legal, dtype=np.int64)
+        if actions.size == 0:
+            raise GameError(f"{self._spec.name}: a non-terminal state has no legal actions")
+        if type(legal) is tuple and len(self._action_arrays) < _ACTION_CACHE_SIZE:
+            self._action_arrays[legal] = actions
+        return actions
+
+    def _grow_edge_room(self, num_actions: int, simulations_left: int) -> None:
+        """A state has more legal actions than room was made for (games that declare no
+        ``num_actions``): reserve more edges per simulation from now on."""
+        self._max_actions = max(num_actions, 2 * self._max_actions)
+        self._tree = T.reserve(self._tree, simulations_left, simulations_left * self._max_actions)
+        self._fit_amaf()
+
+    def _finish_old_leaf(self, node: int, path: np.ndarray, depth: int) -> bool:
+        """End a simulation that stopped on an existing node: terminal, proven, or at the
+        depth limit (evaluated again). Returns whether the root is proven."""
+        tree = self._tree
+        playouts: Sequence[_Playout] = ()
+        if (
+            tree.nodes[node, T.N_NUM_EDGES] == 0
+            or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN
+        ):
+            value0 = float(tree.node_values[node, T.NV_EXACT])
+        elif self._amaf is not None:
+            value0, playouts = self._evaluate_recording(self._state_of(node, path, depth))
+        else:
+            value0 = self._evaluate0(self._state_of(node, path, depth))
+        low, high = self._solver_bounds
+        solved = bool(
+            T.finish_old_leaf(
+                tree.nodes, tree.node_values, tree.edges, tree.edge_values, node, value0,
+                self._solver, low, high,
+            )
+        )
+        if self._amaf is not None:
+            self._update_amaf(path, depth, value0, playouts)
+        return solved
+
+    def _evaluate0(self, state: GameState) -> float:
+        value = float(self._evaluator.evaluate(state, self._rng))
+        return value_for(state.current_player(), value)
+
+    # ----------------------------------------------------------------------------- RAVE
+
+    def _amaf_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """The AMAF rows for the compiled selection (empty when RAVE is off)."""
+        if self._amaf is None:
+            return _NO_ACTIONS, _NO_PRIORS
+        return self._amaf.visit_count, self._amaf.value_sum
+
+    def _evaluate_recording(self, state: GameState) -> tuple[float, Sequence[_Playout]]:
+        """Evaluate ``state`` (value for player 0) and return the rollouts played for it,
+        each as ``(value for player 0, actions, players)``; none if the evaluator plays no
+        rollouts it can report."""
+        if self._inline_rollout:
+            # The default evaluator, inlined, with its moves and movers recorded.
+            choice = self._rng.choice
+            actions: list[int] = []
+            players: list[int] = []
+            end = state
+            while not end.is_terminal():
+                action = choice(end.legal_actions())
+                players.append(end.current_player())
+                actions.append(action)
+                end = end.play(action)
+            value0 = float(end.returns()[0])
+            return value0, ((value0, actions, players),)
+        record = getattr(self._evaluator, "record_playouts", None)
+        if record is None:
+            return self._evaluate0(state), ()
+        playouts = record(state, self._rng)
+        return sum(float(p[0]) for p in playouts) / len(playouts), playouts
+
+    def _update_amaf(
+        self, path: np.ndarray, depth: int, value0: float, playouts: Sequence[_Playout]
+    ) -> None:
+        """MC-RAVE's update after a simulation (:func:`playout._src.rave.update_amaf`): one
+        AMAF sample per rollout, or one for the tree's moves alone without rollouts."""
+        amaf = self._amaf
+        assert amaf is not None
+        tree = self._tree
+        for playout_value0, actions, players in playouts or ((value0, (), ()),):
+            action_array = np.asarray(actions, dtype=np.int64)
+            if self._spec.num_actions is None:  # unbounded ids: make room for these
+                top = int(tree.edges[path[:depth], T.E_ACTION].max(initial=0))
+                amaf.widen(max(top, int(action_array.max(initial=0))))
+            rave.update_amaf(
+                tree.nodes, tree.node_values, tree.edges, amaf.visit_count, amaf.value_sum,
+                amaf.marks, amaf.next_stamp(), path, depth, action_array,
+                np.asarray(players, dtype=np.int64), float(playout_value0),
+            )
+
+    def _state_of(self, node: int, path: np.ndarray, depth: int) -> GameState:
+        if self._store_states:
+            return self._states[node]
+        state = self._root_state
+        edges = self._tree.edges
+        for i in range(depth):
+            state = state.play(int(edges[path[i], T.E_ACTION]))
+        return state
+
+    def _path_buffer(self, max_depth: int) -> np.ndarray:
+        size = min(max_depth, self._spec.max_length or 4096) + 1
+        buffer = getattr(self, "_path", None)
+        if buffer is None or buffer.shape[0] < size:
+            buffer = np.zeros(max(size, 64), dtype=np.int64)
+            self._path = buffer
+        return buffer
+
+    def _descend_python(self, max_depth: int, path: np.ndarray) -> tuple[int, int, int]:
+        """Selection with a user rule, in Python (same walk as the compiled ``descend``)."""
+        tree = self._tree
+        nodes, edges, edge_values = tree.nodes, tree.edges, tree.edge_values
+        rule = self._python_rule
+        assert rule is not None
+        node, depth = T.ROOT, 0
+        while nodes[node, T.N_NUM_EDGES] > 0 and depth < max_depth:
+            first = int(nodes[node, T.N_FIRST_EDGE])
+            count = int(nodes[node, T.N_NUM_EDGES])
+            if nodes[node, T.N_PLAYER] == CHANCE:
+                e = int(T.sample_by_prior(edge_values, first, count, self._rng_state))
+            else:
+                visits = edges[first : first + count, T.E_VISITS]
+                sums = edge_values[first : first + count, T.EV_VALUE_SUM]
+                means = np.divide(sums, visits, out=np.zeros(count), where=visits > 0)
+                stats = EdgeStatistics(
+                    actions=edges[first : first + count, T.E_ACTION].copy(),
+                    visit_count=visits.copy(),
+                    mean_value=means,
+                    prior=edge_values[first : first + count, T.EV_PRIOR].copy(),
+                    parent_visits=int(nodes[node, T.N_VISITS]),
+                    rng=self._rng,
+                )
+                index = int(rule(stats))
+                if not 0 <= index < count:
+                    raise InvalidParameterError(
+                        f"selection rule returned edge index {index}, expected 0..{count - 1}"
+                    )
+                e = first + index
+            path[depth] = e
+            depth += 1
+            child = int(edges[e, T.E_CHILD])
+            if child == T.UNVISITED:
+                return node, e, depth
+            node = child
+        return node, T.NO_EDGE, depth
+
