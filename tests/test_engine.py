@@ -1,0 +1,301 @@
+"""The engine's one set of rules: the final-move order, merged results, the configuration,
+and one golden tree per driver (a small search under a fixed seed, every statistic stored).
+
+Set ``PLAYOUT_UPDATE_GOLDEN=1`` to rewrite the golden files after an intended change of the
+search (and say why in the commit).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import playout
+from playout import MCTS, Budget, Proven, SearchConfig, SearchResult, merge_results
+from playout._src import tree as T
+from playout._src.errors import IllegalMoveError, InvalidParameterError
+from playout.games import Connect4Game, tictactoe
+
+GOLDEN = pathlib.Path(__file__).parent / "golden"
+TTT = tictactoe()
+W, D, L, U = T.OUTCOME_WIN, T.OUTCOME_DRAW, T.OUTCOME_LOSS, T.OUTCOME_UNKNOWN
+
+
+def choose(
+    visits: list[int],
+    means: list[float],
+    outcomes: list[int] | None = None,
+    plies: list[int] | None = None,
+    final: int = T.FINAL_MOST_VISITS,
+    temperature: float = 1.0,
+    seed: int = 0,
+) -> int:
+    n = len(visits)
+    return int(
+        T.choose_among(
+            np.array(visits, dtype=np.int64),
+            np.array(means, dtype=np.float64),
+            np.array(outcomes or [U] * n, dtype=np.int64),
+            np.array(plies or [0] * n, dtype=np.int64),
+            final,
+            temperature,
+            T.new_rng_state(seed),
+        )
+    )
+
+
+# ------------------------------------------------------------------ the final-move order
+
+
+def test_most_visits_wins_and_ties_go_to_the_higher_mean_then_the_first() -> None:
+    assert choose([10, 30, 20], [0.9, 0.1, 0.5]) == 1
+    assert choose([30, 30, 20], [0.1, 0.2, 0.5]) == 1
+    assert choose([30, 30, 20], [0.2, 0.2, 0.5]) == 0
+
+
+def test_best_value_ignores_unvisited_and_breaks_ties_by_visits() -> None:
+    best = T.FINAL_BEST_VALUE
+    assert choose([10, 30, 0], [0.5, 0.1, 0.9], final=best) == 0
+    assert choose([10, 30, 5], [0.5, 0.5, 0.1], final=best) == 1
+
+
+def test_a_proven_win_comes_first_the_shortest_one() -> None:
+    assert choose([100, 1, 1], [0.9, 1.0, 1.0], [U, W, W], [0, 5, 3]) == 2
+
+
+def test_proven_losses_come_last_and_the_longest_when_all_are_lost() -> None:
+    assert choose([100, 1], [-1.0, -0.9], [L, U]) == 1
+    assert choose([100, 50, 70], [-1.0, -1.0, -1.0], [L, L, L], [3, 9, 5]) == 1
+
+
+def test_a_proven_draw_beats_an_estimate_that_is_not_better() -> None:
+    assert choose([100, 40], [-0.2, 0.0], [U, D]) == 1
+    assert choose([100, 40], [0.3, 0.0], [U, D]) == 0
+
+
+def test_sampling_follows_visits_and_never_picks_a_proven_loss() -> None:
+    picks = [
+        choose([300, 100, 1000], [0.0, 0.0, -1.0], [U, U, L], final=T.FINAL_SAMPLE, seed=s)
+        for s in range(400)
+    ]
+    assert 2 not in picks
+    share = picks.count(0) / len(picks)
+    assert 0.65 < share < 0.85  # 300 / 400 expected
+
+
+def test_no_candidates() -> None:
+    assert choose([], []) == -1
+
+
+# ------------------------------------------------------------------ merged results
+
+
+def _result(
+    visits: tuple[int, ...],
+    values: tuple[float, ...],
+    outcomes: tuple[Proven | None, ...] = (),
+    proven: Proven | None = None,
+    value: float = 0.0,
+) -> SearchResult:
+    return SearchResult(
+        best_action=0, actions=(0, 1, 2), visit_counts=visits, values=values,
+        priors=(1 / 3,) * 3, value=value, pv=(0,), player=0, simulations=sum(visits),
+        total_simulations=sum(visits), seconds=0.1, nodes=10, max_depth=2, proven=proven,
+        outcomes=outcomes, plies=(0, 3, 0) if outcomes else (),
+    )
+
+
+def test_merging_keeps_a_proof_and_its_exact_value() -> None:
+    proved = _result(
+        (50, 10, 40), (0.2, 1.0, 0.1), (None, Proven.WIN, None), Proven.WIN, value=1.0
+    )
+    unproved = _result((500, 100, 400), (0.3, 0.6, 0.2), value=0.3)
+    merged = merge_results([unproved, proved])
+    assert merged.best_action == 1  # the proven win, though action 0 has most visits
+    assert merged.proven == Proven.WIN
+    assert merged.value == 1.0
+    assert merged.values[1] == 1.0
+    assert merged.outcomes == (None, Proven.WIN, None)
+
+
+def test_merging_without_proofs_follows_the_summed_visits() -> None:
+    a = _result((10, 30, 20), (0.5, 0.0, 0.1))
+    b = _result((40, 0, 20), (0.5, 0.0, 0.3))
+    merged = merge_results([a, b])
+    assert merged.visit_counts == (50, 30, 40)
+    assert merged.values[2] == pytest.approx(0.2)
+    assert merged.best_action == 0
+    assert merged.proven is None
+
+
+def test_root_parallel_cli_reports_a_proven_win_with_its_exact_value() -> None:
+    """The issue's reproduction: a proven win merged from two workers reported value 0.30."""
+    command = [
+        sys.executable, "-m", "playout", "analyze", "connect4", "--moves", "2633217345427",
+        "--simulations", "30000", "--seed", "1", "--json", "--workers", "2",
+    ]
+    report = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+    assert report["proven"] == "win"
+    assert report["value"] == 1.0
+
+
+# ------------------------------------------------------------------ one engine, two drivers
+
+
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_both_drivers_prove_the_same_win_with_its_exact_value(backend: str) -> None:
+    state = TTT.from_grid([[0, -1, 0], [0, 1, 0], [0, 0, 0]], to_move=1)  # seed 000
+    # X to move with X in the centre, O on an edge: X wins with best play.
+    result = MCTS(state, seed=3, backend=backend).run(Budget(simulations=20_000))
+    assert result.proven == Proven.WIN == "win"
+    assert result.value == 1.0
+    assert result.outcomes[result.actions.index(result.best_action)] == Proven.WIN
+    assert all(o in (Proven.WIN, Proven.LOSS, Proven.DRAW, None) for o in result.outcomes)
+
+
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_advance_rejects_foreign_actions_with_a_clear_error(backend: str) -> None:
+    engine = MCTS(TTT.initial_state(), seed=0, backend=backend)
+    for bad in (9, -1, "4", 4.0, None, True):
+        with pytest.raises(IllegalMoveError, match="not legal"):
+            engine.advance(bad)  # type: ignore[arg-type]
+
+
+def test_the_driver_is_chosen_in_one_place() -> None:
+    assert MCTS(TTT.initial_state(), seed=0).backend == "compiled"
+    assert MCTS(TTT.initial_state(), seed=0, backend="python").backend == "python"
+    assert MCTS(TTT.initial_state(), seed=0, selection=playout.RAVE()).backend == "python"
+    with pytest.raises(InvalidParameterError, match="cannot run this search"):
+        MCTS(TTT.initial_state(), backend="compiled", selection=lambda stats: 0)
+
+
+ENGINE_MODULES = (
+    "search", "python_driver", "parallel", "results", "config", "tree", "rave", "evaluation",
+    "rules", "compiled/engine", "compiled/driver", "compiled/memory", "compiled/kernel",
+)
+
+
+@pytest.mark.parametrize("module", ENGINE_MODULES)
+def test_engine_modules_import_no_game(module: str) -> None:
+    """The engine knows no particular game: games plug in through the protocol and hooks."""
+    import ast
+
+    path = pathlib.Path(playout.__file__).parent / "_src" / f"{module}.py"
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module)
+        elif isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+    assert not {m for m in imported if m.startswith(("playout.games", "playout.interop"))}
+
+
+# ------------------------------------------------------------------ the configuration
+
+
+def test_config_shortcuts_replace_budget_fields() -> None:
+    config = SearchConfig(seed=3).replace(simulations=50, max_depth=4, final="best_value")
+    assert config.budget == Budget(simulations=50, max_depth=4)
+    assert (config.seed, config.final) == (3, "best_value")
+    assert MCTS(TTT.initial_state(), config, seconds=1.0).budget == Budget(
+        simulations=50, seconds=1.0, max_depth=4
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"simulation": 5},
+        {"final": "most-visits"},
+        {"temperature": 0},
+        {"temperature": float("nan")},
+        {"backend": "gpu"},
+        {"seed": -1},
+        {"seed": 1.5},
+        {"solver": "yes"},
+        {"evaluator": 3},
+        {"selection": "ucb1"},
+        {"budget": 100},
+        {"simulations": -1},
+        {"seconds": float("inf")},
+        {"max_depth": 0},
+    ],
+)
+def test_bad_options_are_rejected_with_a_typed_error(options: dict[str, object]) -> None:
+    with pytest.raises(InvalidParameterError):
+        SearchConfig().replace(**options)
+
+
+def test_the_game_recommendations_apply_only_where_nothing_was_chosen() -> None:
+    class Game:
+        spec = Connect4Game().spec
+
+        def default_selection(self) -> playout.PUCT:
+            return playout.PUCT(c=3.0)
+
+        def default_evaluator(self) -> playout.Rollout:
+            return playout.Rollout(num_rollouts=2)
+
+    resolved = SearchConfig().for_game(Game())
+    assert resolved.selection == playout.PUCT(c=3.0)
+    assert resolved.evaluator == playout.Rollout(num_rollouts=2)
+    assert resolved.solver is True
+    chosen = SearchConfig(selection=playout.UCB1(c=1.0), solver=False).for_game(Game())
+    assert chosen.selection == playout.UCB1(c=1.0)
+    assert chosen.solver is False
+
+
+def test_config_is_frozen() -> None:
+    config = SearchConfig()
+    with pytest.raises(AttributeError):
+        config.seed = 3  # type: ignore[misc]
+
+
+# ------------------------------------------------------------------ golden trees
+
+
+def _tree_statistics(engine: MCTS) -> dict[str, object]:
+    tree = engine.tree
+    n, e = tree.num_nodes, tree.num_edges
+    return {
+        "num_nodes": n,
+        "num_edges": e,
+        "nodes": tree.nodes[:n].astype(int).tolist(),
+        "node_values": [[round(float(v), 9) for v in row] for row in tree.node_values[:n]],
+        "edges": tree.edges[:e].astype(int).tolist(),
+        "edge_values": [[round(float(v), 9) for v in row] for row in tree.edge_values[:e]],
+    }
+
+
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_golden_tree(backend: str) -> None:
+    """Seed 000's position, 300 simulations without the solver, seed 7: every row of the
+    tree as stored."""
+    state = TTT.from_grid([[0, -1, 0], [0, 1, 0], [0, 0, 0]], to_move=1)
+    engine = MCTS(state, seed=7, backend=backend, solver=False)
+    result = engine.run(Budget(simulations=300))
+    observed = {
+        "tree": _tree_statistics(engine),
+        "best_action": result.best_action,
+        "visit_counts": list(result.visit_counts),
+        "pv": list(result.pv),
+    }
+    path = GOLDEN / f"tictactoe_seed000_{backend}.json"
+    if os.environ.get("PLAYOUT_UPDATE_GOLDEN") == "1":
+        path.write_text(json.dumps(observed, indent=1) + "\n")
+    expected = json.loads(path.read_text())
+    assert observed == expected
+    # Invariants the stored numbers must satisfy (so that a wrong golden file cannot pass).
+    tree = engine.tree
+    root_edges = slice(
+        int(tree.nodes[T.ROOT, T.N_FIRST_EDGE]),
+        int(tree.nodes[T.ROOT, T.N_FIRST_EDGE] + tree.nodes[T.ROOT, T.N_NUM_EDGES]),
+    )
+    assert int(tree.edges[root_edges, T.E_VISITS].sum()) == 300
+    assert int(tree.nodes[T.ROOT, T.N_VISITS]) == 300
