@@ -5,12 +5,29 @@ Three levels:
 * one call: ``playout.search(state, simulations=800)`` returns a :class:`SearchResult`;
 * the engine: :class:`MCTS` with plug points (selection rules, evaluators, budgets, tree reuse);
 * the building blocks: the game protocol (:class:`GameState`, :class:`Game`,
-  :class:`GameSpec`), the registry of games, the conformance checker.
+  :class:`GameSpec`), the registry of games, the conformance checker;
+* the arena: players (:class:`Player`, :func:`parse_player`), :func:`play_game`,
+  :func:`run_match` and :func:`run_tournament` on any executor (:func:`make_executor`), saved
+  games read back with :func:`read_records`.
 
 Values are always for the player to move in the position they describe (see
 :mod:`playout._src.game`).
 """
 
+from playout._src.arena import (
+    GameRecord,
+    MatchResult,
+    MctsPlayer,
+    Player,
+    RandomPlayer,
+    TournamentResult,
+    make_executor,
+    parse_player,
+    play_game,
+    read_records,
+    run_match,
+    run_tournament,
+)
 from playout._src.compiled.kernel import Kernel, make_kernel
 from playout._src.config import Budget, SearchConfig
 from playout._src.conformance import ConformanceReport, check_game
@@ -19,9 +36,11 @@ from playout._src.errors import (
     GameOverError,
     IllegalMoveError,
     InvalidParameterError,
+    MissingDependencyError,
     MoveError,
     MoveParseError,
     PlayoutError,
+    RecordError,
     UnknownGameError,
 )
 from playout._src.evaluation import Evaluator, Rollout, ValueFunction, random_policy
@@ -61,33 +80,47 @@ __all__ = [
     "Game",
     "GameError",
     "GameOverError",
+    "GameRecord",
     "GameSpec",
     "GameState",
     "IllegalMoveError",
     "InvalidParameterError",
     "Kernel",
+    "MatchResult",
+    "MctsPlayer",
+    "MissingDependencyError",
     "MoveError",
     "MoveHeuristic",
     "MoveParseError",
+    "Player",
     "PlayoutError",
     "ProgressiveBias",
     "Proven",
+    "RandomPlayer",
+    "RecordError",
     "Rollout",
     "SearchConfig",
     "SearchResult",
+    "TournamentResult",
     "UnknownGameError",
     "ValueFunction",
     "__version__",
     "check_game",
     "flat_monte_carlo",
     "game_names",
+    "make_executor",
     "make_game",
     "make_kernel",
     "merge_results",
     "parallel_search",
+    "parse_player",
     "parse_rule",
+    "play_game",
     "random_policy",
+    "read_records",
     "register_game",
+    "run_match",
+    "run_tournament",
     "search",
     "value_for",
 ]

@@ -43,13 +43,28 @@ class GameOverError(PlayoutError, ValueError):
     """An operation that needs a position with moves left was given a finished game."""
 
 
+class MissingDependencyError(PlayoutError, ModuleNotFoundError):
+    """An optional dependency (Ray, OpenSpiel, python-chess) is needed but not installed.
+
+    The message names the extra to install, e.g. ``pip install "playout[ray]"``. It is a
+    :class:`ModuleNotFoundError` (so an :class:`ImportError`): ``except ImportError`` code and
+    ``pytest.importorskip`` treat it as the missing module it reports.
+    """
+
+
+class RecordError(PlayoutError, ValueError):
+    """A saved game file is unreadable, malformed or holds an illegal move."""
+
+
 __all__ = [
     "GameError",
     "GameOverError",
     "IllegalMoveError",
     "InvalidParameterError",
+    "MissingDependencyError",
     "MoveError",
     "MoveParseError",
     "PlayoutError",
+    "RecordError",
     "UnknownGameError",
 ]

@@ -17,8 +17,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from playout._src.errors import InvalidParameterError, PlayoutError, UnknownGameError
+from playout._src.errors import InvalidParameterError, UnknownGameError
 from playout._src.game import Game
+from playout._src.optional import missing_dependency
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,11 +163,8 @@ def _register_builtin_games() -> None:
         # Imported on use: python-chess is an optional dependency (the ``chess`` extra).
         try:
             from playout.games.chess import ChessGame
-        except ImportError:
-            raise PlayoutError(
-                "chess needs the python-chess package: pip install chess "
-                "(or pip install 'playout[chess]')"
-            ) from None
+        except ImportError as error:
+            raise missing_dependency("chess", "the chess game") from error
         return ChessGame(fen, max_plies=max_plies)
 
     register_game(

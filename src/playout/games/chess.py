@@ -53,18 +53,16 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
+from playout._src.game import TERMINAL, GameSpec, GameState
+from playout._src.optional import missing_dependency
+from playout._src.rules import PUCT
+
 try:
     import chess
     import chess.polyglot
 except ImportError as error:  # pragma: no cover - depends on the environment
-    raise ModuleNotFoundError(
-        "playout.games.chess needs python-chess: pip install chess (or pip install "
-        "'playout[chess]')"
-    ) from error
-
-from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
-from playout._src.game import TERMINAL, GameSpec, GameState
-from playout._src.rules import PUCT
+    raise missing_dependency("chess", "playout.games.chess") from error
 
 STARTING_FEN: str = chess.STARTING_FEN
 """The standard start position."""

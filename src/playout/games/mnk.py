@@ -25,7 +25,7 @@ import dataclasses
 import random
 import re
 from bisect import bisect_left as _bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
@@ -186,6 +186,10 @@ class MnkGame:
     def move_heuristic(self, state: GameState, actions: Sequence[int]) -> np.ndarray:
         """Move scores for :class:`~playout.ProgressiveBias`: :func:`threat_scores`."""
         return threat_scores(state, actions)
+
+    def rollout_policies(self) -> dict[str, Callable[[GameState, random.Random], int]]:
+        """Rollout policies by name for ``mcts:rollout=NAME`` players: ``neighbors``."""
+        return {"neighbors": neighbor_policy}
 
     def has_line(self, stones: int) -> bool:
         """Whether the padded bitboard ``stones`` contains ``k`` in a row in any direction."""

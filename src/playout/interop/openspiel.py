@@ -36,16 +36,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from playout._src.errors import GameError, IllegalMoveError, MoveParseError
+from playout._src.game import CHANCE, TERMINAL, GameSpec
+from playout._src.optional import missing_dependency
+
 try:
     import pyspiel
 except ImportError as error:  # pragma: no cover - depends on the environment
-    raise ModuleNotFoundError(
-        "playout.interop.openspiel needs OpenSpiel: pip install open-spiel "
-        "(or pip install 'playout[openspiel]')"
-    ) from error
-
-from playout._src.errors import GameError, IllegalMoveError, MoveParseError
-from playout._src.game import CHANCE, TERMINAL, GameSpec
+    raise missing_dependency("openspiel", "playout.interop.openspiel") from error
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _MAX_LISTED_MOVES = 20

@@ -1,0 +1,299 @@
+"""Where games are played: this process, a local process pool, or a Ray cluster.
+
+A :class:`GameJob` is one self-contained game (game, players or their specs, index, seed);
+:func:`play_job` plays it anywhere. A :class:`GameExecutor` plays batches of jobs and yields
+the records as games finish; :func:`make_executor` builds one by name (``local``, ``pool``,
+``ray``).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import logging
+import multiprocessing
+import os
+import pickle
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from playout._src.arena.play import GameRecord, play_game
+from playout._src.arena.players import EngineFactory, Player
+from playout._src.arena.specs import as_player
+from playout._src.errors import GameError, InvalidParameterError
+from playout._src.game import Game
+from playout._src.optional import import_optional
+
+ExecutorKind = Literal["local", "pool", "ray"]
+"""The executors :func:`make_executor` builds by name."""
+
+
+@dataclasses.dataclass(frozen=True)
+class GameJob:
+    """One game to play, self-contained so that it can be sent to another process.
+
+    Attributes:
+        game: the game.
+        players: player 0 (moves first) and player 1, as specs or (picklable) players.
+        index: the game's number (stored in the record).
+        seed: the game's seed (see :func:`~playout._src.arena.play.game_seed`).
+        engine_factory: builds MCTS players' engines (``None``: :class:`~playout.MCTS`).
+    """
+
+    game: Game
+    players: tuple[str | Player, str | Player]
+    index: int
+    seed: int
+    engine_factory: EngineFactory | None = None
+
+
+def play_job(job: GameJob) -> GameRecord:
+    """Play ``job`` (module level, so that worker processes and Ray can import it)."""
+    p0 = as_player(job.players[0], job.game, job.engine_factory)
+    p1 = as_player(job.players[1], job.game, job.engine_factory)
+    return play_game(job.game, p0, p1, job.seed, index=job.index)
+
+
+class GameExecutor(Protocol):
+    """Plays batches of games somewhere (this process, a process pool, a Ray cluster)."""
+
+    workers: int
+    """How many games it plays at once (the batch size of an SPRT match)."""
+
+    def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
+        """Play every job; yield the records as games finish (in any order)."""
+        ...
+
+    def close(self) -> None:
+        """Release workers."""
+        ...
+
+
+def _check_workers(workers: object) -> None:
+    """Refuse a worker count that is not a whole number >= 1."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
+
+
+class LocalExecutor:
+    """Plays the games one after the other in this process."""
+
+    workers = 1
+
+    def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
+        """Play the jobs in order; yield each record as its game ends."""
+        for job in jobs:
+            yield play_job(job)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class PoolExecutor:
+    """Plays games in parallel in a local pool of ``workers`` processes.
+
+    The processes come from a ``forkserver`` context (``spawn`` where there is none): no
+    process is forked from a parent that may hold threads (numba, Ray). They start on the first
+    batch and are reused until :meth:`close`.
+    """
+
+    def __init__(self, workers: int) -> None:
+        _check_workers(workers)
+        self.workers = workers
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def _started_pool(self) -> concurrent.futures.ProcessPoolExecutor:
+        """The process pool, started on first use."""
+        if self._pool is None:
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context(
+                "forkserver" if "forkserver" in methods else "spawn"
+            )
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=context
+            )
+        return self._pool
+
+    def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
+        """Play the jobs in the pool; yield the records as games finish.
+
+        Raises:
+            GameError: a worker process died.
+        """
+        pool = self._started_pool()
+        futures = [pool.submit(play_job, job) for job in jobs]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                try:
+                    record = future.result()
+                except concurrent.futures.process.BrokenProcessPool:
+                    raise GameError(
+                        "a worker process died (out of memory, or killed); "
+                        "try fewer workers or --workers 1"
+                    ) from None
+                yield record
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        """Shut the pool down (a later batch starts a new one)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def _import_ray() -> Any:
+    """The ``ray`` module.
+
+    Raises:
+        MissingDependencyError: Ray is not installed (``playout[ray]``).
+    """
+    return import_optional("ray", extra="ray", needed_by="the Ray executor")
+
+
+def _package_root() -> str:
+    """The directory playout is imported from (put on local Ray workers' ``PYTHONPATH``)."""
+    import playout
+
+    return str(Path(playout.__file__).resolve().parents[1])
+
+
+class RayExecutor:
+    """Plays games as Ray tasks (one CPU each) on a Ray cluster.
+
+    Connects on the first batch: to a running Ray (``ray.is_initialized()``) as it is, else
+    ``ray.init(address=address)``, or a new local instance with ``workers`` CPUs when
+    ``address`` is ``None``. Every node needs playout installed; for a local instance the
+    directory playout is imported from is put on the workers' ``PYTHONPATH``.
+
+    Raises:
+        MissingDependencyError: Ray is not installed (when the executor is built).
+    """
+
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        self._ray = _import_ray()
+        self.workers = workers
+        self._address = address
+        self._remote: Any = None
+        self._started = False
+
+    def _init_ray(self) -> None:
+        """Start a local Ray instance, or connect to the cluster at the address."""
+        ray = self._ray
+        if self._address is None:
+            path = os.pathsep.join(
+                p for p in (_package_root(), os.environ.get("PYTHONPATH", "")) if p
+            )
+            ray.init(
+                num_cpus=self.workers,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.WARNING,
+                runtime_env={"env_vars": {"PYTHONPATH": path}},
+            )
+        else:
+            ray.init(address=self._address, log_to_driver=False, logging_level=logging.WARNING)
+        self._started = True
+
+    def _connect(self) -> Any:
+        """The remote version of :func:`play_job`, connecting to Ray on first use."""
+        if self._remote is None:
+            if not self._ray.is_initialized():
+                self._init_ray()
+            self._remote = self._ray.remote(play_job)
+        return self._remote
+
+    def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
+        """Play the jobs as Ray tasks; yield the records as games finish."""
+        remote = self._connect()
+        ray = self._ray
+        pending = [remote.remote(job) for job in jobs]
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                yield ray.get(done[0])
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+
+    def close(self) -> None:
+        """Shut down the Ray instance this executor started (a running one is left alone)."""
+        if self._started:
+            self._ray.shutdown()
+            self._started = False
+        self._remote = None
+
+
+def make_executor(
+    kind: ExecutorKind | None = None, workers: int = 1, *, ray_address: str | None = None
+) -> GameExecutor:
+    """An executor by name: ``local`` (this process), ``pool`` (``workers`` processes) or
+    ``ray``; ``None`` picks ``local`` for one worker and ``pool`` otherwise.
+
+    Raises:
+        InvalidParameterError: an unknown kind or a bad worker count.
+        MissingDependencyError: ``ray`` without Ray installed.
+    """
+    _check_workers(workers)
+    if kind is None:
+        kind = "local" if workers == 1 else "pool"
+    if kind == "local":
+        return LocalExecutor()
+    if kind == "pool":
+        return PoolExecutor(workers)
+    if kind == "ray":
+        return RayExecutor(workers, ray_address)
+    raise InvalidParameterError(f"unknown executor {kind!r}; choose local, pool or ray")
+
+
+def resolve_executor(
+    executor: ExecutorKind | GameExecutor | None, workers: int, ray_address: str | None
+) -> tuple[GameExecutor, bool]:
+    """The executor to use and whether it is ours to close (built here from a name)."""
+    if executor is None or isinstance(executor, str):
+        return make_executor(executor, workers, ray_address=ray_address), True
+    return executor, False
+
+
+def _check_picklable(item: Any) -> None:
+    """Refuse a player that cannot be sent to a worker process."""
+    try:
+        pickle.dumps(item)
+    except Exception as error:  # any pickling failure means the same thing
+        raise InvalidParameterError(
+            f"{item!r} cannot be sent to a worker process ({error}); pass a spec string or "
+            "use workers=1"
+        ) from None
+
+
+def job_players(
+    executor: GameExecutor, specs: Sequence[str | Player], players: Sequence[Player]
+) -> list[str | Player]:
+    """What a job carries: the built players in this process, else specs (or the players,
+    pickled) for workers that build their own.
+
+    Raises:
+        InvalidParameterError: a player object that cannot be pickled, for another process.
+    """
+    if isinstance(executor, LocalExecutor):
+        return list(players)
+    for spec in specs:
+        if not isinstance(spec, str):
+            _check_picklable(spec)
+    return list(specs)
+
+
+__all__ = [
+    "ExecutorKind",
+    "GameExecutor",
+    "GameJob",
+    "LocalExecutor",
+    "PoolExecutor",
+    "RayExecutor",
+    "job_players",
+    "make_executor",
+    "play_job",
+    "resolve_executor",
+]

@@ -1,0 +1,155 @@
+"""One game between two players: :func:`play_game`, its :class:`GameRecord`, and seeds.
+
+Reproducibility: game ``i`` of a match is played with its own seed, :func:`game_seed` of the
+match seed and ``i`` alone (``SeedSequence(seed).spawn``), and every player is reset with seeds
+derived from it, so with simulation budgets the records are the same whatever the number of
+workers or the order in which games finish.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+
+import numpy as np
+
+from playout._src.arena.players import Player
+from playout._src.errors import GameError, InvalidParameterError
+from playout._src.game import CHANCE, Game, GameState
+
+
+@dataclasses.dataclass(frozen=True)
+class GameRecord:
+    """One finished game.
+
+    Attributes:
+        actions: every action played, in order (chance actions included).
+        returns: final return of each player (player 0 moved first).
+        players: names of the players as player 0 and player 1.
+        seed: the seed the game was played with.
+        seconds: wall-clock duration.
+        index: the game's number in its match or tournament (0-based).
+    """
+
+    actions: tuple[int, ...]
+    returns: tuple[float, ...]
+    players: tuple[str, ...]
+    seed: int
+    seconds: float
+    index: int = 0
+
+    @property
+    def winner(self) -> int | None:
+        """Player id with the strictly highest return, or ``None`` for a draw."""
+        best = max(self.returns)
+        leaders = [p for p, r in enumerate(self.returns) if r == best]
+        return leaders[0] if len(leaders) == 1 else None
+
+    @property
+    def num_moves(self) -> int:
+        """Actions played (chance actions included)."""
+        return len(self.actions)
+
+    @property
+    def result_text(self) -> str:
+        """``1-0`` (player 0 won), ``0-1`` or ``1/2-1/2``."""
+        winner = self.winner
+        return "1/2-1/2" if winner is None else "1-0" if winner == 0 else "0-1"
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a match seeded ``seed`` (independent of the game count)."""
+    child = np.random.SeedSequence(int(seed), spawn_key=(int(index),))
+    return int(child.generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def _sub_seeds(seed: int, count: int) -> list[int]:
+    """The first ``count`` seeds derived from ``seed`` (see :func:`game_seed`)."""
+    return [game_seed(seed, index) for index in range(count)]
+
+
+def check_two_players(game: Game) -> None:
+    """Refuse a game that is not for two players (a match needs two).
+
+    Raises:
+        InvalidParameterError: a one-player game.
+    """
+    if game.spec.num_players != 2:
+        raise InvalidParameterError(
+            f"{game.spec.name} is a {game.spec.num_players}-player game; a match needs two"
+        )
+
+
+def check_seed(seed: object) -> None:
+    """Refuse a seed that is not a whole number >= 0.
+
+    Raises:
+        InvalidParameterError: a negative, fractional or boolean seed.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise InvalidParameterError(f"seed must be a whole number >= 0, got {seed!r}")
+
+
+def _chance_action(state: GameState, rng: random.Random) -> int:
+    """A chance outcome of ``state`` drawn with its probabilities."""
+    outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
+    return int(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
+
+
+def _chosen_action(player: Player, state: GameState) -> int:
+    """The action ``player`` chooses in ``state``, checked for legality.
+
+    Raises:
+        GameError: an illegal action.
+    """
+    action = int(player.choose(state))
+    if action not in state.legal_actions():
+        raise GameError(f"player {player.name!r} chose illegal action {action}")
+    return action
+
+
+def play_game(game: Game, p0: Player, p1: Player, seed: int = 0, *, index: int = 0) -> GameRecord:
+    """Play one game of a two-player game; ``p0`` moves first (is player 0).
+
+    Both players are reset with seeds derived from ``seed``; chance actions, if any, are drawn
+    from a generator seeded the same way. The same seed and players give the same game when
+    the players' budgets are simulation counts. ``index`` is only stored in the record.
+
+    Raises:
+        GameError: a player returned an illegal action.
+    """
+    check_two_players(game)
+    check_seed(seed)
+    seed0, seed1, chance_seed = _sub_seeds(seed, 3)
+    chance_rng = random.Random(chance_seed)
+    players = (p0, p1)
+    state = game.initial_state()
+    start = time.perf_counter()
+    p0.reset(state, seed0)
+    p1.reset(state, seed1)
+    actions: list[int] = []
+    limit = game.spec.max_length
+    while not state.is_terminal():
+        mover = state.current_player()
+        if mover == CHANCE:
+            action = _chance_action(state, chance_rng)
+        else:
+            action = _chosen_action(players[mover], state)
+        for player in players:
+            player.notify(action)
+        state = state.play(action)
+        actions.append(action)
+        if limit is not None and len(actions) > limit:
+            raise GameError(f"{game.spec.name}: game longer than max_length={limit}")
+    return GameRecord(
+        actions=tuple(actions),
+        returns=tuple(float(r) for r in state.returns()),
+        players=(p0.name, p1.name),
+        seed=seed,
+        seconds=time.perf_counter() - start,
+        index=index,
+    )
+
+
+__all__ = ["GameRecord", "check_seed", "check_two_players", "game_seed", "play_game"]

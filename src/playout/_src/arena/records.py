@@ -1,0 +1,239 @@
+"""Saved games: one JSON object per line, written as games end and read back checked.
+
+:func:`record_to_json` turns a :class:`~playout._src.arena.play.GameRecord` into a line,
+:class:`RecordWriter` appends lines safely, :func:`read_records` reads a file back and replays
+every game move by move into :class:`SavedGame` objects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from playout._src.arena.play import GameRecord
+from playout._src.errors import InvalidParameterError, PlayoutError, RecordError
+from playout._src.game import Game, GameState
+from playout._src.registry import game_names, game_parameters, make_game
+
+RECORD_FORMAT = "playout-game/1"
+"""The ``format`` field of a saved game line (see :func:`record_to_json`)."""
+
+
+def game_params(game: Game) -> dict[str, Any]:
+    """The registry parameters that rebuild ``game`` with ``make_game(name, **params)``.
+
+    The names come from the registry entry of ``game.spec.name`` (the factory's keyword
+    parameters) and the values from the game's attributes of the same names; ``{}`` for a game
+    that is not registered.
+    """
+    name = game.spec.name
+    if name not in game_names():
+        return {}
+    return {key: getattr(game, key) for key in game_parameters(name) if hasattr(game, key)}
+
+
+def _move_texts(game: Game, actions: tuple[int, ...]) -> list[str]:
+    """Every action of a game in the game's notation, replayed from the initial position."""
+    state = game.initial_state()
+    moves = []
+    for action in actions:
+        moves.append(game.action_to_string(state, action))
+        state = state.play(action)
+    return moves
+
+
+def record_to_json(
+    game: Game, record: GameRecord, *, extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """One game as a JSON-ready object (one line of a saved file).
+
+    Keys: ``format`` (:data:`RECORD_FORMAT`), ``game`` and ``params`` (for
+    :func:`~playout.make_game`), ``index``, ``seed``, ``players`` (player 0 first),
+    ``actions`` (ids), ``moves`` (the game's notation), ``returns``, ``winner`` (player id or
+    null), ``result`` (``1-0``, ``0-1``, ``1/2-1/2``), ``seconds``, then ``extra``.
+    """
+    data: dict[str, Any] = {
+        "format": RECORD_FORMAT,
+        "game": game.spec.name,
+        "params": game_params(game),
+        "index": record.index,
+        "seed": record.seed,
+        "players": list(record.players),
+        "actions": list(record.actions),
+        "moves": _move_texts(game, record.actions),
+        "returns": list(record.returns),
+        "winner": record.winner,
+        "result": record.result_text,
+        "seconds": round(record.seconds, 4),
+    }
+    if extra:
+        data.update(extra)
+    return data
+
+
+class RecordWriter:
+    """Appends one JSON line per game to a file, flushed and synced as each game ends.
+
+    A line is written with a single ``write`` of the whole line, so an interrupted run leaves
+    every finished game readable. The file is truncated when the writer opens it.
+
+    Raises:
+        InvalidParameterError: the file cannot be opened for writing.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        try:
+            self._file: IO[str] = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as error:
+            raise InvalidParameterError(f"cannot write {str(path)!r}: {error.strerror}") from None
+
+    def write(self, data: Mapping[str, Any]) -> None:
+        """Append ``data`` as one line, flushed and synced to disk."""
+        self._file.write(json.dumps(data, separators=(",", ":")) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        """Close the file."""
+        self._file.close()
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclasses.dataclass(frozen=True)
+class SavedGame:
+    """A game read back from a saved file, checked move by move.
+
+    Attributes:
+        line: its line number in the file (1-based).
+        data: the JSON object as written.
+        game: the game rebuilt from ``data["game"]`` and ``data["params"]``.
+        states: every position, the initial one first and the final one last.
+    """
+
+    line: int
+    data: Mapping[str, Any]
+    game: Game
+    states: tuple[GameState, ...]
+
+    @property
+    def index(self) -> int:
+        """The game's number in its match (its ``index`` field, else its line order)."""
+        return int(self.data.get("index", self.line - 1))
+
+    @property
+    def actions(self) -> tuple[int, ...]:
+        """Every action played, in order."""
+        return tuple(self.data["actions"])
+
+
+def _read_text(path: str | os.PathLike[str]) -> str:
+    """The file's text.
+
+    Raises:
+        RecordError: the file cannot be read or is not UTF-8.
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise RecordError(f"cannot read {str(path)!r}: {reason}") from None
+
+
+def _parse_line(line: str, where: str) -> tuple[dict[str, Any], Game, list[int]]:
+    """One line's JSON object, the game it names and its actions (not yet replayed).
+
+    Raises:
+        RecordError: bad JSON, a missing or ill-typed field, or an unknown game.
+    """
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise RecordError(f"{where}: not valid JSON ({error.msg})") from None
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: expected a JSON object")
+    name, params, actions = data.get("game"), data.get("params", {}), data.get("actions")
+    if not isinstance(name, str):
+        raise RecordError(f"{where}: missing 'game' (the game's name)")
+    if not isinstance(params, dict):
+        raise RecordError(f"{where}: 'params' must be an object")
+    if not isinstance(actions, list) or not all(
+        isinstance(a, int) and not isinstance(a, bool) for a in actions
+    ):
+        raise RecordError(f"{where}: 'actions' must be a list of action ids")
+    try:
+        game = make_game(name, **params)
+    except PlayoutError as error:
+        raise RecordError(f"{where}: {error}") from None
+    return data, game, actions
+
+
+def _replay(game: Game, actions: list[int], where: str) -> list[GameState]:
+    """Every position of the game ``actions`` play from the initial one, which must end it.
+
+    Raises:
+        RecordError: an illegal move, a move after the end, or a game left unfinished.
+    """
+    state = game.initial_state()
+    states = [state]
+    for move, action in enumerate(actions, start=1):
+        if state.is_terminal() or action not in state.legal_actions():
+            reason = "the game is already over" if state.is_terminal() else "illegal"
+            raise RecordError(f"{where}: move {move} (action {action}): {reason}")
+        state = state.play(action)
+        states.append(state)
+    if not state.is_terminal():
+        raise RecordError(f"{where}: the game does not end after {len(actions)} moves")
+    return states
+
+
+def _check_returns(data: Mapping[str, Any], final: GameState, where: str) -> None:
+    """Refuse a line whose ``returns`` (when given) differ from the final position's."""
+    returns = data.get("returns")
+    if returns is not None and [float(r) for r in returns] != [float(r) for r in final.returns()]:
+        raise RecordError(f"{where}: 'returns' {returns} do not match the final position")
+
+
+def read_records(path: str | os.PathLike[str]) -> list[SavedGame]:
+    """Read and check a file written by :class:`RecordWriter` (blank lines are skipped).
+
+    Every line must be a JSON object with ``game`` (a registered name), ``params`` (an object)
+    and ``actions`` (a list of action ids legal in turn from the initial position, ending the
+    game); ``returns``, when present, must match the final position.
+
+    Raises:
+        RecordError: an unreadable file, bad JSON, a missing field, an unknown game or an
+            illegal move (the message names the line).
+    """
+    text = _read_text(path)
+    games: list[SavedGame] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}, line {number}"
+        data, game, actions = _parse_line(line, where)
+        states = _replay(game, actions, where)
+        _check_returns(data, states[-1], where)
+        games.append(SavedGame(line=number, data=data, game=game, states=tuple(states)))
+    if not games:
+        raise RecordError(f"{path}: no games in the file")
+    return games
+
+
+__all__ = [
+    "RECORD_FORMAT",
+    "RecordWriter",
+    "SavedGame",
+    "game_params",
+    "read_records",
+    "record_to_json",
+]

@@ -1,0 +1,220 @@
+"""Player specs: the strings that name a player, such as ``"mcts:simulations=200"``.
+
+:func:`parse_player` builds any player from its spec (``random``, ``mcts[:options]``,
+``perfect``, ``openspiel-mcts[:options]``); :func:`parse_mcts_options` reads the options of
+``mcts:``; :func:`describe_players` lists the kinds for help texts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from playout._src.arena.players import (
+    EngineFactory,
+    MctsOptions,
+    MctsPlayer,
+    Player,
+    RandomPlayer,
+    rollout_policy,
+)
+from playout._src.errors import InvalidParameterError
+from playout._src.game import Game
+from playout._src.keyvalue import parse_key_values, parse_number, parse_yes_no
+from playout._src.rules import ProgressiveBias
+from playout._src.search import Budget
+
+if TYPE_CHECKING:
+    from playout._src.perfect import PerfectPlayer
+    from playout.interop.openspiel_bot import OpenSpielMctsPlayer
+
+MCTS_KEYS = (
+    "simulations",
+    "seconds",
+    "rollout",
+    "rollouts",
+    "c",
+    "rule",
+    "epsilon",
+    "bias",
+    "weight",
+    "reuse",
+    "solver",
+)
+"""The option keys of ``mcts:``."""
+
+_EPSILON_RULES = ("epsilon", "epsilon-greedy", "egreedy")
+
+
+def _positive_int(values: Mapping[str, str], key: str) -> int | None:
+    """Option ``key`` as a whole number >= 1, or ``None`` when absent."""
+    if key not in values:
+        return None
+    number: int = parse_number(key, values[key], int)
+    if number < 1:
+        raise InvalidParameterError(f"{key} must be >= 1, got {number}")
+    return number
+
+
+def _optional_float(values: Mapping[str, str], key: str) -> float | None:
+    """Option ``key`` as a finite number, or ``None`` when absent."""
+    return parse_number(key, values[key], float) if key in values else None
+
+
+def _seconds(values: Mapping[str, str]) -> float | None:
+    """The ``seconds`` option (> 0), or ``None`` when absent."""
+    seconds = _optional_float(values, "seconds")
+    if seconds is not None and seconds <= 0:
+        raise InvalidParameterError(f"seconds must be > 0, got {seconds}")
+    return seconds
+
+
+def _rule_constant(values: Mapping[str, str], rule: str) -> float | None:
+    """The rule's constant from ``c`` or ``epsilon`` (only one, ``epsilon`` only for its rule)."""
+    if "c" in values and "epsilon" in values:
+        raise InvalidParameterError("give c or epsilon, not both")
+    c_text = values.get("c", values.get("epsilon"))
+    c = None if c_text is None else parse_number("c", c_text, float)
+    if "epsilon" in values and rule not in _EPSILON_RULES:
+        raise InvalidParameterError("epsilon is a parameter of rule=epsilon")
+    return c
+
+
+def parse_mcts_options(text: str) -> MctsOptions:
+    """Options from ``key=value`` pairs separated by commas (the part after ``mcts:``).
+
+    Keys: ``simulations`` (> 0), ``seconds`` (> 0), ``rollout`` (``random``/``neighbors``),
+    ``rollouts`` (per leaf, >= 1), ``rule`` (``ucb1``/``puct``/``epsilon``/``rave``/``pb``),
+    ``c`` (the rule's constant), ``epsilon`` (same as ``c`` for ``rule=epsilon``), ``bias``
+    (the RAVE bias, ``rule=rave``), ``weight`` (the progressive-bias weight, ``rule=pb``),
+    ``reuse`` (``yes``/``no``), ``solver`` (``yes``/``no``: MCTS-Solver, Winands et al. 2008;
+    default on).
+
+    Raises:
+        InvalidParameterError: an unknown key, a bad value, or an invalid rule setting.
+    """
+    values = parse_key_values(text, "mcts", MCTS_KEYS)
+    simulations = _positive_int(values, "simulations")
+    seconds = _seconds(values)
+    num_rollouts = _positive_int(values, "rollouts") or 1
+    rule = values.get("rule", "ucb1").lower()
+    c = _rule_constant(values, rule)
+    options = MctsOptions(
+        budget=Budget(simulations=simulations, seconds=seconds),
+        rollout=values.get("rollout", "random").lower(),
+        num_rollouts=num_rollouts,
+        rule=rule,
+        c=c,
+        bias=_optional_float(values, "bias"),
+        weight=_optional_float(values, "weight"),
+        reuse=parse_yes_no("reuse", values.get("reuse", "yes")),
+        solver=parse_yes_no("solver", values["solver"]) if "solver" in values else None,
+    )
+    options.selection()  # validate the rule and its constants now
+    return options
+
+
+def _no_options(kind: str, rest: str, spec: str) -> None:
+    """Refuse options after a player kind that takes none."""
+    if rest.strip():
+        raise InvalidParameterError(f"player {kind!r} takes no options, got {spec!r}")
+
+
+def _mcts_player(
+    text: str, rest: str, game: Game, engine_factory: EngineFactory | None
+) -> MctsPlayer:
+    """``mcts[:options]``, checked against ``game`` now rather than mid-match."""
+    options = parse_mcts_options(rest)
+    rollout_policy(options.rollout, game)  # fail now, not mid-match
+    selection = options.selection()
+    if (
+        isinstance(selection, ProgressiveBias)
+        and selection.heuristic is None
+        and not hasattr(game, "move_heuristic")
+    ):
+        raise InvalidParameterError(
+            f"rule=pb needs a game with a move heuristic (mnk, tictactoe, gomoku), "
+            f"not {game.spec.name}"
+        )
+    return MctsPlayer(game, options, name=text, engine_factory=engine_factory)
+
+
+def _perfect_player(text: str, game: Game) -> PerfectPlayer:
+    """``perfect``: exact play (:mod:`playout._src.perfect`, imported on use)."""
+    from playout._src.perfect import PerfectPlayer
+
+    return PerfectPlayer(game, name=text)
+
+
+def _openspiel_player(text: str, rest: str, game: Game) -> OpenSpielMctsPlayer:
+    """``openspiel-mcts[:options]`` (:mod:`playout.interop.openspiel_bot`, imported on use)."""
+    from playout.interop.openspiel_bot import OpenSpielMctsPlayer, parse_openspiel_options
+
+    return OpenSpielMctsPlayer(game, parse_openspiel_options(rest), name=text)
+
+
+def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None = None) -> Player:
+    """Build a player from its spec.
+
+    Specs:
+
+    * ``random``: a uniformly random legal move;
+    * ``mcts`` (1000 simulations per move, UCB1, random rollouts, solver on) or ``mcts:``
+      followed by options, e.g. ``mcts:simulations=400``, ``mcts:seconds=0.1``,
+      ``mcts:simulations=200,rollout=neighbors,c=1.0,solver=no`` (see
+      :func:`parse_mcts_options`);
+    * ``perfect``: exact game-theoretic play on small boards (:mod:`playout._src.perfect`);
+    * ``openspiel-mcts[:simulations=N,seconds=S,c=C,rollouts=N,solve=yes|no,memory=MB]``:
+      OpenSpiel's C++ MCTS (needs ``open-spiel``).
+
+    Raises:
+        InvalidParameterError: an unknown player, a bad option, or a game the player cannot
+            play (``perfect`` on a large board).
+        MissingDependencyError: ``openspiel-mcts`` without OpenSpiel.
+    """
+    text = spec.strip()
+    kind, _, rest = text.partition(":")
+    kind = kind.strip().lower()
+    if kind == "random":
+        _no_options("random", rest, spec)
+        return RandomPlayer(name=text)
+    if kind == "mcts":
+        return _mcts_player(text, rest, game, engine_factory)
+    if kind == "perfect":
+        _no_options("perfect", rest, spec)
+        return _perfect_player(text, game)
+    if kind in ("openspiel-mcts", "openspiel_mcts"):
+        return _openspiel_player(text, rest, game)
+    raise InvalidParameterError(
+        f"unknown player {spec!r}; use random, perfect, mcts[:key=value,...] "
+        "(e.g. mcts:simulations=400,rollout=neighbors) or openspiel-mcts[:simulations=N]"
+    )
+
+
+def as_player(spec: str | Player, game: Game, factory: EngineFactory | None) -> Player:
+    """``spec`` built with :func:`parse_player`, or ``spec`` itself when it is a player."""
+    if isinstance(spec, str):
+        return parse_player(spec, game, engine_factory=factory)
+    return spec
+
+
+def describe_players() -> Mapping[str, str]:
+    """Player kinds and a one-line description of each (for help texts)."""
+    return {
+        "random": "uniformly random legal moves",
+        "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors, "
+        "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), weight=W (pb), "
+        "reuse=yes|no, solver=yes|no",
+        "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",
+        "openspiel-mcts": "OpenSpiel's C++ MCTS with random rollouts; options simulations=N, "
+        "seconds=S, c=X, rollouts=N, solve=yes|no, memory=MB (needs open-spiel)",
+    }
+
+
+__all__ = [
+    "MCTS_KEYS",
+    "as_player",
+    "describe_players",
+    "parse_mcts_options",
+    "parse_player",
+]
