@@ -1,8 +1,8 @@
-"""Built-in games: m,n,k (tic-tac-toe, gomoku), connect four, seed 002's bandit tree, and the
-adapter for games written against seed 000's interface.
+"""Built-in games: m,n,k (tic-tac-toe, gomoku), connect four, seed 002's bandit tree, Pig (dice,
+explicit chance nodes), and the adapter for games written against seed 000's interface.
 
 Find them by name with :func:`playout.make_game` (``"tictactoe"``, ``"mnk"``, ``"gomoku"``,
-``"connect4"``, ``"bandit"``) or build them directly from the classes below.
+``"connect4"``, ``"bandit"``, ``"pig"``) or build them directly from the classes below.
 """
 
 from playout.games.bandit import BanditState, BanditTreeGame, get_future_value
@@ -17,6 +17,7 @@ from playout.games.mnk import (
     threat_scores,
     tictactoe,
 )
+from playout.games.pig import PigGame, PigState
 from playout.games.seed import SeedGame, SeedState, from_seed_state
 
 __all__ = [
@@ -27,6 +28,8 @@ __all__ = [
     "MnkGame",
     "MnkState",
     "NeighborRollout",
+    "PigGame",
+    "PigState",
     "SeedGame",
     "SeedState",
     "from_seed_state",
