@@ -310,10 +310,12 @@ class SeedMCTS:
         deterministic: False for a ``transition()`` that draws at random (solver off).
         store_states: keep each node's seed state (True, the default) or recompute states by
             replaying actions from the root (False, seed 000's way; see :class:`playout.MCTS`).
+        max_depth: the tree grows at most this many moves below the root (``None``: no
+            limit); deeper, each simulation evaluates the (recomputed) state by a rollout.
         name: the game name reported in ``game.spec``.
 
     Raises:
-        InvalidParameterError: a bad constant or simulation count.
+        InvalidParameterError: a bad constant, simulation count or depth.
     """
 
     def __init__(
@@ -325,6 +327,7 @@ class SeedMCTS:
         seed: int | None = None,
         deterministic: bool = True,
         store_states: bool = True,
+        max_depth: int | None = None,
         name: str = "seed-game",
     ) -> None:
         if isinstance(n_simulations, bool) or not isinstance(n_simulations, int):
@@ -343,7 +346,7 @@ class SeedMCTS:
         self.engine = MCTS(
             self.game.initial_state(),
             selection=UCB1(c=self.trade_off_constant),
-            budget=Budget(simulations=n_simulations),
+            budget=Budget(simulations=n_simulations, max_depth=max_depth),
             seed=seed,
             store_states=store_states,
         )
