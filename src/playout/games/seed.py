@@ -211,7 +211,7 @@ class SeedGame:
         ``__eq__`` reads attributes of the other object) counts as unknown: ``None``.
         """
         try:
-            return self._ids.get(action)  # type: ignore[call-overload]
+            return self._ids.get(action)  # type: ignore[arg-type,unused-ignore]
         except Exception:  # a foreign object may fail in __hash__ or in the seed's __eq__
             return None
 
@@ -318,6 +318,11 @@ class SeedMCTS:
         InvalidParameterError: a bad constant, simulation count or depth.
     """
 
+    trade_off_constant: float
+    n_simulations: int
+    game: SeedGame
+    engine: MCTS
+
     def __init__(
         self,
         state: SeedGameState,
@@ -389,7 +394,8 @@ class SeedMCTS:
     def result(self) -> SearchResult:
         """The root's statistics now (action ids; :meth:`action` turns one into the seed's
         object). Values are for the player to move at the root."""
-        return self.engine.result()
+        result: SearchResult = self.engine.result()
+        return result
 
     def action(self, action_id: int) -> Any:
         """The seed ``Action`` object with integer id ``action_id``."""
