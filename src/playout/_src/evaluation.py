@@ -14,9 +14,13 @@ two-player games). It may also offer priors over the legal actions (for PUCT).
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
 import random
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
+
+import numpy as np
 
 from playout._src.errors import InvalidParameterError
 from playout._src.game import CHANCE, GameState, value_for
@@ -144,12 +148,48 @@ class Rollout:
 
 @dataclasses.dataclass(frozen=True)
 class ValueFunction:
-    """Evaluation by a function ``fn(state) -> value for the player to move``."""
+    """Evaluation by a function ``fn(state) -> value for the player to move``.
+
+    ``fn`` returns one real number in the units of the game's returns: the value for the
+    player to move in ``state`` (for player 0 at a chance state); in a game with intermediate
+    rewards, the return still to come (seed 002's ``get_future_value``). A Python or numpy
+    number, or a numpy array holding exactly one number, is accepted.
+
+    Raises (from :meth:`evaluate`):
+        InvalidParameterError: ``fn`` returned something else (``None``, a string, a bool,
+            an array of size other than 1) or a value that is not finite.
+    """
 
     fn: Heuristic
 
     def evaluate(self, state: GameState, rng: random.Random) -> float:
-        return float(self.fn(state))
+        """``fn(state)``, checked to be one finite number."""
+        return _checked_value(self.fn(state), self.fn)
+
+
+def _checked_value(raw: object, fn: object) -> float:
+    """``raw`` as a float, or :class:`InvalidParameterError` naming ``fn`` and what it gave."""
+    name = getattr(fn, "__qualname__", None) or repr(fn)
+    value: float | None = None
+    if isinstance(raw, numbers.Real) and not isinstance(raw, bool | np.bool_):
+        value = float(raw)
+    elif isinstance(raw, np.ndarray | np.generic):
+        array = np.asarray(raw)
+        if array.size != 1:
+            raise InvalidParameterError(
+                f"value function {name} returned an array of shape {array.shape}; it must "
+                "return one number (the value for the player to move)"
+            )
+        if array.dtype.kind in "iuf":
+            value = float(array.reshape(()))
+    if value is None:
+        raise InvalidParameterError(
+            f"value function {name} returned {raw!r} ({type(raw).__name__}); it must return "
+            "one number (the value for the player to move)"
+        )
+    if not math.isfinite(value):
+        raise InvalidParameterError(f"value function {name} returned {value}, not a finite value")
+    return value
 
 
 def random_policy(state: GameState, rng: random.Random) -> int:

@@ -56,6 +56,9 @@ class GameSpec:
         has_intermediate_rewards: ``returns()`` can change before the end (seed 002's bandit
             pays on transitions); when False the search reads returns only at the end.
         min_return, max_return: bounds of any player's total return, for checks and scaling.
+        player_names: one display name per player, indexed by player id (``player_names[0]``
+            moves first). ``None`` (the default) becomes ``("X", "O")`` for two players and
+            ``("player 0",)`` for one; given names must be distinct non-empty strings.
     """
 
     name: str
@@ -67,6 +70,7 @@ class GameSpec:
     has_intermediate_rewards: bool = False
     min_return: float = -1.0
     max_return: float = 1.0
+    player_names: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.num_players not in (1, 2):
@@ -79,6 +83,40 @@ class GameSpec:
             raise GameError(f"{self.name}: max_length must be positive, got {self.max_length}")
         if not self.min_return <= self.max_return:
             raise GameError(f"{self.name}: min_return exceeds max_return")
+        # Frozen dataclass: the default names are filled in once, here.
+        object.__setattr__(self, "player_names", self._checked_player_names())
+
+    def _checked_player_names(self) -> tuple[str, ...]:
+        """``player_names`` validated, or the default names for ``num_players``."""
+        names = self.player_names
+        if names is None:
+            return ("X", "O") if self.num_players == 2 else ("player 0",)
+        if isinstance(names, str) or not isinstance(names, Sequence):
+            raise GameError(
+                f"{self.name}: player_names must be a tuple of strings, got {names!r}"
+            )
+        names = tuple(names)
+        if len(names) != self.num_players:
+            raise GameError(
+                f"{self.name}: player_names has {len(names)} entries for "
+                f"{self.num_players} players: {names!r}"
+            )
+        for name in names:
+            if not isinstance(name, str) or not name.strip():
+                raise GameError(
+                    f"{self.name}: player names must be non-empty strings, got {name!r}"
+                )
+        if len(set(names)) != len(names):
+            raise GameError(f"{self.name}: player names must be distinct, got {names!r}")
+        return names
+
+    def player_name(self, player: int) -> str:
+        """The display name of player ``player`` (0-based id)."""
+        names = self.player_names
+        assert names is not None  # filled in by __post_init__
+        if isinstance(player, bool) or not 0 <= player < len(names):
+            raise GameError(f"{self.name}: no player {player!r} (players 0..{len(names) - 1})")
+        return names[player]
 
 
 @runtime_checkable

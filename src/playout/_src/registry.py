@@ -159,6 +159,18 @@ def _register_builtin_games() -> None:
         "bandit", BanditTreeGame, "Seed 002's one-player bandit tree (optimal 0 -> 2 -> 6)"
     )
 
+    def pig(target: int = 20, max_turns: int = 100) -> Game:
+        from playout.games.pig import PigGame
+
+        return PigGame(target, max_turns)
+
+    register_game(
+        "pig",
+        pig,
+        "Pig, the dice game with explicit chance nodes: roll or hold, a 1 loses the turn "
+        "total, first to target=20 wins; after max_turns=100 turns the higher score wins",
+    )
+
     def chess(fen: str = "startpos", max_plies: int = 512) -> Game:
         # Imported on use: python-chess is an optional dependency (the ``chess`` extra).
         try:

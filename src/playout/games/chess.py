@@ -188,7 +188,11 @@ class ChessGame:
         self._fen = board.fen()
         self.max_plies = max_plies
         self.spec = GameSpec(
-            name=name, num_players=2, num_actions=NUM_ACTIONS, max_length=max_plies
+            name=name,
+            num_players=2,
+            num_actions=NUM_ACTIONS,
+            max_length=max_plies,
+            player_names=("White", "Black"),
         )
         self._hash = hash((ChessGame, self._fen, max_plies, name))
         self._initial = _new_state(self, board, 0, ())

@@ -2,9 +2,9 @@
 
 Two players take turns dropping a stone into a column that is not full; the stone falls to the
 lowest empty cell. The first to line up ``k`` stones horizontally, vertically or diagonally
-wins; a full board without such a line is a draw. Player 0 moves first (``X``), player 1 is
-``O``. The action id is the 0-based column; the notation is the column number ``1..width``
-counted from the left (``"4"`` is action 3).
+wins; a full board without such a line is a draw. Player 0 moves first (``X``, named "Red" in
+``spec.player_names``), player 1 is ``O`` ("Yellow"). The action id is the 0-based column; the
+notation is the column number ``1..width`` counted from the left (``"4"`` is action 3).
 
 Representation (the classic bitboard, in Python ints): column ``c`` occupies bits
 ``c * (height + 1) .. c * (height + 1) + height``, row 0 at the bottom; the extra top bit of each
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 MAX_BITS = 512
 """Largest accepted ``width * (height + 1)``."""
+
+PLAYER_NAMES: tuple[str, str] = ("Red", "Yellow")
+"""``spec.player_names``: the colours of the classic game, red moving first (drawn ``X``, ``O``)."""
 
 _PLAYER0_WINS: tuple[float, float] = (1.0, -1.0)
 _PLAYER1_WINS: tuple[float, float] = (-1.0, 1.0)
@@ -96,6 +99,7 @@ class Connect4Game:
             num_players=2,
             num_actions=width,
             max_length=width * height,
+            player_names=PLAYER_NAMES,
         )
         stride = height + 1
         self._stride = stride
@@ -404,4 +408,4 @@ def play_moves(game: Connect4Game, moves: str, start: Connect4State | None = Non
     return state
 
 
-__all__ = ["MAX_BITS", "Connect4Game", "Connect4State", "play_moves"]
+__all__ = ["MAX_BITS", "PLAYER_NAMES", "Connect4Game", "Connect4State", "play_moves"]

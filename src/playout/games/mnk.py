@@ -124,6 +124,7 @@ class MnkGame:
             num_players=2,
             num_actions=num_squares,
             max_length=num_squares,
+            player_names=("X", "O"),
         )
         stride = width + 1
         self._stride = stride

@@ -13,16 +13,34 @@ protocol: the player to move at the wrapped root is player 0, the players altern
 ``get_winner()`` becomes ``returns()`` (``(1, -1)`` when player 0 won, ...). Actions get
 integer ids in the order the adapter first sees them; the mapping lives in the game object, so
 ids are stable for the lifetime of that :class:`SeedGame` (a cache that only grows).
+
+Random events the seed-003 way: a game whose ``transition()`` draws at random (so replaying the
+same actions need not give the same state) is wrapped with ``from_seed_state(state,
+deterministic=False)``. Its spec then says ``is_deterministic=False`` (the MCTS-Solver is off by
+default: a proof needs every replay of a line to end the same way) and its states compare by
+identity. Whether a game draws at random cannot be told reliably by watching it, hence the flag.
+
+:class:`SeedMCTS` is seed 000's ``MCTS`` class on top of :class:`playout.MCTS`, so the seed's
+own calling code runs unchanged::
+
+    from playout.games.seed import SeedMCTS as MCTS
+
+    mcts_player = MCTS(TicTacToeGameState(initial_state), np.sqrt(2), 800)
+    action = mcts_player.decide(advance=False)          # the seed's own Action object
+    print(mcts_player.root_state.transition(action))
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Hashable, Sequence
+from numbers import Real
 from typing import Any, Protocol, Self, cast
 
-from playout._src.errors import GameError, IllegalMoveError, MoveParseError
+from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
 from playout._src.game import TERMINAL, GameSpec, GameState
+from playout._src.rules import UCB1
+from playout._src.search import MCTS, Budget, SearchResult
 
 _PLAYER0_WINS: tuple[float, float] = (1.0, -1.0)
 _PLAYER1_WINS: tuple[float, float] = (-1.0, 1.0)
@@ -127,17 +145,35 @@ class SeedGame:
     Args:
         root: the wrapped initial state; its player to move is player 0.
         name: the name reported in :attr:`spec`.
+        deterministic: False when ``transition()`` draws at random (seed 003's random events,
+            handled by recomputing states): the spec then declares the game non-deterministic,
+            which turns the MCTS-Solver off by default, and states compare by identity (two
+            replays of the same actions may differ).
 
-    The spec: 2 players, zero-sum, deterministic, ``num_actions=None`` (ids are assigned as
-    actions are discovered) and ``max_length=None``.
+    The spec: 2 players, zero-sum, ``is_deterministic=deterministic``, ``num_actions=None``
+    (ids are assigned as actions are discovered) and ``max_length=None``.
     """
 
-    def __init__(self, root: SeedGameState, name: str = "seed-game") -> None:
-        self.spec = GameSpec(name=name, num_players=2, num_actions=None, max_length=None)
+    def __init__(
+        self, root: SeedGameState, name: str = "seed-game", *, deterministic: bool = True
+    ) -> None:
+        if not isinstance(deterministic, bool):
+            raise InvalidParameterError(
+                f"deterministic must be True or False, got {deterministic!r}"
+            )
+        self.spec = GameSpec(
+            name=name,
+            num_players=2,
+            num_actions=None,
+            max_length=None,
+            is_deterministic=deterministic,
+        )
         self._ids: dict[Hashable, int] = {}
         self._actions: list[Hashable] = []
         has_value_equality = (
-            type(root).__eq__ is not object.__eq__ and type(root).__hash__ is not None
+            deterministic
+            and type(root).__eq__ is not object.__eq__
+            and type(root).__hash__ is not None
         )
         self._state_class: type[SeedState] = SeedValueState if has_value_equality else SeedState
         self._root = self.wrap(root, 0)
@@ -167,6 +203,17 @@ class SeedGame:
             self._ids[action] = action_id
             self._actions.append(action)
         return action_id
+
+    def find_id(self, action: object) -> int | None:
+        """The id of a seed action already seen, or ``None``; assigns no id.
+
+        An object that cannot be hashed or compared with the game's actions (the seed's
+        ``__eq__`` reads attributes of the other object) counts as unknown: ``None``.
+        """
+        try:
+            return self._ids.get(action)  # type: ignore[arg-type,unused-ignore]
+        except Exception:  # a foreign object may fail in __hash__ or in the seed's __eq__
+            return None
 
     def action_for_id(self, action: int) -> Any:
         """The seed action object with id ``action``.
@@ -235,9 +282,155 @@ class SeedGame:
         return state
 
 
-def from_seed_state(seed_state: SeedGameState, name: str = "seed-game") -> SeedGame:
-    """Wrap a seed-000 root state into a :class:`SeedGame` (its player to move is player 0)."""
-    return SeedGame(seed_state, name=name)
+def from_seed_state(
+    seed_state: SeedGameState, name: str = "seed-game", *, deterministic: bool = True
+) -> SeedGame:
+    """Wrap a seed-000 root state into a :class:`SeedGame` (its player to move is player 0).
+
+    Pass ``deterministic=False`` when ``transition()`` draws at random (see :class:`SeedGame`).
+    """
+    return SeedGame(seed_state, name=name, deterministic=deterministic)
 
 
-__all__ = ["SeedGame", "SeedGameState", "SeedState", "SeedValueState", "from_seed_state"]
+class SeedMCTS:
+    """Seed 000's ``MCTS`` class: its constructor and methods, run by :class:`playout.MCTS`.
+
+    ``MCTS(state, trade_off_constant, n_simulations)`` as in the seed, with the seed's own
+    ``Action`` objects in and out: :meth:`decide` returns one, :meth:`transition` takes one.
+    The search is :class:`playout.MCTS` with ``selection=UCB1(c=trade_off_constant)`` and
+    ``budget=Budget(simulations=n_simulations)`` on the :func:`from_seed_state` wrapping of
+    ``state``; the tree is kept between moves as in the seed. Values (:meth:`result`) are for
+    the player to move at the root, in [-1, 1] (1 = a win for that player).
+
+    Args:
+        state: the seed state the game starts in (seen from the player to move).
+        trade_off_constant: the UCB constant C (the seed uses ``sqrt(2)``), finite and >= 0.
+        n_simulations: simulations per :meth:`decide` (>= 1).
+        seed: seeds the search's random choices (the seed's code draws unseeded).
+        deterministic: False for a ``transition()`` that draws at random (solver off).
+        store_states: keep each node's seed state (True, the default) or recompute states by
+            replaying actions from the root (False, seed 000's way; see :class:`playout.MCTS`).
+        max_depth: the tree grows at most this many moves below the root (``None``: no
+            limit); deeper, each simulation evaluates the (recomputed) state by a rollout.
+        name: the game name reported in ``game.spec``.
+
+    Raises:
+        InvalidParameterError: a bad constant, simulation count or depth.
+    """
+
+    trade_off_constant: float
+    n_simulations: int
+    game: SeedGame
+    engine: MCTS
+
+    def __init__(
+        self,
+        state: SeedGameState,
+        trade_off_constant: float,
+        n_simulations: int,
+        *,
+        seed: int | None = None,
+        deterministic: bool = True,
+        store_states: bool = True,
+        max_depth: int | None = None,
+        name: str = "seed-game",
+    ) -> None:
+        if isinstance(n_simulations, bool) or not isinstance(n_simulations, int):
+            raise InvalidParameterError(
+                f"n_simulations must be a whole number, got {n_simulations!r}"
+            )
+        if n_simulations < 1:
+            raise InvalidParameterError(f"n_simulations must be at least 1, got {n_simulations}")
+        if isinstance(trade_off_constant, bool) or not isinstance(trade_off_constant, Real):
+            raise InvalidParameterError(
+                f"trade_off_constant must be a number, got {trade_off_constant!r}"
+            )
+        self.trade_off_constant = float(trade_off_constant)
+        self.n_simulations = n_simulations
+        self.game = from_seed_state(state, name=name, deterministic=deterministic)
+        self.engine = MCTS(
+            self.game.initial_state(),
+            selection=UCB1(c=self.trade_off_constant),
+            budget=Budget(simulations=n_simulations, max_depth=max_depth),
+            seed=seed,
+            store_states=store_states,
+        )
+        self._last: SearchResult | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"SeedMCTS(trade_off_constant={self.trade_off_constant}, "
+            f"n_simulations={self.n_simulations}, game={self.game!r})"
+        )
+
+    @property
+    def root_state(self) -> Any:
+        """The seed state at the root (seen from its player to move), as in the seed."""
+        return self._root().inner
+
+    def decide(self, advance: bool = True) -> Any:
+        """Run ``n_simulations`` simulations and return the most visited action, as the
+        seed's ``Action`` object; with ``advance`` also move the root past it.
+
+        Raises:
+            GameOverError: the root state has a winner (or is a draw).
+        """
+        self._last = self.engine.run()
+        action = self.game.action_for_id(self._last.best_action)
+        if advance:
+            self.engine.advance(self._last.best_action)
+        return action
+
+    def transition(self, action: Any) -> None:
+        """Advance the game with ``action`` (a seed ``Action`` possible at the root), keeping
+        the subtree below it.
+
+        Raises:
+            IllegalMoveError: the game is over, or ``action`` is not one of the root state's
+                ``get_possible_actions()`` (another type, or an action not possible here).
+        """
+        self.engine.advance(self._action_id(action))
+
+    def result(self) -> SearchResult:
+        """The root's statistics now (action ids; :meth:`action` turns one into the seed's
+        object). Values are for the player to move at the root."""
+        result: SearchResult = self.engine.result()
+        return result
+
+    def action(self, action_id: int) -> Any:
+        """The seed ``Action`` object with integer id ``action_id``."""
+        return self.game.action_for_id(action_id)
+
+    def _root(self) -> SeedState:
+        root = self.engine.root_state
+        assert isinstance(root, SeedState)
+        return root
+
+    def _action_id(self, action: Any) -> int:
+        root = self._root()
+        if root.is_terminal():
+            raise IllegalMoveError(f"the game is over: cannot play {action!r}")
+        possible = [self.game.action_for_id(i) for i in root.legal]
+        kinds = tuple({type(a): None for a in possible})
+        if not isinstance(action, kinds):
+            names = " or ".join(kind.__name__ for kind in kinds)
+            raise IllegalMoveError(
+                f"{action!r} is a {type(action).__name__}, not an action of this game ({names})"
+            )
+        action_id = self.game.find_id(action)
+        if action_id is None or action_id not in root.legal:
+            raise IllegalMoveError(
+                f"{action!r} is not possible here; possible actions: "
+                + ", ".join(repr(a) for a in possible)
+            )
+        return action_id
+
+
+__all__ = [
+    "SeedGame",
+    "SeedGameState",
+    "SeedMCTS",
+    "SeedState",
+    "SeedValueState",
+    "from_seed_state",
+]
