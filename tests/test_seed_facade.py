@@ -68,7 +68,7 @@ def test_seed000_main_program_runs_unchanged(capsys: pytest.CaptureFixture[str])
 def test_it_is_playout_mcts_underneath() -> None:
     player = MCTS(TicTacToeGameState(), 1.5, 30, seed=0)
     assert isinstance(player.engine, playout.MCTS)
-    assert player.engine._selection == playout.UCB1(c=1.5)
+    assert player.engine.config.selection == playout.UCB1(c=1.5)
     assert player.engine.budget == playout.Budget(simulations=30)
     assert (player.trade_off_constant, player.n_simulations) == (1.5, 30)
     assert "n_simulations=30" in repr(player)

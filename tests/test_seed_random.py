@@ -81,7 +81,7 @@ def test_the_flag_declares_the_game_non_deterministic() -> None:
     assert type(game.initial_state()) is SeedState  # identity: replays may differ
     playout.check_game(game, num_games=30, seed=1)
     engine = playout.MCTS(game.initial_state(), budget=playout.Budget(simulations=10), seed=0)
-    assert engine._solver is False  # the solver is off by default for such a game
+    assert engine.config.solver is False  # the solver is off by default for such a game
     with pytest.raises(playout.InvalidParameterError):
         from_seed_state(DiceRace(0, 0, rng), deterministic="no")  # type: ignore[arg-type]
 
