@@ -73,7 +73,8 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
         if actions:
             moves = render.moves_text(game, game.initial_state(), actions)
-            out(f"after {len(moves)} moves: {' '.join(moves)}")
+            plural = "s" if len(moves) != 1 else ""
+            out(f"after {len(moves)} move{plural}: {' '.join(moves)}")
         out(render.board_text(game, state))
         while not state.is_terminal():
             if state.current_player() == human:
