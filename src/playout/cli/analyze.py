@@ -11,7 +11,7 @@ from typing import Any
 import playout
 from playout import render
 from playout._src.errors import GameOverError, InvalidParameterError
-from playout.cli.common import DEFAULT_PLAYOUTS, EXIT_OK, out
+from playout.cli.common import DEFAULT_PLAYOUTS, EXIT_OK, note, out
 from playout.cli.engine import engine_options, make_engine, search_budget
 from playout.cli.position import make_game, parse_moves
 from playout.cli.progress import progress_bar
@@ -29,8 +29,6 @@ def parallel_search(
     Raises:
         InvalidParameterError: ``--backend python``.
     """
-    from playout.cli.common import note
-
     if args.backend == "python":
         raise InvalidParameterError(
             "--workers runs the compiled search in parallel; it cannot be combined with "
