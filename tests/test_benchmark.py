@@ -281,9 +281,9 @@ def test_machine_line() -> None:
 def test_bench_big_reports_the_rate_kept_on_the_large_tree(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import playout.cli
+    import playout.cli.bench
 
-    monkeypatch.setattr(playout.cli, "BIG_SIMULATIONS", 500)
+    monkeypatch.setattr(playout.cli.bench, "BIG_SIMULATIONS", 500)
     code, out, err = run_main(
         capsys, "bench", "--sims", "200", "--reps", "1", "--game", "connect4", "--big",
         "--big-reps", "1",

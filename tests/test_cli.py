@@ -391,6 +391,240 @@ def test_games_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(len(line.split()) > 1 for line in out.splitlines())
 
 
+# ---------------------------------------------------------------------- solver, final, depth
+
+WIN_IN_ONE = ("tictactoe", "--moves", "0,0 1,0 0,1 1,1", "--simulations", "300", "--seed", "1")
+SEED001_GRID = ("tictactoe", "--moves", "0,0 1,1 2,2", "--simulations", "1000", "--seed", "1")
+"""Seed 001's grid example: two corners against the centre (colours swapped: X starts)."""
+
+
+def test_no_solver_runs_the_whole_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    data = analyze_json(capsys, *WIN_IN_ONE, "--no-solver")
+    assert data["proven"] is None
+    assert data["simulations"] == 300
+    assert data["best_move"] == "0,2"
+    solved = analyze_json(capsys, *WIN_IN_ONE, "--solver")
+    assert solved["proven"] == "win" and solved["simulations"] < 300
+    default = analyze_json(capsys, *WIN_IN_ONE)  # the library's default: on for tic-tac-toe
+    assert {**default, "seconds": 0} == {**solved, "seconds": 0}
+
+
+@pytest.mark.parametrize(
+    ("flag", "final"),
+    [("most-visits", "most_visits"), ("best-value", "best_value"), ("sample", "sample")],
+)
+def test_final_maps_to_the_library_names(flag: str, final: str) -> None:
+    from playout.cli.engine import engine_options
+    from playout.cli.parser import build_parser
+
+    args = build_parser().parse_args(["analyze", "tictactoe", "--final", flag])
+    state = playout.make_game("tictactoe").initial_state()
+    assert engine_options(state, args)["final"] == final
+
+
+def test_final_best_value_picks_the_best_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    data = analyze_json(capsys, *SEED001_GRID[:-4], "--simulations", "400", "--seed", "3",
+                        "--no-solver", "--final", "best-value")  # fmt: skip
+    visited = [entry for entry in data["actions"] if entry["visits"] > 0]
+    best = max(entry["value"] for entry in visited)
+    chosen = next(entry for entry in data["actions"] if entry["action"] == data["best_action"])
+    assert chosen["value"] == best
+    sampled = analyze_json(capsys, *SEED001_GRID[:-4], "--simulations", "400", "--seed", "3",
+                           "--final", "sample")  # fmt: skip
+    assert sampled["best_action"] in [entry["action"] for entry in sampled["actions"]]
+
+
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_max_depth_bounds_the_tree(capsys: pytest.CaptureFixture[str], backend: str) -> None:
+    data = analyze_json(
+        capsys, *WIN_IN_ONE, "--no-solver", "--max-depth", "1", "--backend", backend
+    )
+    assert data["max_depth"] == 1
+    assert data["simulations"] == 300
+    assert data["nodes"] == 1 + len(data["actions"])  # the root and its children only
+    deeper = analyze_json(capsys, *WIN_IN_ONE, "--no-solver", "--backend", backend)
+    assert deeper["max_depth"] > 1
+
+
+def test_unset_options_leave_the_defaults_to_the_library() -> None:
+    from playout.cli.engine import engine_options
+    from playout.cli.parser import build_parser
+
+    parser = build_parser()
+    state = playout.make_game("tictactoe").initial_state()
+    options = engine_options(state, parser.parse_args(["analyze", "tictactoe"]))
+    assert options["selection"] is None and options["evaluator"] is None
+    assert options["solver"] is None and options["final"] == "most_visits"
+    assert options["budget"] == playout.Budget(simulations=1000)
+    given = engine_options(
+        state,
+        parser.parse_args(
+            ["analyze", "tictactoe", "--rule", "puct", "--rollouts", "3", "--no-solver",
+             "--max-depth", "4", "--seconds", "2"]
+        ),
+    )  # fmt: skip
+    assert type(given["selection"]).__name__ == "PUCT"
+    assert given["evaluator"].num_rollouts == 3
+    assert given["solver"] is False
+    assert given["budget"] == playout.Budget(seconds=2.0, max_depth=4)
+
+
+def test_match_engine_defaults_fill_what_specs_leave_open() -> None:
+    import pickle
+
+    from playout.cli.engine import EngineDefaults
+
+    calls: list[dict] = []
+
+    def factory(state: object, **kwargs: object) -> dict:
+        calls.append(kwargs)
+        return kwargs
+
+    defaults = EngineDefaults(factory, solver=False, final="best_value", max_depth=3)
+    budget = playout.Budget(simulations=10)
+    assert defaults(None, budget=budget) == {
+        "budget": playout.Budget(simulations=10, max_depth=3),
+        "solver": False,
+        "final": "best_value",
+    }
+    # A spec's own solver=yes and depth win over the defaults.
+    kept = defaults(None, budget=playout.Budget(max_depth=7), solver=True)
+    assert kept["solver"] is True and kept["budget"].max_depth == 7
+    assert pickle.loads(pickle.dumps(EngineDefaults(playout.MCTS, solver=True))).solver is True
+
+
+def test_match_with_engine_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(
+        capsys, "match", "tictactoe", "--p1", "mcts:simulations=100", "--p2", "random",
+        "--games", "2", "--workers", "1", "--no-solver", "--final", "best-value",
+        "--max-depth", "3", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["games"] == 2 and data["wins"] + data["draws"] + data["losses"] == 2
+
+
+def test_seed001_grid_says_the_root_is_proven(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(capsys, "analyze", *SEED001_GRID)
+    assert code == 0 and err == ""
+    data = analyze_json(capsys, *SEED001_GRID)
+    assert data["proven"] == "draw"
+    assert 100 <= data["simulations"] < 400  # seed 001: "around 200 cycles"
+    simulations = data["simulations"]
+    assert f"move probabilities ({simulations} simulations at the root; O to move):" in out
+    assert (
+        f"proven draw for O (to move): the solver stopped the search after {simulations} of "
+        "1,000 simulations, so the visit shares are those of an interrupted search"
+    ) in out
+    grid = out.split("proven moves for O (to move): W won, D drawn, L lost, ? not proven:\n")
+    assert grid[1].splitlines()[:4] == ["  a b c", "1 . D L", "2 D . D", "3 L D ."]
+    assert "  0,2  visits" in out and out.count("proven lost") == 1  # top 5 of 6 moves
+    assert out.count("proven drawn") == 4
+    assert "proven: draw" in out
+
+
+def test_no_solver_grid_shows_shares_only(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "analyze", *SEED001_GRID, "--no-solver")
+    assert code == 0
+    assert "move probabilities (1,000 simulations at the root; O to move):" in out
+    assert "proven" not in out
+
+
+# ---------------------------------------------------------------------------------- values for
+
+
+def test_values_for_names_whose_view_each_grid_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    # Seed 001's board 2: X took a corner, O to move; the seed prints X's values.
+    argv = ("analyze", "tictactoe", "--moves", "0,0", "--simulations", "200", "--seed", "1")
+    code, out, _ = run_main(capsys, *argv)
+    assert code == 0
+    assert "values for O (to move):" in out and "values for X" not in out
+    code, out_x, _ = run_main(capsys, *argv, "--values-for", "X")
+    assert code == 0
+    assert "values for X (O to move):" in out_x and "values for O" not in out_x
+    code, both, _ = run_main(capsys, *argv, "--values-for", "both")
+    assert code == 0
+    assert both.index("values for O (to move):") < both.index("values for X (O to move):")
+
+    def grid(text: str, title: str) -> list[list[float | None]]:
+        rows = text.split(title + "\n")[1].splitlines()[1:4]
+        return [[None if c == "." else float(c) for c in row.split()[1:]] for row in rows]
+
+    mine, theirs = grid(both, "values for O (to move):"), grid(both, "values for X (O to move):")
+    for row_o, row_x in zip(mine, theirs, strict=True):
+        for o, x in zip(row_o, row_x, strict=True):
+            assert (o is None and x is None) or o == -x
+
+
+# ---------------------------------------------------------------------------------- play --moves
+
+
+def test_play_from_moves(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # X took the centre: O (the AI, since the human plays X) moves first.
+    code, out, err = play(
+        capsys, monkeypatch, "quit\n", "tictactoe", "--moves", "b2", "--simulations", "100",
+        "--seed", "1",
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    assert "after 1 move: 1,1" in out
+    assert out.index("AI (O) plays") < out.index("your move (X):")
+    assert "you play" not in out
+    code, out, _ = play(
+        capsys, monkeypatch, "2,2\nquit\n", "connect4", "--moves", "4453", "--first", "ai",
+        "--simulations", "100", "--seed", "1",
+    )  # fmt: skip
+    assert code == 0
+    assert "after 4 moves: 4 4 5 3" in out  # X to move: the AI plays X
+    assert out.index("AI (X) plays") < out.index("your move (O):")
+
+
+# ---------------------------------------------------------------------------------- flat
+
+FLAT_KEYS = {
+    "game", "method", "to_play", "best_action", "best_move", "value", "actions", "playouts",
+    "games", "seconds",
+}  # fmt: skip
+
+
+def test_flat_json_seed001_board1(capsys: pytest.CaptureFixture[str]) -> None:
+    # Seed 001's board 1 (X to move): (2,1) is the worst move, about -0.83.
+    argv = ("tictactoe", "--moves", "0,0 1,1 0,1 0,2", "--flat", "--playouts", "200")
+    data = analyze_json(capsys, *argv, "--seed", "1")
+    assert set(data) == FLAT_KEYS
+    assert data["method"] == "flat" and data["to_play"] == 0
+    assert data["playouts"] == 200 and data["games"] == 5 * 200
+    moves = {entry["move"]: entry["value"] for entry in data["actions"]}
+    assert set(moves) == {"1,0", "2,0", "2,1", "1,2", "2,2"}
+    assert all(set(entry) == {"action", "move", "value"} for entry in data["actions"])
+    assert min(moves, key=moves.__getitem__) == "2,1"
+    assert -1.0 <= moves["2,1"] < -0.6
+    assert data["value"] == max(moves.values()) == moves[data["best_move"]]
+    again = analyze_json(capsys, *argv, "--seed", "1")
+    assert {**again, "seconds": 0} == {**data, "seconds": 0}
+
+
+def test_flat_scores_a_winning_move_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    data = analyze_json(capsys, *WIN_IN_ONE[:3], "--flat", "--playouts", "20", "--seed", "2")
+    assert data["best_move"] == "0,2" and data["value"] == 1.0
+
+
+def test_flat_text(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(
+        capsys, "analyze", "tictactoe", "--moves", "0,0", "--flat", "--playouts", "50",
+        "--seed", "1", "--values-for", "X",
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    assert "flat Monte Carlo in" in out.splitlines()[0]
+    assert "values for X (O to move; flat Monte Carlo, 50 games per move):" in out
+    assert "move probabilities" not in out
+    assert "top moves by value (5 of 8):" in out
+    assert "flat Monte Carlo: 50 games per move, 400 games" in out
+    code, out, _ = run_main(capsys, "analyze", "bandit", "--flat", "--playouts", "20")
+    assert code == 0 and "best move:" in out  # no grid: the table only
+
+
 # ---------------------------------------------------------------------------------- errors
 
 
@@ -431,6 +665,37 @@ ERROR_CASES = [
     ["match", "bandit", "--p1", "random", "--p2", "random"],
     ["play", "bandit"],
     ["play", "tictactoe", "--first", "nobody"],
+    # --solver/--no-solver, --final, --max-depth
+    ["analyze", "tictactoe", "--solver=yes"],
+    ["analyze", "tictactoe", "--final", "worst"],
+    ["analyze", "tictactoe", "--final", "most_visits"],  # the option says most-visits
+    ["analyze", "tictactoe", "--max-depth", "0"],
+    ["analyze", "tictactoe", "--max-depth", "deep"],
+    ["play", "tictactoe", "--final", "best"],
+    ["play", "tictactoe", "--max-depth", "-1"],
+    ["match", "tictactoe", "--p1", "random", "--p2", "random", "--max-depth", "0"],
+    ["match", "tictactoe", "--p1", "random", "--p2", "random", "--final", "x"],
+    ["tournament", "tictactoe", "--players", "random", "random", "--solver=no"],
+    # play --moves
+    ["play", "tictactoe", "--moves", "0,0 0,0"],
+    ["play", "tictactoe", "--moves", "hello"],
+    ["play", "tictactoe", "--moves", "0,0 1,0 0,1 1,1 0,2"],  # game over
+    # analyze --flat, --playouts, --values-for
+    ["analyze", "tictactoe", "--flat", "--simulations", "10"],
+    ["analyze", "tictactoe", "--flat", "--seconds", "1"],
+    ["analyze", "tictactoe", "--flat", "--solver"],
+    ["analyze", "tictactoe", "--flat", "--final", "best-value"],
+    ["analyze", "tictactoe", "--flat", "--max-depth", "2"],
+    ["analyze", "tictactoe", "--flat", "--rule", "puct"],
+    ["analyze", "tictactoe", "--flat", "--workers", "2"],
+    ["analyze", "tictactoe", "--flat", "--backend", "compiled"],
+    ["analyze", "tictactoe", "--flat", "--playouts", "0"],
+    ["analyze", "tictactoe", "--flat", "--playouts", "some"],
+    ["analyze", "connect4", "--flat", "--rollout", "neighbors"],
+    ["analyze", "tictactoe", "--flat", "--moves", "0,0 1,0 0,1 1,1 0,2"],  # game over
+    ["analyze", "tictactoe", "--playouts", "10"],  # without --flat
+    ["analyze", "tictactoe", "--values-for", "Z"],
+    ["analyze", "bandit", "--values-for", "X"],  # one player
     ["frobnicate"],
     [],
 ]

@@ -125,3 +125,107 @@ def test_result_text_uses_notation() -> None:
 def test_moves_text_stops_at_an_illegal_action() -> None:
     game = tictactoe()
     assert render.moves_text(game, game.initial_state(), [4, 0, 4]) == ["1,1", "0,0"]
+
+
+# ------------------------------------------------------------------------------ flat results
+
+
+def test_flat_result_renders_values_for_either_player() -> None:
+    game = tictactoe()
+    state = game.initial_state().play(0)  # X in a corner: O to move (seed 001's board 2)
+    flat = playout.FlatResult(actions=(1, 4, 8), values=(0.5, -0.25, 0.0), playouts=10, player=1)
+    assert render.value_grid(flat, 3, 3) == [
+        [None, 0.5, None],
+        [None, -0.25, None],
+        [None, None, 0.0],
+    ]
+    # Seed 001 prints this grid for the 1s player (X), who is not to move.
+    assert render.value_grid(flat, 3, 3, player=0)[0][1] == -0.5
+    assert render.value_grid(flat, 3, 3, player=0)[1][1] == 0.25
+    with pytest.raises(playout.InvalidParameterError):
+        render.value_grid(flat, 3, 3, player=2)
+    with pytest.raises(playout.InvalidParameterError):
+        render.probability_grid(flat, 3, 3)  # type: ignore[arg-type]
+    title, header, row1 = render.value_grid_text(game, flat, player=0).splitlines()[:3]
+    assert title == "values for X (O to move; flat Monte Carlo, 10 games per move):"
+    assert header.split() == ["a", "b", "c"] and row1.split() == ["1", ".", "-0.50", "."]
+    assert render.grids_text(game, flat).startswith(
+        "values for O (to move; flat Monte Carlo, 10 games per move):"
+    )
+    table = render.top_moves_text(game, state, flat, 2)
+    assert table.splitlines() == [
+        "top moves by value (2 of 3):",
+        "  1,0  value +0.500",
+        "  2,2  value +0.000",
+    ]
+    text = render.result_text(game, state, flat, player_name="O")
+    assert text.splitlines() == [
+        "best move: 1,0",
+        "value: +0.500 (for O, to move; the best move's mean)",
+        "flat Monte Carlo: 10 games per move, 30 games",
+    ]
+    data = render.flat_json(game, state, flat, 0.25)
+    assert data["best_move"] == "1,0" and data["games"] == 30 and data["to_play"] == 1
+
+
+# ------------------------------------------------------------------------------ proven moves
+
+
+def proven(result: playout.SearchResult, status: str | None) -> playout.SearchResult:
+    return playout.SearchResult(**{**result.__dict__, "proven": status})
+
+
+def test_proven_moves_are_derived_from_the_root_proof() -> None:
+    game = tictactoe()
+    result = fake_result([1, 2, 3, 5], [30, 10, 20, 0], [0.0, -1.0, -0.5, 0.0])
+    assert render.proven_moves(game, result) == {}  # unproven root: nothing marked
+    assert render.proven_grid_text(game, result) == ""
+    assert render.proven_text(game, result) == ""
+    drawn = proven(result, "draw")
+    assert render.proven_moves(game, drawn) == {1: "drawn", 2: "lost"}
+    assert render.proven_moves(game, proven(result, "loss")) == dict.fromkeys([1, 2, 3, 5], "lost")
+    won = proven(fake_result([1, 2], [5, 3], [1.0, 0.2]), "win")
+    assert render.proven_moves(game, won) == {1: "won"}
+    assert render.proven_grid_text(game, drawn).splitlines() == [
+        "proven moves for X (to move): W won, D drawn, L lost, ? not proven:",
+        "  a b c",
+        "1 . D L",
+        "2 ? . ?",
+        "3 . . .",
+    ]
+    assert render.proven_text(game, drawn, 1000) == (
+        "proven draw for X (to move): the solver stopped the search after 60 of 1,000 "
+        "simulations, so the visit shares are those of an interrupted search"
+    )
+    assert render.proven_text(game, drawn, 60) == "proven draw for X (to move)"
+    grids = render.grids_text(game, drawn, views=(None, 1), planned_simulations=1000)
+    titles = [line for line in grids.splitlines() if line.endswith(":")]
+    assert titles == [
+        "move probabilities (60 simulations at the root; X to move):",
+        "proven moves for X (to move): W won, D drawn, L lost, ? not proven:",
+        "values for X (to move):",
+        "values for O (X to move):",
+    ]
+    table = render.top_moves_text(game, game.initial_state(), drawn, 3)
+    assert table.splitlines()[1:] == [
+        "  1,0  visits      30  share 50.0%  value +0.000  proven drawn",
+        "  0,1  visits      20  share 33.3%  value -0.500",
+        "  2,0  visits      10  share 16.7%  value -1.000  proven lost",
+    ]
+
+
+def test_label_grid_text_and_board_helpers() -> None:
+    assert render.label_grid_text({0: "W", 4: "L"}, 2, 3).splitlines() == [
+        "  a b",
+        "1 W .",
+        "2 . .",
+        "3 L .",
+    ]
+    game = tictactoe()
+    assert render.player_label(game, 0) == "X" and render.player_label(game, 1) == "O"
+    assert render.player_label(playout.make_game("bandit"), 0) == "the player"
+    state = game.initial_state()
+    for action in (0, 3, 1, 4, 2):
+        state = state.play(action)
+    assert render.outcome_text(game, state) == "X wins"
+    assert render.board_text(game, state) == game.render(state)

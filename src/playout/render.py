@@ -13,6 +13,18 @@ Layouts
 
 A cell with no value (an occupied square, an unvisited move) shows ``blank`` in
 :func:`grid_text` and is ``fill`` in :func:`probability_grid` / :func:`value_grid`.
+
+Points of view
+--------------
+Search results hold values for the player to move at the root. Every grid title names the
+player whose point of view it shows (``values for X (to move)``); :func:`value_grid` and
+:func:`value_grid_text` can show a two-player game from the other player's side as well
+(seed 001 prints its flat grids for the 1s player whatever the side to move).
+
+Results
+-------
+The functions that take a ``result`` accept a :class:`~playout.SearchResult` (tree search)
+and, except where said, a :class:`~playout.FlatResult` (flat Monte Carlo, no visits).
 """
 
 from __future__ import annotations
@@ -22,8 +34,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from playout._src.errors import InvalidParameterError
+from playout._src.flat import FlatResult
 from playout._src.game import GameState
 from playout._src.search import SearchResult
+
+AnyResult = SearchResult | FlatResult
+"""What the rendering functions take: a tree search's or a flat Monte Carlo result."""
+
+SYMBOLS = ("X", "O")
+"""How the built-in two-player games draw player 0 and player 1."""
 
 Grid = list[list[float | None]]
 """Rows top to bottom, ``grid[y][x]`` the cell of action ``y * width + x``."""
@@ -79,9 +98,32 @@ def grid_text(
         ``height + 1`` lines joined by newlines (no trailing newline): a header line of
         column labels, then one line per row, top row first. Cells are right-aligned.
     """
-    _check_size(width, height)
     if decimals < 0:
         raise InvalidParameterError(f"decimals must be >= 0, got {decimals}")
+    cells: dict[int, str] = {}
+    for action, value in values_by_action.items():
+        if value is not None and not (isinstance(value, float) and math.isnan(value)):
+            cells[action] = f"{float(value):.{decimals}f}"
+    return label_grid_text(
+        cells, width, height, blank=blank, column_labels=column_labels, row_labels=row_labels
+    )
+
+
+def label_grid_text(
+    labels_by_action: Mapping[int, str],
+    width: int,
+    height: int,
+    blank: str = ".",
+    *,
+    column_labels: Sequence[str] | None = None,
+    row_labels: Sequence[str] | None = None,
+) -> str:
+    """A grid of short texts laid out like the board, one cell per action.
+
+    As :func:`grid_text` (same layout, labels and errors), with the cells' text given:
+    actions not in ``labels_by_action`` show ``blank``.
+    """
+    _check_size(width, height)
     if column_labels is None:
         if height == 1:
             column_labels = [str(x + 1) for x in range(width)]
@@ -94,16 +136,9 @@ def grid_text(
     if row_labels and len(row_labels) != height:
         raise InvalidParameterError(f"need {height} row labels, got {len(row_labels)}")
 
-    cells: list[list[str]] = []
-    for y in range(height):
-        row: list[str] = []
-        for x in range(width):
-            value = values_by_action.get(y * width + x)
-            if value is None or (isinstance(value, float) and math.isnan(value)):
-                row.append(blank)
-            else:
-                row.append(f"{float(value):.{decimals}f}")
-        cells.append(row)
+    cells = [
+        [labels_by_action.get(y * width + x, blank) for x in range(width)] for y in range(height)
+    ]
 
     cell_width = max(
         [len(label) for label in column_labels] + [len(text) for row in cells for text in row]
@@ -149,24 +184,61 @@ def probability_grid(
     ``grid[y][x]`` is the share of the root's simulations that went through action
     ``y * width + x``; the shares of the legal moves sum to 1 (all 0 before any simulation).
     Squares that are not legal moves hold ``fill`` (0.0, as in seed 001).
+
+    Raises:
+        InvalidParameterError: ``result`` is a :class:`~playout.FlatResult` (it has values
+            only: flat Monte Carlo plays the same number of games from every move).
     """
+    if isinstance(result, FlatResult):
+        raise InvalidParameterError(
+            "a flat Monte Carlo result has no visit shares (every move gets the same "
+            "number of games); show its value grid instead"
+        )
     return _fill_grid(result.policy(), width, height, fill)
 
 
-def value_grid(result: SearchResult, width: int, height: int, fill: float | None = None) -> Grid:
+def _sign_for(result: AnyResult, player: int | None) -> float:
+    """+1 to show ``result``'s values for ``player`` (None: the player to move), -1 for the
+    other player of a two-player game."""
+    if player is None or player == result.player:
+        return 1.0
+    if result.player not in (0, 1) or player not in (0, 1):
+        raise InvalidParameterError(
+            f"values can be shown for the player to move or, in a two-player game, the other "
+            f"player; not player {player} when player {result.player} is to move"
+        )
+    return -1.0
+
+
+def value_grid(
+    result: AnyResult,
+    width: int,
+    height: int,
+    fill: float | None = None,
+    *,
+    player: int | None = None,
+) -> Grid:
     """Mean value of every visited action, as rows top to bottom (seed 001's value grid).
 
     ``grid[y][x]`` is the mean return of action ``y * width + x`` for the player to move at
     the root, in [-1, 1] for the built-in two-player games. Actions never visited and squares
     that are not legal moves hold ``fill`` (``None`` by default: they have no value yet).
+    A :class:`~playout.FlatResult` has a value for every legal move.
+
+    ``player``: show the values for this player instead of the player to move; in a
+    two-player zero-sum game the other player's values are the negated ones (seed 001's
+    grids are all for the 1s player, whoever is to move).
+
+    Raises:
+        InvalidParameterError: ``player`` is neither the player to move nor, in a
+            two-player game, the other one.
     """
-    values = {
-        action: value
-        for action, value, visits in zip(
-            result.actions, result.values, result.visit_counts, strict=True
-        )
-        if visits > 0
-    }
+    sign = _sign_for(result, player)
+    if isinstance(result, FlatResult):
+        rows = zip(result.actions, result.values, (1,) * len(result.actions), strict=True)
+    else:
+        rows = zip(result.actions, result.values, result.visit_counts, strict=True)
+    values = {action: sign * value + 0.0 for action, value, visits in rows if visits > 0}
     return _fill_grid(values, width, height, fill)
 
 
@@ -187,19 +259,240 @@ def moves_text(game: Any, state: GameState, actions: Sequence[int]) -> list[str]
     return moves
 
 
+# ------------------------------------------------------------------------------ games
+
+
+def player_label(game: Any, player: int) -> str:
+    """``X``/``O`` for the players of a two-player game (as the built-in games draw them);
+    ``the player`` in a one-player game."""
+    if game.spec.num_players == 1:
+        return "the player"
+    return SYMBOLS[player] if 0 <= player < len(SYMBOLS) else f"player {player}"
+
+
+def board_text(game: Any, state: GameState) -> str:
+    """The game's own picture of ``state`` (``game.render(state)``), else ``str(state)``."""
+    render_fn = getattr(game, "render", None)
+    return render_fn(state) if render_fn is not None else str(state)
+
+
+def outcome_text(game: Any, state: GameState) -> str:
+    """Who won a finished game: ``X wins``, ``O wins``, ``draw`` (or the one player's
+    return)."""
+    returns = tuple(state.returns())
+    if game.spec.num_players == 1:
+        return f"game over: return {returns[0]:+g}"
+    if returns[0] > returns[1]:
+        return f"{player_label(game, 0)} wins"
+    if returns[1] > returns[0]:
+        return f"{player_label(game, 1)} wins"
+    return "draw"
+
+
+# ------------------------------------------------------------------------------ proofs
+
+
+PROVEN_LETTERS = {"won": "W", "drawn": "D", "lost": "L"}
+"""One-letter cell of each proven move status in :func:`proven_grid_text`."""
+
+
+def proven_moves(game: Any, result: AnyResult) -> dict[int, str]:
+    """``{action: "won" | "drawn" | "lost"}`` for the root moves the solver has proven, as
+    far as a :class:`~playout.SearchResult` tells (for the player to move).
+
+    The result holds the root's proof (``proven``) but no per-move proof, so this derives
+    what follows from it: a proven win is won by the moves of the maximal exact value; a
+    proven loss means every move is lost; a proven draw means every move is proven (the
+    solver proves a draw only when all moves are), drawn at exactly the draw value 0 and
+    lost at exactly the least return (a proven move of another mean is left out). Nothing is
+    marked while the root is unproven, and for a :class:`~playout.FlatResult`.
+    """
+    if not isinstance(result, SearchResult) or result.proven is None:
+        return {}
+    spec = game.spec
+    high = spec.max_return
+    low = spec.min_return if spec.num_players == 1 else -spec.max_return
+    statuses: dict[int, str] = {}
+    for action, visits, value in zip(
+        result.actions, result.visit_counts, result.values, strict=True
+    ):
+        if result.proven == "loss":
+            statuses[action] = "lost"
+        elif visits == 0:
+            continue
+        elif result.proven == "win" and value >= high:
+            statuses[action] = "won"
+        elif result.proven == "draw" and value <= low:
+            statuses[action] = "lost"
+        elif result.proven == "draw" and value == 0.0 and spec.num_players == 2:
+            statuses[action] = "drawn"
+    return statuses
+
+
+def proven_text(game: Any, result: AnyResult, planned_simulations: int | None = None) -> str:
+    """One line saying that the solver proved the root (empty when it did not): the result
+    for the player to move and, when the search stopped before ``planned_simulations``,
+    that its visit shares are those of an interrupted search."""
+    if not isinstance(result, SearchResult) or result.proven is None:
+        return ""
+    label = player_label(game, result.player)
+    line = f"proven {result.proven} for {label} (to move)"
+    if planned_simulations is not None and result.simulations < planned_simulations:
+        line += (
+            f": the solver stopped the search after {result.simulations:,} of "
+            f"{planned_simulations:,} simulations, so the visit shares are those of an "
+            "interrupted search"
+        )
+    return line
+
+
+def proven_grid_text(game: Any, result: AnyResult) -> str:
+    """A grid of the proven moves (:func:`proven_moves`): ``W`` won, ``D`` drawn, ``L`` lost
+    for the player to move, ``?`` a move not known to be proven, ``.`` no move; with its
+    title. Empty when nothing is proven or the game has no grid."""
+    shape = grid_shape(game)
+    statuses = proven_moves(game, result)
+    if shape is None or not statuses:
+        return ""
+    width, height = shape
+    cells = {action: "?" for action in result.actions}
+    cells.update({action: PROVEN_LETTERS[status] for action, status in statuses.items()})
+    label = player_label(game, result.player)
+    return (
+        f"proven moves for {label} (to move): W won, D drawn, L lost, ? not proven:\n"
+        + label_grid_text(cells, width, height)
+    )
+
+
+# ------------------------------------------------------------------------------ grids
+
+
+def probability_grid_text(game: Any, result: SearchResult) -> str:
+    """The titled move-probability grid of a tree search ("" when the game has no grid).
+
+    The title starts ``move probabilities (N simulations at the root; X to move)``: the
+    visit shares of the choices of the player to move.
+    """
+    shape = grid_shape(game)
+    if shape is None:
+        return ""
+    width, height = shape
+    probabilities = probability_grid(result, width, height, fill=None)
+    label = player_label(game, result.player)
+    return (
+        f"move probabilities ({result.total_simulations:,} simulations at the root; "
+        f"{label} to move):\n" + grid_text(grid_values(probabilities), width, height)
+    )
+
+
+def value_grid_text(game: Any, result: AnyResult, player: int | None = None) -> str:
+    """The titled value grid for ``player`` (default the player to move); "" without a
+    grid. The title names whose values they are: ``values for X (to move)`` or
+    ``values for X (O to move)``; flat results add ``flat Monte Carlo, N games per move``.
+    """
+    shape = grid_shape(game)
+    if shape is None:
+        return ""
+    width, height = shape
+    viewer = result.player if player is None else player
+    values = value_grid(result, width, height, player=viewer)
+    label = player_label(game, viewer)
+    if viewer == result.player:
+        whose = f"values for {label} (to move"
+    else:
+        whose = f"values for {label} ({player_label(game, result.player)} to move"
+    if isinstance(result, FlatResult):
+        whose += f"; flat Monte Carlo, {result.playouts:,} games per move"
+    return f"{whose}):\n" + grid_text(grid_values(values), width, height)
+
+
+def grids_text(
+    game: Any,
+    result: AnyResult,
+    *,
+    views: Sequence[int | None] = (None,),
+    planned_simulations: int | None = None,
+) -> str:
+    """Every grid of a result, titled, separated by blank lines ("" without a grid).
+
+    A tree search: the move probabilities, then (when the solver proved the root) the proof
+    line of :func:`proven_text` and :func:`proven_grid_text`; then one value grid per entry
+    of ``views`` (None: the player to move; a player id: that player's side).
+    """
+    if grid_shape(game) is None:
+        return ""
+    parts: list[str] = []
+    if isinstance(result, SearchResult):
+        parts.append(probability_grid_text(game, result))
+        proof = proven_text(game, result, planned_simulations)
+        if proof:
+            parts.append(proof)
+            proven_grid = proven_grid_text(game, result)
+            if proven_grid:
+                parts.append(proven_grid)
+    parts += [value_grid_text(game, result, view) for view in views]
+    return "\n\n".join(parts)
+
+
+# ------------------------------------------------------------------------------ summaries
+
+
+def top_moves_text(game: Any, state: GameState, result: AnyResult, limit: int = 5) -> str:
+    """A table of the ``limit`` best root moves: the most visited ones of a tree search
+    (visits, share, value and, where known, the proven status), the highest valued ones of a
+    flat result (value)."""
+    notation = {action: game.action_to_string(state, action) for action in result.actions}
+    pad = max((len(text) for text in notation.values()), default=0)
+    count = min(limit, len(result.actions))
+    if isinstance(result, FlatResult):
+        ranked = sorted(
+            zip(result.actions, result.values, strict=True), key=lambda row: (-row[1], row[0])
+        )[:limit]
+        lines = [f"top moves by value ({count} of {len(result.actions)}):"]
+        for action, value in ranked:
+            lines.append(f"  {notation[action].ljust(pad)}  value {value:+.3f}")
+        return "\n".join(lines)
+    rows = sorted(
+        zip(result.actions, result.visit_counts, result.values, strict=True),
+        key=lambda row: (-row[1], row[0]),
+    )[:limit]
+    total = sum(result.visit_counts) or 1
+    statuses = proven_moves(game, result)
+    lines = [f"top moves ({count} of {len(result.actions)}):"]
+    for action, visits, value in rows:
+        line = (
+            f"  {notation[action].ljust(pad)}  visits {visits:>7,}  share {visits / total:5.1%}"
+            f"  value {value:+.3f}"
+        )
+        if action in statuses:
+            line += f"  proven {statuses[action]}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def result_text(
-    game: Any, state: GameState, result: SearchResult, *, player_name: str | None = None
+    game: Any, state: GameState, result: AnyResult, *, player_name: str | None = None
 ) -> str:
     """A few lines summing up a search of ``state``.
 
     Best move (in the game's notation), the root value for the player to move, the principal
     variation, and the effort: simulations, seconds, simulations per second, tree nodes and
     the deepest simulation. ``player_name`` names the player to move (default
-    ``"player <id>"``).
+    ``"player <id>"``). A flat result: best move, its value and the games per move.
     """
     if player_name is None:
         player_name = f"player {result.player}"
     best = game.action_to_string(state, result.best_action)
+    if isinstance(result, FlatResult):
+        value = max(result.values)
+        return "\n".join(
+            [
+                f"best move: {best}",
+                f"value: {value:+.3f} (for {player_name}, to move; the best move's mean)",
+                f"flat Monte Carlo: {result.playouts:,} games per move, "
+                f"{result.playouts * len(result.actions):,} games",
+            ]
+        )
     pv = " ".join(moves_text(game, state, result.pv)) or "-"
     rate = result.simulations / result.seconds if result.seconds > 0 else math.inf
     rate_text = f"{rate:,.0f}/s" if math.isfinite(rate) else "-"
@@ -217,14 +510,178 @@ def result_text(
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------------------ JSON
+
+
+def analysis_json(
+    game: Any, state: GameState, result: SearchResult, workers: int = 1
+) -> dict[str, Any]:
+    """The JSON-ready dict of ``playout analyze --json`` for a tree search of ``state``."""
+    return {
+        "game": game.spec.name,
+        "to_play": state.current_player(),
+        "best_action": result.best_action,
+        "best_move": game.action_to_string(state, result.best_action),
+        "value": result.value,
+        "actions": [
+            {
+                "action": action,
+                "move": game.action_to_string(state, action),
+                "visits": visits,
+                "value": value,
+            }
+            for action, visits, value in zip(
+                result.actions, result.visit_counts, result.values, strict=True
+            )
+        ],
+        "pv": moves_text(game, state, result.pv),
+        "simulations": result.simulations,
+        "seconds": result.seconds,
+        "nodes": result.nodes,
+        "max_depth": result.max_depth,
+        "proven": result.proven,
+        "workers": workers,
+    }
+
+
+def flat_json(game: Any, state: GameState, result: FlatResult, seconds: float) -> dict[str, Any]:
+    """The JSON-ready dict of ``playout analyze --flat --json``: per-move values of a flat
+    Monte Carlo evaluation of ``state``, for the player to move."""
+    return {
+        "game": game.spec.name,
+        "method": "flat",
+        "to_play": state.current_player(),
+        "best_action": result.best_action,
+        "best_move": game.action_to_string(state, result.best_action),
+        "value": max(result.values),
+        "actions": [
+            {"action": action, "move": game.action_to_string(state, action), "value": value}
+            for action, value in zip(result.actions, result.values, strict=True)
+        ],
+        "playouts": result.playouts,
+        "games": result.playouts * len(result.actions),
+        "seconds": seconds,
+    }
+
+
+# ------------------------------------------------------------------------------ matches
+
+
+def match_game_line(game: Any, record: Any, planned_games: int) -> str:
+    """One line per finished match game (a ``GameRecord``): who started and who won."""
+    index = record.index
+    first = "p1" if index % 2 == 0 else "p2"
+    winner = record.winner
+    if winner is None:
+        text = "draw"
+    else:
+        p1_won = winner == index % 2
+        text = f"{'p1' if p1_won else 'p2'} ({player_label(game, winner)}) wins"
+    return (
+        f"game {index + 1}/{planned_games}: {first} first, {text} in {record.num_moves} moves"
+        f" ({record.seconds:.1f} s)"
+    )
+
+
+def match_text(result: Any, planned_games: int) -> str:
+    """The report of a match (a ``MatchResult``): score, Elo and the SPRT verdict, from
+    p1's side."""
+    from playout._src.elo import format_elo
+
+    low, high = result.confidence_interval
+    elo_low, elo_high = result.elo_interval
+    lines = [
+        f"{result.game}: p1 = {result.p1}, p2 = {result.p2}, {result.games} games",
+        f"p1: {result.wins} wins, {result.draws} draws, {result.losses} losses",
+        f"p1 score: {result.score:.3f} (95% CI {low:.3f} .. {high:.3f}, Wilson)",
+        f"p1 Elo: {format_elo(result.elo)} (95% CI {format_elo(elo_low)} .. "
+        f"{format_elo(elo_high)})",
+    ]
+    if result.sprt is not None:
+        status = result.sprt
+        verdict = {
+            "H1": f"H1 accepted (p1 is {status.test.elo1:g} Elo stronger or more)",
+            "H0": f"H0 accepted (p1 is at most {status.test.elo0:g} Elo stronger)",
+            None: "no decision yet",
+        }[status.decision]
+        lines.append(
+            f"SPRT [{status.test.elo0:g}, {status.test.elo1:g}]: LLR {status.llr:.2f} "
+            f"(bounds {status.lower:.2f}, {status.upper:.2f}): {verdict} after "
+            f"{result.games} of {planned_games} games"
+        )
+    return "\n".join(lines)
+
+
+def tournament_text(
+    result: Any, num_players: int, games_per_pair: int, anchored_first: bool = False
+) -> str:
+    """The standings of a round robin (a ``TournamentResult``): Elo, games, W/D/L, score."""
+    rows = result.standings()
+    pad = max(len("player"), *(len(row.player) for row in rows))
+    lines = [
+        f"{result.game}: round robin of {num_players} players, {games_per_pair} games per "
+        f"pair, {len(result.records)} games",
+        f"{'#':>2}  {'player'.ljust(pad)}  {'Elo':>7}  {'games':>5}  {'W':>4}  {'D':>4}"
+        f"  {'L':>4}  {'score':>5}",
+    ]
+    for rank, row in enumerate(rows, start=1):
+        lines.append(
+            f"{rank:>2}  {row.player.ljust(pad)}  {row.rating:>+7.1f}  {row.games:>5}"
+            f"  {row.wins:>4}  {row.draws:>4}  {row.losses:>4}  {row.score:>5.3f}"
+        )
+    anchor = "the first player" if anchored_first else "the mean"
+    lines.append(f"Elo: Bradley-Terry maximum likelihood, anchored at {anchor} = 0")
+    return "\n".join(lines)
+
+
+def replay_text(saved: Any) -> str:
+    """A saved game (a ``SavedGame`` of ``match --save``) move by move: the boards and the
+    result."""
+    game, data = saved.game, saved.data
+    names = list(data.get("players", []))
+    versus = " vs ".join(f"{name} ({player_label(game, seat)})" for seat, name in enumerate(names))
+    lines = [
+        f"game {saved.index}: {game.spec.name}" + (f", {versus}" if versus else ""),
+        board_text(game, saved.states[0]),
+    ]
+    for move, (action, before, after) in enumerate(
+        zip(saved.actions, saved.states[:-1], saved.states[1:], strict=True), start=1
+    ):
+        label = player_label(game, before.current_player())
+        lines.append(f"\nmove {move}: {label} plays {game.action_to_string(before, action)}")
+        lines.append(board_text(game, after))
+    lines.append(f"result: {outcome_text(game, saved.states[-1])}")
+    return "\n".join(lines)
+
+
 __all__ = [
+    "PROVEN_LETTERS",
+    "SYMBOLS",
+    "AnyResult",
     "Grid",
+    "analysis_json",
+    "board_text",
     "column_label",
+    "flat_json",
     "grid_shape",
     "grid_text",
     "grid_values",
+    "grids_text",
+    "label_grid_text",
+    "match_game_line",
+    "match_text",
     "moves_text",
+    "outcome_text",
+    "player_label",
     "probability_grid",
+    "probability_grid_text",
+    "proven_grid_text",
+    "proven_moves",
+    "proven_text",
+    "replay_text",
     "result_text",
+    "top_moves_text",
+    "tournament_text",
     "value_grid",
+    "value_grid_text",
 ]

@@ -1,0 +1,177 @@
+"""``playout analyze``: search a position (or evaluate it by flat Monte Carlo) and show the
+result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import playout
+from playout import render
+from playout._src.errors import GameOverError, InvalidParameterError
+from playout.cli.common import DEFAULT_PLAYOUTS, EXIT_OK, note, out
+from playout.cli.engine import make_engine, search_budget
+from playout.cli.position import make_game, parse_moves
+from playout.cli.progress import progress_bar
+
+
+def parallel_search(
+    state: playout.GameState, engine: Any, args: argparse.Namespace
+) -> playout.SearchResult | None:
+    """``analyze --workers N``: a root-parallel compiled search, merged; or None when the
+    compiled search cannot run this search with ``--backend auto`` (after a note on stderr).
+
+    ``engine`` is the one-worker engine the options build: the compiled search can run
+    exactly when its backend is ``"compiled"``.
+
+    Raises:
+        InvalidParameterError: ``--backend python``.
+    """
+    if args.backend == "python":
+        raise InvalidParameterError(
+            "--workers runs the compiled search in parallel; it cannot be combined with "
+            "--backend python (use --workers 1)"
+        )
+    if engine.backend == "compiled":
+        return playout.parallel_search(state, engine.config, workers=args.workers)
+    try:
+        playout.MCTS(state, engine.config.replace(backend="compiled"))
+        reason = "the compiled search is not available for it"
+    except InvalidParameterError as error:
+        reason = str(error).removeprefix("backend='compiled' cannot run this search: ")
+    note(f"--workers needs the compiled search ({reason}); searching with 1 worker")
+    return None
+
+
+def value_views(game: Any, state: Any, args: argparse.Namespace) -> list[int | None]:
+    """The players whose values the grids show for ``--values-for`` (None: to move).
+
+    Raises:
+        InvalidParameterError: a side (X, O, both) for a game that is not two-player.
+    """
+    choice = args.values_for
+    if choice == "to-move":
+        return [None]
+    if game.spec.num_players != 2:
+        raise InvalidParameterError(
+            f"--values-for {choice} needs a two-player game; {game.spec.name} has "
+            f"{game.spec.num_players} player(s) (use --values-for to-move)"
+        )
+    mover = state.current_player()
+    if choice == "both":
+        return [None, 1 - mover]
+    return [render.SYMBOLS.index(choice)]
+
+
+FLAT_CONFLICTS = (
+    ("simulations", "--simulations", "--playouts N sets the games per move"),
+    ("seconds", "--seconds", "it plays a fixed number of games per move"),
+    ("rule", "--rule", "it has no tree to select in"),
+    ("c", "--c", "it has no tree to select in"),
+    ("rave_bias", "--rave-bias", "it has no tree to select in"),
+    ("bias_weight", "--bias-weight", "it has no tree to select in"),
+    ("solver", "--solver/--no-solver", "it has no tree to prove"),
+    ("final", "--final", "it takes the move of the best mean"),
+    ("max_depth", "--max-depth", "it has no tree"),
+)
+
+
+def check_flat_options(args: argparse.Namespace) -> None:
+    """Reject the tree-search options that ``--flat`` would ignore (and ``--playouts``
+    without ``--flat``).
+
+    Raises:
+        InvalidParameterError: the first such option.
+    """
+    if not args.flat:
+        if args.playouts is not None:
+            raise InvalidParameterError("--playouts sets the games per move of --flat")
+        return
+    for name, option, why in FLAT_CONFLICTS:
+        if getattr(args, name) is not None:
+            raise InvalidParameterError(f"--flat does not take {option}: {why}")
+    for name, option, default in (
+        ("workers", "--workers", 1),
+        ("rollouts", "--rollouts", 1),
+        ("backend", "--backend", "auto"),
+    ):
+        if getattr(args, name) != default:
+            raise InvalidParameterError(
+                f"--flat does not take {option}: flat Monte Carlo runs in Python, one game "
+                "at a time (use --playouts for more games)"
+            )
+
+
+def run_flat(state: Any, args: argparse.Namespace) -> tuple[playout.FlatResult, float]:
+    """``analyze --flat``: the flat Monte Carlo values of ``state`` and the seconds taken."""
+    from playout._src.arena import rollout_policy
+
+    policy = rollout_policy(args.rollout, state.game)
+    playouts = DEFAULT_PLAYOUTS if args.playouts is None else args.playouts
+    start = time.perf_counter()
+    result = playout.flat_monte_carlo(state, playouts=playouts, seed=args.seed, policy=policy)
+    return result, time.perf_counter() - start
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """``playout analyze``: play the moves, search, render the result."""
+    check_flat_options(args)
+    game = make_game(args)
+    state, actions = parse_moves(game, args.moves)
+    if state.is_terminal():
+        raise GameOverError(
+            f"the game is over after these moves ({render.outcome_text(game, state)}): "
+            "nothing to analyse"
+        )
+    views = value_views(game, state, args)
+    workers = 1
+    seconds = 0.0
+    result: playout.SearchResult | playout.FlatResult | None
+    if args.flat:
+        result, seconds = run_flat(state, args)
+    else:
+        engine = make_engine(state, args)  # built first: option errors come before any work
+        result = parallel_search(state, engine, args) if args.workers > 1 else None
+        if result is not None:
+            workers = args.workers
+        elif args.json:
+            result = engine.run()
+        else:
+            with progress_bar(search_budget(args), "thinking") as callback:
+                result = engine.run(progress=callback)
+    if args.json:
+        if isinstance(result, playout.FlatResult):
+            data = render.flat_json(game, state, result, seconds)
+        else:
+            data = render.analysis_json(game, state, result, workers)
+        out(json.dumps(data, indent=2))
+        return EXIT_OK
+    moves = render.moves_text(game, game.initial_state(), actions)
+    label = render.player_label(game, state.current_player())
+    header = f"{game.spec.name}: {label} to move"
+    header += f" after {len(moves)} moves: {' '.join(moves)}" if moves else " (initial position)"
+    if workers > 1:
+        header += f"; root-parallel search, {workers} workers"
+    if args.flat:
+        header += f"; flat Monte Carlo in {seconds:.2f} s"
+    lines = [header, render.board_text(game, state), ""]
+    planned = None if args.flat else search_budget(args).simulations
+    grids = render.grids_text(game, result, views=views, planned_simulations=planned)
+    if grids:
+        lines += [grids, ""]
+    elif isinstance(result, playout.SearchResult) and result.proven is not None:
+        lines += [render.proven_text(game, result, planned), ""]
+    lines += [
+        render.top_moves_text(game, state, result, 5),
+        "",
+        render.result_text(
+            game, state, result, player_name=render.player_label(game, result.player)
+        ),
+    ]
+    out("\n".join(lines))
+    return EXIT_OK
+
+
+__all__ = ["cmd_analyze", "parallel_search"]

@@ -1,0 +1,121 @@
+"""``playout match``, ``playout tournament`` and ``playout replay``: programs against each
+other, and the saved games move by move."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from playout import render
+from playout._src import arena, elo
+from playout._src.errors import InvalidParameterError
+from playout.cli.common import EXIT_OK, out
+from playout.cli.engine import engine_factory, with_defaults
+from playout.cli.position import make_game
+from playout.cli.progress import games_progress
+
+
+def parse_player(option: str, spec: str, game: Any, factory: arena.EngineFactory) -> arena.Player:
+    """The player of ``spec``; an error names the option it came from."""
+    try:
+        return arena.parse_player(spec, game, engine_factory=factory)
+    except InvalidParameterError as error:
+        raise InvalidParameterError(f"{option} {spec!r}: {error}") from None
+
+
+def arena_setup(args: argparse.Namespace) -> tuple[arena.EngineFactory, str]:
+    """The engine factory (with the command line's engine defaults) and the executor kind of
+    ``match`` / ``tournament``."""
+    backend, executor = args.backend, args.executor
+    if backend == "ray":  # the issue's spelling: --backend ray runs games on Ray
+        if executor not in ("auto", "ray"):
+            raise InvalidParameterError(
+                f"--backend ray runs games on Ray; it conflicts with --executor {executor}"
+            )
+        backend, executor = "auto", "ray"
+    if args.ray_address is not None and executor != "ray":
+        raise InvalidParameterError("--ray-address needs --executor ray")
+    if executor == "auto":
+        executor = "local" if args.workers == 1 else "pool"
+    return with_defaults(engine_factory(backend), args), executor
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    """``playout match``: two programs play a series; the score from p1's side."""
+    game = make_game(args)
+    factory, executor = arena_setup(args)
+    sprt = elo.Sprt.from_text(args.sprt) if args.sprt is not None else None
+    p1 = parse_player("--p1", args.p1, game, factory)
+    p2 = parse_player("--p2", args.p2, game, factory)
+
+    with games_progress(args.games, not args.json) as advance:
+        result = arena.run_match(
+            game,
+            args.p1 if executor != "local" else p1,
+            args.p2 if executor != "local" else p2,
+            args.games,
+            seed=args.seed,
+            progress=lambda _, record: advance(render.match_game_line(game, record, args.games)),
+            engine_factory=factory,
+            workers=args.workers,
+            executor=executor,  # type: ignore[arg-type]
+            sprt=sprt,
+            save=args.save,
+            ray_address=args.ray_address,
+        )
+    if args.json:
+        out(json.dumps(result.as_dict(), indent=2))
+        return EXIT_OK
+    out("\n" + render.match_text(result, args.games))
+    if args.save is not None:
+        out(f"saved {result.games} games to {args.save}")
+    return EXIT_OK
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    """``playout tournament``: a round robin and its Elo table."""
+    game = make_game(args)
+    factory, executor = arena_setup(args)
+    if len(args.players) < 2:
+        raise InvalidParameterError("--players needs at least two players")
+    players = [parse_player("--players", spec, game, factory) for spec in args.players]
+    total = len(players) * (len(players) - 1) // 2 * args.games
+    with games_progress(total, False) as advance:
+        result = arena.run_tournament(
+            game,
+            args.players if executor != "local" else players,
+            args.games,
+            seed=args.seed,
+            progress=lambda *_: advance(None),
+            engine_factory=factory,
+            workers=args.workers,
+            executor=executor,  # type: ignore[arg-type]
+            save=args.save,
+            ray_address=args.ray_address,
+            anchor=0 if args.anchor == "first" else None,
+        )
+    if args.json:
+        out(json.dumps(result.as_dict(), indent=2))
+        return EXIT_OK
+    out(render.tournament_text(result, len(players), args.games, args.anchor == "first"))
+    if args.save is not None:
+        out(f"saved {len(result.records)} games to {args.save}")
+    return EXIT_OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """``playout replay``: the boards of saved games, move by move."""
+    games = arena.read_records(args.file)
+    if args.game_index is not None:
+        games = [saved for saved in games if saved.index == args.game_index]
+        if not games:
+            raise InvalidParameterError(f"{args.file}: no game with index {args.game_index}")
+    for number, saved in enumerate(games):
+        if number:
+            out("")
+        out(render.replay_text(saved))
+    return EXIT_OK
+
+
+__all__ = ["arena_setup", "cmd_match", "cmd_replay", "cmd_tournament", "parse_player"]

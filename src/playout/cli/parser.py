@@ -1,0 +1,426 @@
+"""The ``playout`` argument parser: option types, the option groups shared by commands, and
+the sub-commands (each bound to its handler in its own module)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from typing import NoReturn
+
+import playout
+from playout.cli.analyze import cmd_analyze
+from playout.cli.bench import BENCH_GAMES, cmd_bench
+from playout.cli.common import DEFAULT_PLAYOUTS, DEFAULT_SIMULATIONS, PROG
+from playout.cli.engine import FINAL_CHOICES
+from playout.cli.games import cmd_games
+from playout.cli.match import cmd_match, cmd_replay, cmd_tournament
+from playout.cli.play import cmd_play
+
+
+class UsageError(Exception):
+    """Raised by the argument parser instead of exiting (``main`` turns it into exit 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line ``playout: error: ...`` (exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+# ------------------------------------------------------------------------------ arguments
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
+    return value
+
+
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", metavar="GAME", help="game name (see 'playout games')")
+    group = parser.add_argument_group("game parameters (mnk, gomoku, connect4)")
+    group.add_argument("--width", type=positive_int, help="board width (columns)")
+    group.add_argument("--height", type=positive_int, help="board height (rows)")
+    group.add_argument("--k", type=positive_int, help="stones in a row needed to win")
+
+
+def add_backend_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        choices=("auto", "python", "compiled"),
+        default="auto",
+        help="search implementation (default: auto)",
+    )
+
+
+def add_search_arguments(parser: argparse.ArgumentParser) -> None:
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument(
+        "--simulations",
+        type=positive_int,
+        metavar="N",
+        help=f"simulations per search (default {DEFAULT_SIMULATIONS})",
+    )
+    budget.add_argument(
+        "--seconds", type=positive_float, metavar="S", help="seconds per search instead"
+    )
+    parser.add_argument("--seed", type=non_negative_int, metavar="K", help="random seed")
+    parser.add_argument(
+        "--rollout",
+        choices=("random", "neighbors"),
+        default="random",
+        help="rollout policy; neighbors (seed 004) only for grid games",
+    )
+    parser.add_argument(
+        "--rollouts", type=positive_int, default=1, metavar="N", help="rollouts per leaf"
+    )
+    parser.add_argument(
+        "--rule",
+        choices=("ucb1", "puct", "epsilon", "rave", "pb"),
+        default=None,
+        help="selection rule (default ucb1, or the game's own: puct for chess); rave: MC-RAVE, "
+        "pb: UCB1 with progressive bias from the game's move heuristic (both run on the "
+        "Python search)",
+    )
+    parser.add_argument(
+        "--c",
+        type=float,
+        metavar="C",
+        help="the rule's constant (exploration; epsilon for --rule epsilon)",
+    )
+    parser.add_argument(
+        "--rave-bias", type=float, metavar="B", help="the RAVE bias b of --rule rave"
+    )
+    parser.add_argument(
+        "--bias-weight", type=float, metavar="W", help="the heuristic's weight of --rule pb"
+    )
+    add_tree_arguments(parser)
+    add_backend_argument(parser)
+
+
+def add_tree_arguments(parser: argparse.ArgumentParser, *, defaults_for: str = "") -> None:
+    """``--solver/--no-solver``, ``--final`` and ``--max-depth``: how the tree search proves,
+    chooses and descends. ``defaults_for`` names the players they are defaults for
+    (``match`` / ``tournament``); empty for the search of ``play`` / ``analyze``."""
+    scope = f" ({defaults_for})" if defaults_for else ""
+    parser.add_argument(
+        "--solver",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="MCTS-Solver: prove wins, losses and draws in the tree and stop once the root "
+        f"is proven (default: the library's, on for deterministic games){scope}",
+    )
+    parser.add_argument(
+        "--final",
+        choices=tuple(FINAL_CHOICES),
+        default=None,
+        help="how the move is chosen after the search: the most visited (most-visits, the "
+        "default), the best mean value (best-value) or at random in proportion to the "
+        f"visits (sample){scope}",
+    )
+    parser.add_argument(
+        "--max-depth",
+        type=positive_int,
+        metavar="N",
+        help=f"never descend more than N moves below the root in the tree{scope}",
+    )
+
+
+def add_position_arguments(parser: argparse.ArgumentParser, *, start: str) -> None:
+    """``--moves`` and ``--fen``: the position ``play`` / ``analyze`` start from."""
+    parser.add_argument(
+        "--moves",
+        default="",
+        metavar="MOVES",
+        help=f"{start} after these space-separated moves in the game's notation, e.g. "
+        '"1,1 0,0"; for connect four also a digit string like 4453; for chess UCI or SAN, '
+        'e.g. "e2e4 e7e5 Nf3"',
+    )
+    parser.add_argument(
+        "--fen", metavar="FEN", help="chess: start from this position (then play --moves)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``playout`` command."""
+    parser = Parser(
+        prog=PROG,
+        description="Monte Carlo Tree Search for games: play, analyse positions, run matches.",
+    )
+    parser.add_argument("--version", action="version", version=f"playout {playout.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    games = commands.add_parser("games", help="list the games")
+    games.set_defaults(handler=cmd_games)
+
+    play = commands.add_parser(
+        "play",
+        help="play against MCTS in the terminal",
+        description="Play against MCTS. Type moves in the game's notation ('x,y' or 'b3' "
+        "for grid games, a column number for connect four); 'help' lists the legal moves, "
+        "'quit' ends the game.",
+    )
+    add_game_arguments(play)
+    play.add_argument(
+        "--first",
+        choices=("human", "ai"),
+        default="human",
+        help="who plays the side that moves first (X)",
+    )
+    add_position_arguments(play, start="play from the position")
+    add_search_arguments(play)
+    play.set_defaults(handler=cmd_play)
+
+    analyze = commands.add_parser(
+        "analyze",
+        aliases=["analyse"],
+        help="search a position and show what MCTS thinks",
+        description="Play MOVES from the initial position, search, and show the move "
+        "probabilities, values, best move and principal variation.",
+    )
+    add_game_arguments(analyze)
+    add_position_arguments(analyze, start="analyse the position")
+    add_search_arguments(analyze)
+    analyze.add_argument("--json", action="store_true", help="print one JSON object")
+    analyze.add_argument(
+        "--flat",
+        action="store_true",
+        help="flat Monte Carlo instead of a tree search (seed 001's first exercise): every "
+        "legal move is valued by the mean of --playouts random games played on from it",
+    )
+    analyze.add_argument(
+        "--playouts",
+        type=positive_int,
+        metavar="N",
+        help=f"games per move of --flat (default {DEFAULT_PLAYOUTS})",
+    )
+    analyze.add_argument(
+        "--values-for",
+        choices=("to-move", "X", "O", "both"),
+        default="to-move",
+        help="whose point of view the value grid shows: the player to move (default), X, O, "
+        "or both sides (two grids); seed 001 prints its grids for X (its 1s player)",
+    )
+    analyze.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="root-parallel search: N worker processes search the position independently "
+        "(each with the whole --simulations or --seconds budget and its own seed) and their "
+        "root statistics are added up, so about N times the simulations are reported. It "
+        "needs the compiled search: where the game or the options have none (auto backend) "
+        "it searches with 1 worker and says so on stderr; with --backend python it is an "
+        "error (default 1)",
+    )
+    analyze.set_defaults(handler=cmd_analyze)
+
+    match = commands.add_parser(
+        "match",
+        help="play programs against each other",
+        description="Play GAMES games between two players, alternating who moves first "
+        "(p1 starts the even-numbered games), in parallel worker processes. " + PLAYERS_HELP,
+    )
+    add_game_arguments(match)
+    match.add_argument("--p1", required=True, metavar="SPEC", help="first player")
+    match.add_argument("--p2", required=True, metavar="SPEC", help="second player")
+    match.add_argument(
+        "--games", type=positive_int, default=10, metavar="N", help="number of games"
+    )
+    match.add_argument(
+        "--sprt",
+        metavar="ELO0,ELO1",
+        help="stop early once a sequential test (GSPRT, alpha = beta = 0.05) decides between "
+        "'p1 is ELO0 Elo stronger' and 'ELO1 Elo stronger'; games run in batches of --workers",
+    )
+    add_arena_arguments(match)
+    match.set_defaults(handler=cmd_match)
+
+    tournament = commands.add_parser(
+        "tournament",
+        help="round robin between several programs, with Elo ratings",
+        description="Every pair of PLAYERS plays GAMES games, alternating who moves first; "
+        "ratings are fitted by maximum likelihood (Bradley-Terry, draws as half a win, one "
+        "virtual draw per pair). " + PLAYERS_HELP,
+    )
+    add_game_arguments(tournament)
+    tournament.add_argument(
+        "--players", required=True, nargs="+", metavar="SPEC", help="two or more players"
+    )
+    tournament.add_argument(
+        "--games", type=positive_int, default=10, metavar="N", help="games per pair"
+    )
+    tournament.add_argument(
+        "--anchor",
+        choices=("mean", "first"),
+        default="mean",
+        help="ratings average 0 (mean) or the first player is at 0 (first)",
+    )
+    add_arena_arguments(tournament)
+    tournament.set_defaults(handler=cmd_tournament)
+
+    replay = commands.add_parser(
+        "replay",
+        help="show the games saved by match --save move by move",
+        description="Print the boards of saved games move by move (every game in the file, "
+        "or the one numbered --game-index).",
+    )
+    replay.add_argument("file", metavar="FILE", help="a file written by --save (JSON lines)")
+    replay.add_argument(
+        "--game-index",
+        type=non_negative_int,
+        metavar="I",
+        help="only the game with this index (0-based game number of the match)",
+    )
+    replay.set_defaults(handler=cmd_replay)
+
+    bench = commands.add_parser(
+        "bench",
+        help="speed and memory of playout's engines against OpenSpiel's MCTS",
+        description="One decision from the empty board (plain UCT, c = sqrt(2), one random "
+        "rollout per leaf, solver off) by playout-compiled, playout-python, OpenSpiel's C++ "
+        "MCTSBot and OpenSpiel's Python MCTSBot, interleaved repetition by repetition. "
+        "Reports simulations per CPU second (median), the ratio playout-compiled / each "
+        "(median of the per-repetition ratios; above 1: playout-compiled is faster) and the "
+        "extra peak resident memory of one decision, measured in a fresh process (Linux). "
+        "Without open-spiel its columns say 'not installed'.",
+    )
+    bench.add_argument(
+        "--game",
+        choices=tuple(BENCH_GAMES),
+        action="append",
+        metavar="GAME",
+        help=f"a game to run, repeatable: {', '.join(BENCH_GAMES)} (default: all)",
+    )
+    bench.add_argument(
+        "--sims",
+        type=positive_int,
+        default=10_000,
+        metavar="N",
+        help="simulations per decision for playout-compiled and openspiel-cpp (default 10000)",
+    )
+    bench.add_argument(
+        "--python-sims",
+        type=positive_int,
+        default=2_000,
+        metavar="N",
+        help="simulations per decision for the two Python implementations, at most --sims "
+        "(default 2000)",
+    )
+    bench.add_argument(
+        "--reps", type=positive_int, default=5, metavar="R", help="repetitions (default 5)"
+    )
+    bench.add_argument(
+        "--big",
+        action="store_true",
+        help="add connect four at 1,000,000 simulations (playout-compiled and openspiel-cpp, "
+        "in a fresh process each): how the cost grows with the tree",
+    )
+    bench.add_argument(
+        "--big-reps",
+        type=positive_int,
+        default=3,
+        metavar="R",
+        help="decisions per implementation at 1,000,000 simulations with --big (default 3)",
+    )
+    bench.add_argument(
+        "--seed", type=non_negative_int, default=0, metavar="K", help="base seed (default 0)"
+    )
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.set_defaults(handler=cmd_bench)
+    return parser
+
+
+PLAYERS_HELP = (
+    "Players: 'random'; 'perfect' (exact play, boards up to 12 squares); "
+    "'mcts[:key=value,...]' with keys simulations, seconds, rollout (random|neighbors), "
+    "rollouts, rule (ucb1|puct|epsilon|rave|pb), c, bias (rave), weight (pb), reuse (yes|no), "
+    "solver (yes|no), e.g. "
+    "mcts:simulations=400,rollout=neighbors; 'openspiel-mcts[:simulations=N,seconds=S,c=C]' "
+    "(OpenSpiel's C++ MCTS with random rollouts, needs open-spiel)."
+)
+
+
+def add_arena_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``match`` and ``tournament``: seed, output, where games run, and
+    the defaults of the MCTS players."""
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, metavar="K", help="match seed (default 0)"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--save",
+        metavar="FILE",
+        help="write every game to FILE as one JSON line as soon as it ends (see replay)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="games played at once (default: the number of CPUs; 1 plays in this process)",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=("auto", "local", "pool", "ray"),
+        default="auto",
+        help="where games run: this process (local), a process pool (pool) or a Ray cluster "
+        "(ray, needs 'pip install ray'); auto: local for --workers 1, else pool",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="Ray cluster to join (e.g. ray://host:10001 or auto); default a local instance",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("auto", "python", "compiled", "ray"),
+        default="auto",
+        help="search implementation (default: auto); 'ray' is short for --executor ray "
+        "with the auto search backend",
+    )
+    add_tree_arguments(
+        parser, defaults_for="default for every mcts player; a spec's solver=yes|no wins"
+    )
+
+
+__all__ = [
+    "PLAYERS_HELP",
+    "Parser",
+    "UsageError",
+    "add_arena_arguments",
+    "add_game_arguments",
+    "add_position_arguments",
+    "add_search_arguments",
+    "add_tree_arguments",
+    "build_parser",
+    "non_negative_int",
+    "positive_float",
+    "positive_int",
+]

@@ -1,0 +1,123 @@
+"""``playout play``: a human against MCTS in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from playout import render
+from playout._src.errors import GameOverError, InvalidParameterError, MoveError, MoveParseError
+from playout.cli.common import EXIT_OK, out
+from playout.cli.engine import make_engine, search_budget
+from playout.cli.position import make_game, parse_moves
+from playout.cli.progress import progress_bar
+
+QUIT_WORDS = frozenset({"q", "quit", "exit"})
+HELP_WORDS = frozenset({"?", "h", "help"})
+
+
+def read_line(prompt: str) -> str:
+    """One line of input; raises EOFError at end of input. Echoes piped input."""
+    if sys.stdin.isatty():
+        return input(prompt)
+    print(prompt, end="", flush=True)
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    print(line.rstrip("\r\n"), flush=True)
+    return line
+
+
+def human_move(game: Any, state: Any, label: str) -> int | None:
+    """Ask until the human types a legal move; None to quit."""
+    while True:
+        text = read_line(f"your move ({label}): ").strip()
+        if text.lower() in QUIT_WORDS:
+            return None
+        if not text:
+            continue
+        if text.lower() in HELP_WORDS:
+            legal = " ".join(game.action_to_string(state, a) for a in state.legal_actions())
+            out(f"legal moves: {legal}")
+            out("type a move in the notation shown, or 'quit' to stop")
+            continue
+        try:
+            return int(game.string_to_action(state, text))
+        except MoveParseError as error:
+            out(f"cannot read that move: {error}")
+        except MoveError as error:
+            out(f"illegal move: {error}")
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """``playout play``: a human against MCTS in the terminal."""
+    game = make_game(args)
+    if game.spec.num_players != 2:
+        raise InvalidParameterError(f"{game.spec.name} is not a two-player game; try analyze")
+    state, actions = parse_moves(game, args.moves)
+    if state.is_terminal():
+        raise GameOverError(
+            f"the game is over after these moves ({render.outcome_text(game, state)}): "
+            "nothing to play"
+        )
+    engine = make_engine(state, args)  # built before the first prompt: option errors first
+    human = 0 if args.first == "human" else 1
+    ai_label = render.player_label(game, 1 - human)
+    human_label = render.player_label(game, human)
+    budget = search_budget(args)
+    try:
+        out(
+            f"{game.spec.name}: you are {human_label}, the AI is {ai_label}. "
+            "Type 'help' for the legal moves, 'quit' to stop."
+        )
+        if actions:
+            moves = render.moves_text(game, game.initial_state(), actions)
+            plural = "s" if len(moves) != 1 else ""
+            out(f"after {len(moves)} move{plural}: {' '.join(moves)}")
+        out(render.board_text(game, state))
+        while not state.is_terminal():
+            if state.current_player() == human:
+                action = human_move(game, state, human_label)
+                if action is None:
+                    out("bye")
+                    return EXIT_OK
+                out(f"you play {game.action_to_string(state, action)}")
+                engine.advance(action)
+                state = state.play(action)
+                if state.is_terminal():
+                    out(render.board_text(game, state))
+                continue
+            with progress_bar(budget, f"{ai_label} thinking") as callback:
+                result = engine.run(progress=callback)
+            action = result.best_action
+            out(f"\nAI ({ai_label}) plays {game.action_to_string(state, action)}")
+            engine.advance(action)
+            state = state.play(action)
+            out(render.board_text(game, state))
+            out("")
+            grid = render.probability_grid_text(game, result)
+            if grid:
+                out(grid)
+            proof = render.proven_text(game, result)
+            if proof:
+                out(proof)
+            out(
+                f"AI value: {result.value:+.2f} (for {ai_label}, in [-1, 1]; "
+                f"{result.simulations:,} simulations in {result.seconds:.2f} s)\n"
+            )
+        returns = tuple(state.returns())
+        if returns[human] > returns[1 - human]:
+            verdict = "you win"
+        elif returns[human] < returns[1 - human]:
+            verdict = "the AI wins"
+        else:
+            verdict = "nobody wins"
+        out(f"game over: {render.outcome_text(game, state)} ({verdict})")
+        return EXIT_OK
+    except (EOFError, KeyboardInterrupt):
+        out("\nbye")
+        return EXIT_OK
+
+
+__all__ = ["cmd_play", "human_move", "read_line"]
