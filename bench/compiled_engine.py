@@ -26,6 +26,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if (REPO / "src" / "playout").is_dir():
+    sys.path.insert(0, str(REPO / "src"))  # measure the working tree, installed or not
 
 GAMES = {
     "tictactoe": ("tictactoe", {}),
@@ -87,6 +92,10 @@ def startup() -> dict[str, float]:
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        if (REPO / "src" / "playout").is_dir():  # the child imports the same playout
+            env["PYTHONPATH"] = os.pathsep.join(
+                [str(REPO / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
+            )
         for label in ("cold", "warm", "warm_again"):
             start = time.perf_counter()
             text = subprocess.run(

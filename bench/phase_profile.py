@@ -55,7 +55,7 @@ def cycle_counter(typingctx):  # type: ignore[no-untyped-def]
     return nt.int64(), codegen
 
 
-@numba.njit(nogil=True, boundscheck=False, error_model="numpy")
+@numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True)
 def profiled_simulations(  # type: ignore[no-untyped-def]
     params, nodes, node_values, edges, edge_values, meta, states, rule_params, tree_rng,
     rollout_rng, simulations, actions, path, scratch, cycles,

@@ -19,7 +19,8 @@ simulations, UCB1, random rollouts, the Python driver ``playout._src.search.MCTS
 
 Usage::
 
-    python bench/profile_python_engine.py [--game connect4] [--simulations 2000] [--reps 5]
+    python bench/profile_python_engine.py [--game connect4] [--simulations 2000] [--reps 7]
+    python bench/profile_python_engine.py --smoke        # seconds: does it still run?
 """
 
 from __future__ import annotations
@@ -82,10 +83,12 @@ class _FreeValue:
 
 
 def _make_free_engine(initial: Any, simulations: int, seed: int) -> Any:
-    engine = pe.MAKE_ENGINE(initial, simulations, seed)
-    # Same engine, same options, but leaves valued by _FreeValue (set before the first run).
-    engine._evaluator = _FreeValue()
-    engine._priors_fn = None
+    """The same Python driver with its default options, but leaves valued by _FreeValue (an
+    evaluator of its own, so the driver calls it through ``_evaluate0`` instead of inlining
+    the default random rollout)."""
+    budget = pe.python_search.Budget(simulations=simulations)
+    engine = pe.python_search.MCTS(initial, evaluator=_FreeValue(), budget=budget, seed=seed)
+    pe._check_python_driver(engine)
     return engine
 
 
@@ -117,7 +120,8 @@ def split_by_replay(initial: Any, simulations: int, reps: int) -> dict[str, floa
         _bare_rollouts(leaves, random.Random(rep))
         samples["rollout"].append(per_sim(start))
         # The same rollouts (same generator seed, so the very same games) through the engine's
-        # evaluator call: engine._evaluate0 -> Rollout.evaluate -> Rollout._one_game.
+        # evaluator call: engine._evaluate0 -> Rollout.evaluate -> Rollout._one_game (the path
+        # of a Rollout with options; the default one is inlined in the driver's loop).
         engine._rng = random.Random(rep)
         evaluate0 = engine._evaluate0
         start = time.perf_counter()
@@ -161,18 +165,26 @@ def split_by_replay(initial: Any, simulations: int, reps: int) -> dict[str, floa
         "driver_overhead_us": driver,
         "moves_per_simulation": m["moves"],
         "new_nodes_per_simulation": len(parents) / simulations,
+        "inline_rollout": bool(getattr(engine, "_inline_rollout", False)),
     }
 
 
 # ------------------------------------------------------------------------------ 2. items
 
 
-def _best_us(stmt: str, namespace: dict[str, Any], number: int = 20000) -> float:
-    times = timeit.repeat(stmt, number=number, repeat=7, globals=namespace)
+TIMEIT = {"number": 20000, "slow_number": 2000, "repeat": 7}
+"""Calls per timeit repeat (``slow_number`` for the compiled phase calls) and repeats;
+``--smoke`` makes them small."""
+
+
+def _best_us(stmt: str, namespace: dict[str, Any], number: int) -> float:
+    times = timeit.repeat(stmt, number=number, repeat=TIMEIT["repeat"], globals=namespace)
     return min(times) / number * 1e6
 
 
 def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> list[tuple]:
+    """Each operation of the driver's per-simulation loop (``MCTS._simulate_chunk``), timed
+    alone, with how often a simulation does it (1/256 for the once-per-chunk ones)."""
     engine = pe.MAKE_ENGINE(initial, simulations, 1)
     engine.run()
     tree = engine.tree
@@ -189,8 +201,13 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
         2**62,
         path,
     )
+    if edge == T.NO_EDGE:  # the walk ended on a terminal or proven node: take a root edge
+        node, edge = T.ROOT, int(tree.nodes[T.ROOT, T.N_FIRST_EDGE])
     parent_state = engine._states[node]
     state = parent_state.play(int(tree.edges[edge, T.E_ACTION]))
+    while state.is_terminal():  # a non-terminal leaf, so that it has moves to expand
+        parent_state = initial
+        state = initial.play(initial.legal_actions()[0])
     legal = state.legal_actions()
     actions = np.asarray(legal, dtype=np.int64)
     terminal = initial
@@ -227,32 +244,30 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
         "legal": legal,
         "actions": actions,
         "terminal": terminal,
+        "states": list(engine._states),
+        "action_arrays": {legal: actions},
         "CHANCE": CHANCE,
         "NO_PRIORS": np.zeros(0),
         "limit": None,
         "policy": None,
-        "cache": {legal: actions},
-        "max_nodes": 2**62,
+        "ran": 1,
+        "chunk": 256,
+        "solved": False,
+        "max_seen": 0,
+        "deadline": float("inf"),
+        "perf_counter": time.perf_counter,
     }
+    chunk = 1.0 / 256  # search.py's _CHUNK: simulations between capacity checks
     rollout_steps = max(0.0, moves_per_simulation - 1.0)
+    # When the driver inlines the default rollout, its evaluator wrappers are not on the path.
+    evaluator_calls = 0.0 if getattr(engine, "_inline_rollout", False) else 1.0
     items = [
         # (label, statement, times per simulation)
         (
-            "run(): loop test `self._tree.num_nodes < max_nodes` (Tree property, int(meta[0]))",
-            "engine._tree.num_nodes < max_nodes",
+            "loop tests `ran < chunk and not solved`, deadline check every 16 simulations",
+            "ran < chunk and not solved; ran % 16 == 0 and perf_counter() >= deadline",
             1.0,
         ),
-        (
-            "run(): root-proven test `self._tree.nodes[ROOT, N_PROVEN] != UNPROVEN` (solver)",
-            "engine._tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN",
-            1.0,
-        ),
-        (
-            "T.reserve(tree, 1, hint) (Python; 4 Tree properties)",
-            "T.reserve(engine._tree, 1, engine._max_actions_hint())",
-            1.0,
-        ),
-        ("_path_buffer(max_depth) (min, getattr, shape test)", "engine._path_buffer(2**62)", 1.0),
         (
             "T.descend(...): numba dispatch of 8 args + the walk",
             "T.descend(tree.nodes, tree.edges, tree.edge_values, engine._rule, "
@@ -266,66 +281,75 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
             0.0,
         ),
         (
-            "_state_of(node, path, depth - 1) + int(tree.edges[edge, E_ACTION])",
-            "engine._state_of(node, path, depth - 1); int(tree.edges[edge, T.E_ACTION])",
+            "bookkeeping `ran += 1`, `depth > max_seen`, `edge == NO_EDGE`",
+            "done = ran + 1; depth > max_seen; edge == -1",
             1.0,
         ),
         (
-            "np.asarray(state.legal_actions(), dtype=np.int64)",
-            "np.asarray(state.legal_actions(), dtype=np.int64)",
+            "states[node] + tree.edges.item(edge, E_ACTION)",
+            "states[node]; tree.edges.item(edge, T.E_ACTION)",
             1.0,
         ),
         (
-            "  alternative: a dict cache keyed by the legal tuple",
-            "cache.get(state.legal_actions())",
+            "legal-action array from the cache (`action_arrays.get(legal)`, tuple test)",
+            "action_arrays.get(legal) if type(legal) is tuple else None",
+            1.0,
+        ),
+        (
+            "  the same without the cache: np.asarray(legal, dtype=np.int64)",
+            "np.asarray(legal, dtype=np.int64)",
             0.0,
         ),
         (
-            "edge-capacity test `tree.num_edges + actions.size > tree.edge_capacity`",
-            "tree.num_edges + actions.size > tree.edge_capacity",
+            "edge-room test `actions.size > engine._max_actions`",
+            "actions.size > engine._max_actions",
             1.0,
         ),
         (
-            "_evaluate0 + Rollout.evaluate wrappers (2x current_player, spec look-ups)",
-            "engine._evaluate0(terminal)",
+            "state.current_player() for finish_new_leaf's argument",
+            "state.current_player()",
             1.0,
+        ),
+        (
+            "T.finish_new_leaf(*tree, ...): numba dispatch of 16 args + expand, backup, solve",
+            "T.finish_new_leaf(*copy, parent, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5, "
+            "True, -1.0, 1.0)",
+            1.0,
+        ),
+        (
+            "  of which: numba dispatch alone (no-op kernel, same 16 args)",
+            "NOOP16(*copy, parent, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5, True, -1.0, 1.0)",
+            0.0,
+        ),
+        (
+            "states.append(state) (store_states=True; timed with a pop)",
+            "states.append(state); states.pop()",
+            1.0,
+        ),
+        (
+            "per chunk: T.reserve(tree, 256, 256 * max_actions)",
+            "T.reserve(engine._tree, 256, 256 * engine._max_actions)",
+            chunk,
+        ),
+        (
+            "per chunk: _path_buffer(max_depth), _fit_amaf()",
+            "engine._path_buffer(2**62); engine._fit_amaf()",
+            chunk,
+        ),
+        (
+            "_evaluate0 + Rollout.evaluate wrappers (when the rollout is not inlined)",
+            "engine._evaluate0(terminal)",
+            evaluator_calls,
         ),
         (
             "  minus the game's is_terminal()+returns() inside it",
             "terminal.is_terminal(); terminal.returns()",
-            -1.0,
+            -evaluator_calls,
         ),
         (
-            "Rollout._one_game per step: current_player() == CHANCE, limit/policy tests, steps+=1",
+            "Rollout._one_game per step: current_player() == CHANCE, limit/policy tests",
             "limit is not None; state.current_player() == CHANCE; policy is None",
-            rollout_steps,
-        ),
-        ("state.current_player() for expand_and_backup's argument", "state.current_player()", 1.0),
-        (
-            "_priors(state, actions) (calls current_player() again)",
-            "engine._priors(state, actions)",
-            1.0,
-        ),
-        (
-            "T.expand_and_backup(*tree, ...): numba dispatch of 13 args + the work",
-            "T.expand_and_backup(*copy, parent, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5)",
-            1.0,
-        ),
-        (
-            "  of which: numba dispatch alone (no-op kernel, same 12 args)",
-            "NOOP12(*copy, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5)",
-            0.0,
-        ),
-        (
-            "_solve(tree.num_nodes - 1): method, Tree property, T.solve_upward dispatch (7 args)",
-            "engine._solve(engine._tree.num_nodes - 1)",
-            1.0,
-        ),
-        (
-            "driver's extra state.is_terminal() + spec.has_intermediate_rewards + append",
-            "state.is_terminal(); engine._spec.has_intermediate_rewards; "
-            "engine._states.append(state); engine._states.pop()",
-            1.0,
+            rollout_steps * evaluator_calls,
         ),
     ]
     import numba
@@ -335,10 +359,10 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
         return 0, 0, 0
 
     @numba.njit
-    def noop12(a, b, c, d, e, f, g, h, i, j, k, m):  # type: ignore[no-untyped-def]
-        return 0
+    def noop16(a, b, c, d, e, f, g, h, i, j, k, m, n, o, p, q):  # type: ignore[no-untyped-def]
+        return False
 
-    ns["NOOP8"], ns["NOOP12"] = noop8, noop12
+    ns["NOOP8"], ns["NOOP16"] = noop8, noop16
     rows = []
     for label, stmt, count in items:
         try:
@@ -346,7 +370,8 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
         except Exception as error:  # the driver changed under this list: say so, go on
             print(f"  (skipped {label!r}: {type(error).__name__}: {error})", file=sys.stderr)
             continue
-        per_call = _best_us(stmt, ns, number=2000 if "expand_and_backup" in stmt else 20000)
+        slow = "finish_new_leaf" in stmt or "reserve" in stmt
+        per_call = _best_us(stmt, ns, number=TIMEIT["slow_number" if slow else "number"])
         rows.append((label, per_call, count, per_call * count))
     return rows
 
@@ -363,10 +388,10 @@ GROUPS = (
 )
 
 
-def profile(initial: Any, simulations: int, top: int) -> str:
+def profile(initial: Any, simulations: int, top: int, searches: int = 3) -> str:
     profiler = cProfile.Profile()
     profiler.enable()
-    for rep in range(3):
+    for rep in range(searches):
         pe.MAKE_ENGINE(initial, simulations, rep).run()
     profiler.disable()
     stats = pstats.Stats(profiler)
@@ -384,10 +409,13 @@ def profile(initial: Any, simulations: int, top: int) -> str:
         calls[where] = ncalls
     everything = sum(totals.values())
     out = io.StringIO()
-    print(f"cProfile, 3 searches of {simulations} simulations (tottime by group):", file=out)
+    print(
+        f"cProfile, {searches} searches of {simulations} simulations (tottime by group):",
+        file=out,
+    )
     for name, seconds in sorted(totals.items(), key=lambda kv: -kv[1]):
         print(f"  {name:<48} {100 * seconds / everything:5.1f}%", file=out)
-    per_sim = 3 * simulations
+    per_sim = searches * simulations
     print("calls per simulation:", file=out)
     for needle in (
         "play",
@@ -397,7 +425,7 @@ def profile(initial: Any, simulations: int, top: int) -> str:
         "returns",
         "choice",
         "descend",
-        "expand_and_backup",
+        "finish_new_leaf",
         "reserve",
         "asarray",
     ):
@@ -425,7 +453,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--simulations", type=int, default=2000)
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="a few seconds' run that checks the script still works (figures not meaningful): "
+        "200 simulations, 1 rep, short timeit loops, one profiled search",
+    )
     args = parser.parse_args(argv)
+    if args.simulations < 1 or args.reps < 1 or args.top < 1:
+        parser.error("--simulations, --reps and --top must be at least 1")
+    searches = 3
+    if args.smoke:
+        args.simulations, args.reps, args.top, searches = 200, 1, 5, 1
+        TIMEIT.update(number=200, slow_number=50, repeat=2)
     initial = pe.GAMES[args.game]().initial_state()
     pe.warm_up({args.game: initial})
     print(f"engine: {pe.ENGINE_HOW}; {args.game}, {args.simulations} simulations\n")
@@ -439,9 +479,11 @@ def main(argv: list[str] | None = None) -> int:
         f"  engine overhead = whole - game                   {split['overhead_us']:7.2f}"
         f"  ({100 * split['overhead_us'] / split['engine_us']:.0f}% of the simulation)"
     )
+    inline = split["inline_rollout"]
     print(
         f"    evaluator: the same games through engine._evaluate0 take "
         f"{split['evaluator_us']:.2f}, {split['evaluator_overhead_us']:+.2f} over the bare loop"
+        + (" (not on this search's path: the driver inlines the default rollout)" if inline else "")
     )
     print(
         f"    driver: the search with a nearly free evaluator takes "
@@ -451,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         f"      evaluator calls, the driver (run, _simulate, compiled calls) costs "
         f"{split['driver_overhead_us']:.2f}"
     )
-    rest = split["overhead_us"] - split["evaluator_overhead_us"] - split["driver_overhead_us"]
+    evaluator_overhead = 0.0 if inline else split["evaluator_overhead_us"]
+    rest = split["overhead_us"] - evaluator_overhead - split["driver_overhead_us"]
     print(f"    rest (interaction: caches, branch history, allocator): {rest:.2f}")
     print(
         f"  moves per simulation {split['moves_per_simulation']:.2f}, new nodes per simulation "
@@ -459,17 +502,17 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     rows = itemised(initial, args.simulations, split["moves_per_simulation"])
-    print("2. itemised engine overhead (best of 7 timeit repeats), microseconds:")
+    print(f"2. itemised engine overhead (best of {TIMEIT['repeat']} timeit repeats), microseconds:")
     print(f"  {'operation':<86} {'per call':>8} {'x/sim':>6} {'per sim':>8}")
     for label, per_call, count, per_sim in rows:
         shown = f"{per_sim:8.2f}" if count else "        "
         print(f"  {label:<86} {per_call:8.3f} {count:6.2f} {shown}")
     accounted = sum(r[3] for r in rows)
     print(f"  {'sum of the items':<86} {'':>8} {'':>6} {accounted:8.2f}")
-    measured = split["evaluator_overhead_us"] + split["driver_overhead_us"]
+    measured = evaluator_overhead + split["driver_overhead_us"]
     print(f"  {'measured in view 1 (evaluator + driver)':<86} {'':>8} {'':>6} {measured:8.2f}\n")
 
-    print("3. " + profile(initial, args.simulations, args.top))
+    print("3. " + profile(initial, args.simulations, args.top, searches))
     return 0
 
 

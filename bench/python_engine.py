@@ -73,16 +73,25 @@ def _import_playout() -> types.ModuleType:
 
 playout = _import_playout()
 
-import mcts_package_adapter  # noqa: E402
 import seed_style  # noqa: E402
 from playout._src import search as python_search  # noqa: E402
 from playout.games.connect4 import Connect4Game  # noqa: E402
 from playout.games.mnk import tictactoe  # noqa: E402
 
+try:  # an optional peer (the bench extra): without it, its entry is left out
+    import mcts_package_adapter
+except ImportError as _missing:
+    mcts_package_adapter = None  # type: ignore[assignment]
+    NOTES.append(
+        f"monte-carlo-tree-search is not installed ({_missing}); its entry is left out "
+        '(pip install ".[bench]")'
+    )
+
 UCB1_C = math.sqrt(2.0)
 DEFAULT_SIMULATIONS = {"tictactoe": 2000, "connect4": 2000}
 GAMES: dict[str, Callable[[], Any]] = {"tictactoe": tictactoe, "connect4": Connect4Game}
-ENTRIES = ("bare", "engine", "seed", "mcts_pkg")
+PEERS = ("seed", "mcts_pkg") if mcts_package_adapter is not None else ("seed",)
+ENTRIES = ("bare", "engine", *PEERS)
 LABELS = {
     "bare": "bare random playouts",
     "engine": "playout Python engine",
@@ -91,6 +100,7 @@ LABELS = {
 }
 UNITS = {"bare": "playouts/s", "engine": "sims/s", "seed": "sims/s", "mcts_pkg": "sims/s"}
 TARGETS = {"bare": 0.85, "seed": 3.0, "mcts_pkg": None}
+TARGETS = {name: target for name, target in TARGETS.items() if name in ENTRIES}
 
 
 # ------------------------------------------------------------------------------ the engine
@@ -183,6 +193,7 @@ def run_seed(initial: Any, n: int, seed: int) -> tuple[float, int, int | None]:
 
 
 def run_mcts_pkg(initial: Any, n: int, seed: int) -> tuple[float, int, int | None]:
+    assert mcts_package_adapter is not None
     random.seed(seed)  # the package draws from the global generator
     start = time.perf_counter()
     action = mcts_package_adapter.decide(initial, n, UCB1_C)
@@ -195,6 +206,7 @@ RUNNERS: dict[str, Callable[[Any, int, int], tuple[float, int, int | None]]] = {
     "seed": run_seed,
     "mcts_pkg": run_mcts_pkg,
 }
+RUNNERS = {name: runner for name, runner in RUNNERS.items() if name in ENTRIES}
 
 
 # ------------------------------------------------------------------------------ the machine
@@ -340,7 +352,7 @@ def ratios(results: dict[str, dict[str, dict[str, Any]]]) -> dict[str, dict[str,
         # The seed-style and package costs beyond a bare playout, as multiples of the engine's.
         out[game_name]["overhead_multiples_of_engine"] = {
             other: by_entry[other]["us_beyond_bare"] / overhead if overhead > 0 else None
-            for other in ("seed", "mcts_pkg")
+            for other in PEERS
         }
     return out
 

@@ -1,0 +1,230 @@
+"""Every script in ``bench/`` runs at a smoke size and prints its figures (so none can rot).
+
+Each script runs in a subprocess on this working tree (``PYTHONPATH=src``) with small
+arguments, and the test checks that it exits 0 and prints numbers where its figures go. No
+timing is asserted: the figures of a smoke run mean nothing, only that they are there.
+
+Parts left out, on purpose:
+
+* ``bench/compiled_engine.py --startup``: it times a cold numba compile in fresh processes
+  (about 11 s each, and more on busy cores); the same script's measuring path is run here.
+* ``bench/python_engine.py``'s ``monte-carlo-tree-search`` column when that optional peer
+  (the ``bench`` extra) is not installed: the script leaves it out and says so; the column
+  is checked when the package is there.
+* ``bench/compiled_vs_peers.py``'s C column when ``/work/shared/bench/limit.c`` (kept outside
+  this repository) or gcc is missing: the script leaves it out and says so.
+
+``bench/seed_style.py`` and ``bench/mcts_package_adapter.py`` are modules of
+``python_engine.py``, run through it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+LIMIT_C = Path("/work/shared/bench/limit.c")
+NUMBER = r"[-+]?\d[\d,]*(?:\.\d+)?"
+
+
+def run_bench(script: str, *args: str, timeout: float = 300) -> tuple[str, str]:
+    """Run ``bench/<script>`` on this working tree; its stdout and stderr (exit code 0)."""
+    path = [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in path if p)}
+    process = subprocess.run(
+        [sys.executable, str(BENCH / script), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert process.returncode == 0, (
+        f"{script} {' '.join(args)} exited {process.returncode}\n"
+        f"stdout:\n{process.stdout}\nstderr:\n{process.stderr}"
+    )
+    return process.stdout, process.stderr
+
+
+def figure(text: str, label: str) -> float:
+    """The number printed after ``label`` (on the same line)."""
+    match = re.search(re.escape(label) + r"[^\n\d+-]*(" + NUMBER + ")", text)
+    assert match, f"no figure after {label!r} in:\n{text}"
+    return float(match.group(1).replace(",", ""))
+
+
+def numbers_after(text: str, label: str) -> list[float]:
+    """The numbers on the line after ``label``."""
+    line = next((ln for ln in text.splitlines() if label in ln), None)
+    assert line is not None, f"no line with {label!r} in:\n{text}"
+    rest = line.split(label, 1)[1]
+    return [float(x.replace(",", "")) for x in re.findall(NUMBER, rest)]
+
+
+def positive(value: object) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value) and value > 0
+
+
+def test_every_script_is_covered() -> None:
+    scripts = {p.name for p in BENCH.glob("*.py")}
+    covered = {
+        "python_engine.py",
+        "profile_python_engine.py",
+        "compiled_engine.py",
+        "compiled_vs_peers.py",
+        "phase_profile.py",
+        "seed_style.py",  # a module of python_engine.py
+        "mcts_package_adapter.py",  # a module of python_engine.py
+    }
+    assert scripts == covered, f"a bench script without a smoke test: {scripts - covered}"
+
+
+def test_python_engine() -> None:
+    out, err = run_bench("python_engine.py", "--simulations", "100", "--reps", "1", "--json")
+    report = json.loads(out)
+    has_package = "mcts_pkg" in report["results"]["tictactoe"]
+    for game in ("tictactoe", "connect4"):
+        entries = report["results"][game]
+        expected = {"bare", "engine", "seed"} | ({"mcts_pkg"} if has_package else set())
+        assert set(entries) == expected
+        for entry in entries.values():
+            assert positive(entry["median"]) and positive(entry["us_per_simulation"])
+            assert entry["simulations"] == 100
+        ratios = report["ratios"][game]
+        for name in ("engine/bare", "engine/seed"):
+            assert positive(ratios[name]["ratio_of_medians"])
+            assert positive(ratios[name]["zero_overhead_bound"])
+        assert math.isfinite(ratios["engine_overhead_us_per_simulation"])
+    assert "rep 1/1 connect4: bare" in err  # the progress lines
+    if not has_package:
+        assert any("monte-carlo-tree-search is not installed" in n for n in report["notes"])
+
+
+def test_python_engine_table() -> None:
+    out, _ = run_bench("python_engine.py", "--games", "tictactoe", "--simulations", "50",
+                       "--reps", "1")  # fmt: skip
+    # sims, median, min, max, us/sim (and time beyond a bare playout for the engines)
+    bare = numbers_after(out, "bare random playouts")
+    assert len(bare) == 5 and bare[0] == 50 and all(x > 0 for x in bare)
+    for label in ("playout Python engine", "seed-000-style object MCTS"):
+        row = numbers_after(out, label)
+        assert len(row) == 6 and row[0] == 50 and all(x > 0 for x in row[:5])
+    # of medians, paired, bound, target
+    for label in ("engine / bare playouts", "engine / seed-style"):
+        ratios = numbers_after(out, label)
+        assert len(ratios) == 4 and all(x > 0 for x in ratios)
+    figure(out, "engine time beyond one bare playout:")
+
+
+def test_python_engine_with_the_mcts_package() -> None:
+    pytest.importorskip("mcts", reason="monte-carlo-tree-search (the bench extra) not installed")
+    out, _ = run_bench(
+        "python_engine.py", "--games", "tictactoe", "--simulations", "100", "--reps", "1", "--json"
+    )
+    report = json.loads(out)
+    assert positive(report["results"]["tictactoe"]["mcts_pkg"]["median"])
+    assert positive(report["ratios"]["tictactoe"]["engine/mcts_pkg"]["ratio_of_medians"])
+
+
+def test_profile_python_engine() -> None:
+    out, err = run_bench("profile_python_engine.py", "--smoke")
+    # Nothing in the itemised list went stale against the driver (it would be skipped).
+    assert "skipped" not in err, err
+    assert "connect4, 200 simulations" in out
+    assert figure(out, "engine, whole simulation") > 0
+    assert figure(out, "game: bare random rollout from the new leaf") > 0
+    figure(out, "engine overhead = whole - game")  # may be negative on a noisy machine
+    assert figure(out, "moves per simulation") > 1
+    assert figure(out, "new nodes per simulation") == pytest.approx(1.0, abs=0.05)
+    for label in (
+        "T.descend(...): numba dispatch of 8 args + the walk",
+        "T.finish_new_leaf(*tree, ...)",
+        "legal-action array from the cache",
+        "states.append(state)",
+    ):
+        assert figure(out, label) > 0
+    figure(out, "sum of the items")
+    figure(out, "measured in view 1 (evaluator + driver)")
+    assert "3. cProfile, 1 searches of 200 simulations" in out
+    assert figure(out, "game code (playout/games)") > 0
+    # The driver's loop does one compiled selection and one compiled finish per simulation.
+    assert figure(out, "\n  descend ") == pytest.approx(1.0, abs=0.05)
+    assert figure(out, "\n  finish_new_leaf ") == pytest.approx(1.0, abs=0.05)
+    assert figure(out, "\n  play ") > 1
+    assert "top functions by tottime:" in out
+
+
+def test_compiled_engine() -> None:
+    out, _ = run_bench("compiled_engine.py", "--sims", "500", "--reps", "2", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [row["game"] for row in rows] == ["tictactoe", "connect4", "mnk9"]
+    for row in rows:
+        assert row["sims"] == 500 and row["reps"] == 2
+        assert positive(row["median_sims_per_sec"]) and positive(row["best_sims_per_sec"])
+        assert positive(row["median_sims_per_cpu_sec"]) and positive(row["bytes_per_node"])
+        assert isinstance(row["last_action"], int)
+
+
+def test_compiled_engine_text() -> None:
+    out, _ = run_bench("compiled_engine.py", "--game", "connect4", "--sims", "300", "--reps", "1")
+    assert out.startswith("game=connect4  sims=300  reps=1  ")
+    assert figure(out, "median_sims_per_sec=") > 0
+    assert figure(out, "bytes_per_node=") > 0
+
+
+def test_compiled_vs_peers() -> None:
+    pytest.importorskip("pyspiel", reason="open-spiel (the openspiel extra) not installed")
+    with_c = LIMIT_C.is_file() and shutil.which("gcc") is not None
+    out, err = run_bench(
+        "compiled_vs_peers.py", "--sims", "300", "--reps", "1",
+        "--game", "tictactoe", "--game", "connect4", "--limit-c", str(LIMIT_C),
+    )  # fmt: skip
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [row["game"] for row in rows] == ["tictactoe", "connect4"]
+    for row in rows:
+        assert positive(row["playout_median"]) and positive(row["openspiel_median"])
+        assert positive(row["playout_over_openspiel"])
+        if with_c:
+            assert positive(row["c_median"]) and positive(row["playout_over_c"])
+        else:
+            assert "c_median" not in row
+    if not with_c:
+        assert "no C reference" in err
+
+
+def test_compiled_vs_peers_without_the_c_reference() -> None:
+    pytest.importorskip("pyspiel", reason="open-spiel (the openspiel extra) not installed")
+    out, err = run_bench(
+        "compiled_vs_peers.py", "--sims", "200", "--reps", "1", "--game", "mnk9", "--limit-c", ""
+    )
+    (row,) = (json.loads(line) for line in out.splitlines())
+    assert row["game"] == "mnk9" and "c_median" not in row and "playout_over_c" not in row
+    assert positive(row["playout_median"]) and positive(row["playout_over_openspiel"])
+    assert "no C reference" in err
+
+
+def test_phase_profile() -> None:
+    out, _ = run_bench("phase_profile.py", "--sims", "1000", "--runs", "1")
+    lines = out.splitlines()
+    assert lines[0].startswith("cycles per simulation")
+    assert lines[1].split() == [
+        "sims", "depth", "descend", "copy+play", "legal", "rollout", "expand+backup", "total",
+        "descend/level",
+    ]  # fmt: skip
+    (row,) = lines[2:]
+    numbers = [float(x.replace(",", "")) for x in row.split()]
+    assert len(numbers) == 9 and numbers[0] == 1000
+    assert numbers[1] > 1  # edges descended per simulation
+    if platform.machine().lower() in ("x86_64", "amd64"):  # a time-stamp counter that counts
+        assert all(n > 0 for n in numbers[2:])

@@ -1,0 +1,87 @@
+"""The typed numba decorator :func:`playout._src.jit.jit`."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+from numba.core.registry import CPUDispatcher
+
+from playout._src.jit import JitOptions, jit
+
+OPTIONS: JitOptions = {"nogil": True, "error_model": "numpy", "_nrt": False}
+
+
+@jit(inline="always", **OPTIONS)
+def _scaled(x: float, k: float) -> float:
+    return x * k
+
+
+@jit(**OPTIONS)
+def _total(values: np.ndarray, k: float) -> float:
+    total = 0.0
+    for v in values:
+        total += _scaled(v, k)  # an inlined call from compiled code
+    return total
+
+
+def test_jit_gives_numba_dispatchers_with_the_options() -> None:
+    assert isinstance(_total, CPUDispatcher) and isinstance(_scaled, CPUDispatcher)
+    assert _total(np.arange(4.0), 2.0) == 12.0
+    assert _total.py_func(np.arange(4.0), 2.0) == 12.0  # type: ignore[attr-defined]
+    options = _total.targetoptions  # type: ignore[attr-defined]
+    assert options["nogil"] is True and options["_nrt"] is False
+    assert options["error_model"] == "numpy"
+    assert _scaled.targetoptions["inline"] == "always"  # type: ignore[attr-defined]
+
+
+def test_jit_with_a_signature_compiles_eagerly() -> None:
+    @jit("float64(float64)", cache=False)
+    def double(x: float) -> float:
+        return 2.0 * x
+
+    assert len(double.signatures) == 1  # type: ignore[attr-defined]
+    assert double(1.5) == 3.0
+    assert numba.njit("float64(float64)")(double.py_func)(2.0) == 4.0  # type: ignore[attr-defined]
+
+
+def test_mypy_sees_the_decorated_signature(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the decorator is for: mypy checks calls against the function's own signature."""
+    api = pytest.importorskip("mypy.api")
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        textwrap.dedent(
+            """
+            from playout._src.jit import JitOptions, jit
+
+            OPTIONS: JitOptions = {"cache": True, "nogil": True, "_nrt": False}
+
+            @jit(inline="always", **OPTIONS)
+            def add(a: int, b: float) -> float:
+                return a + b
+
+            reveal_type(add)
+            add("one", 2.0)
+            TYPO: JitOptions = {"nogill": True}
+            """
+        )
+    )
+    # This checkout's playout, not an installed one.
+    monkeypatch.setenv("MYPYPATH", str(Path(__file__).resolve().parent.parent / "src"))
+    out, err, _ = api.run(
+        [
+            str(probe),
+            "--strict",
+            "--follow-imports=silent",
+            "--ignore-missing-imports",
+            f"--cache-dir={tmp_path / 'cache'}",
+        ]
+    )
+    lines = [line for line in out.splitlines() if line.startswith(str(probe))]
+    assert any('Revealed type is "def (a: int, b: float) -> float"' in line for line in lines), out
+    assert any("[arg-type]" in line and '"str"' in line for line in lines), out
+    assert any("[typeddict-unknown-key]" in line and "nogill" in line for line in lines), out
+    assert len([line for line in lines if ": error:" in line]) == 2, out + err
