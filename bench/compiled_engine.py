@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Speed of the compiled engine (:class:`playout._src.compiled.CompiledMCTS`).
+"""Speed of the compiled search (``playout.MCTS(state, backend="compiled")``).
 
 The work is that of ``/work/shared/bench`` (peers.py, limit.c): one move decision from the
 empty board, plain UCT (c = sqrt(2), solver off), one uniformly random rollout per leaf, most
@@ -42,17 +42,16 @@ GAMES = {
 
 def measure(game_name: str, sims: int, reps: int) -> dict[str, object]:
     import playout
-    from playout._src.compiled import CompiledMCTS
 
     name, params = GAMES[game_name]
     state = playout.make_game(name, **params).initial_state()
-    CompiledMCTS(state, seed=999, solver=False).run(playout.Budget(simulations=200))
+    playout.MCTS(state, seed=999, solver=False, backend="compiled").run(playout.Budget(simulations=200))
     rates = []
     cpu_rates = []
     bytes_per_node = 0.0
     action = None
     for rep in range(reps):
-        engine = CompiledMCTS(state, seed=rep, solver=False)
+        engine = playout.MCTS(state, seed=rep, solver=False, backend="compiled")
         start, cpu = time.perf_counter(), time.process_time()
         result = engine.run(playout.Budget(simulations=sims))
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -77,10 +76,9 @@ _STARTUP = """
 import time
 t0 = time.perf_counter()
 import playout
-from playout._src.compiled import CompiledMCTS
 t1 = time.perf_counter()
 state = playout.make_game("connect4").initial_state()
-CompiledMCTS(state, seed=0, solver=False).run(playout.Budget(simulations=100))
+playout.MCTS(state, seed=0, solver=False, backend="compiled").run(playout.Budget(simulations=100))
 t2 = time.perf_counter()
 print(t1 - t0, t2 - t1)
 """

@@ -63,7 +63,7 @@ def _bare_rollouts(states: list[Any], rng: random.Random) -> None:
 def _expansions(engine: Any) -> tuple[list[Any], list[int]]:
     """Parent state and action of every node the search created, in creation order."""
     tree = engine.tree
-    states = engine._states
+    states = engine.driver._states
     parents, actions = [], []
     for node in range(1, tree.num_nodes):
         edge = int(tree.nodes[node, T.N_PARENT_EDGE])
@@ -86,8 +86,10 @@ def _make_free_engine(initial: Any, simulations: int, seed: int) -> Any:
     """The same Python driver with its default options, but leaves valued by _FreeValue (an
     evaluator of its own, so the driver calls it through ``_evaluate0`` instead of inlining
     the default random rollout)."""
-    budget = pe.python_search.Budget(simulations=simulations)
-    engine = pe.python_search.MCTS(initial, evaluator=_FreeValue(), budget=budget, seed=seed)
+    budget = pe.playout.Budget(simulations=simulations)
+    engine = pe.playout.MCTS(
+        initial, backend="python", evaluator=_FreeValue(), budget=budget, seed=seed
+    )
     pe._check_python_driver(engine)
     return engine
 
@@ -108,7 +110,7 @@ def split_by_replay(initial: Any, simulations: int, reps: int) -> dict[str, floa
         samples["engine"].append(per_sim(start))
         pe._check_python_driver(engine)
         parents, actions = _expansions(engine)
-        leaves = engine._states[1:]
+        leaves = engine.driver._states[1:]
         # The game work the search did, replayed alone: its expansion moves ...
         gc.collect()
         start = time.perf_counter()
@@ -120,10 +122,10 @@ def split_by_replay(initial: Any, simulations: int, reps: int) -> dict[str, floa
         _bare_rollouts(leaves, random.Random(rep))
         samples["rollout"].append(per_sim(start))
         # The same rollouts (same generator seed, so the very same games) through the engine's
-        # evaluator call: engine._evaluate0 -> Rollout.evaluate -> Rollout._one_game (the path
+        # evaluator call: driver._evaluate0 -> Rollout.evaluate -> Rollout._one_game (the path
         # of a Rollout with options; the default one is inlined in the driver's loop).
-        engine._rng = random.Random(rep)
-        evaluate0 = engine._evaluate0
+        engine.driver._rng = random.Random(rep)
+        evaluate0 = engine.driver._evaluate0
         start = time.perf_counter()
         for state in leaves:
             evaluate0(state)
@@ -134,8 +136,8 @@ def split_by_replay(initial: Any, simulations: int, reps: int) -> dict[str, floa
         free = _make_free_engine(initial, simulations, 100 + rep)
         free.run()
         samples["free_engine"].append(per_sim(start))
-        free_leaves = free._states[1:]
-        evaluate0 = free._evaluate0
+        free_leaves = free.driver._states[1:]
+        evaluate0 = free.driver._evaluate0
         start = time.perf_counter()
         for state in free_leaves:
             evaluate0(state)
@@ -165,7 +167,7 @@ def split_by_replay(initial: Any, simulations: int, reps: int) -> dict[str, floa
         "driver_overhead_us": driver,
         "moves_per_simulation": m["moves"],
         "new_nodes_per_simulation": len(parents) / simulations,
-        "inline_rollout": bool(getattr(engine, "_inline_rollout", False)),
+        "inline_rollout": bool(getattr(engine.driver, "_inline_rollout", False)),
     }
 
 
@@ -190,20 +192,20 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
     tree = engine.tree
     path = np.zeros(max(64, (initial.game.spec.max_length or 64) + 1), dtype=np.int64)
     # A representative leaf and its parent's state, reached by the compiled walk.
-    rng = engine._rng_state.copy()
+    rng = engine.driver._rng_state.copy()
     node, edge, depth = T.descend(
         tree.nodes,
         tree.edges,
         tree.edge_values,
-        engine._rule,
-        engine._rule_params,
+        engine.driver._rule,
+        engine.driver._rule_params,
         rng,
         2**62,
         path,
     )
     if edge == T.NO_EDGE:  # the walk ended on a terminal or proven node: take a root edge
         node, edge = T.ROOT, int(tree.nodes[T.ROOT, T.N_FIRST_EDGE])
-    parent_state = engine._states[node]
+    parent_state = engine.driver._states[node]
     state = parent_state.play(int(tree.edges[edge, T.E_ACTION]))
     while state.is_terminal():  # a non-terminal leaf, so that it has moves to expand
         parent_state = initial
@@ -244,7 +246,7 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
         "legal": legal,
         "actions": actions,
         "terminal": terminal,
-        "states": list(engine._states),
+        "states": list(engine.driver._states),
         "action_arrays": {legal: actions},
         "CHANCE": CHANCE,
         "NO_PRIORS": np.zeros(0),
@@ -257,10 +259,10 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
         "deadline": float("inf"),
         "perf_counter": time.perf_counter,
     }
-    chunk = 1.0 / 256  # search.py's _CHUNK: simulations between capacity checks
+    chunk = 1.0 / 256  # PythonDriver.max_chunk: simulations between capacity checks
     rollout_steps = max(0.0, moves_per_simulation - 1.0)
     # When the driver inlines the default rollout, its evaluator wrappers are not on the path.
-    evaluator_calls = 0.0 if getattr(engine, "_inline_rollout", False) else 1.0
+    evaluator_calls = 0.0 if getattr(engine.driver, "_inline_rollout", False) else 1.0
     items = [
         # (label, statement, times per simulation)
         (
@@ -270,14 +272,14 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
         ),
         (
             "T.descend(...): numba dispatch of 8 args + the walk",
-            "T.descend(tree.nodes, tree.edges, tree.edge_values, engine._rule, "
-            "engine._rule_params, rng, 2**62, path)",
+            "T.descend(tree.nodes, tree.edges, tree.edge_values, engine.driver._rule, "
+            "engine.driver._rule_params, rng, 2**62, path)",
             1.0,
         ),
         (
             "  of which: numba dispatch alone (no-op kernel, same 8 args)",
-            "NOOP8(tree.nodes, tree.edges, tree.edge_values, engine._rule, "
-            "engine._rule_params, rng, 2**62, path)",
+            "NOOP8(tree.nodes, tree.edges, tree.edge_values, engine.driver._rule, "
+            "engine.driver._rule_params, rng, 2**62, path)",
             0.0,
         ),
         (
@@ -301,8 +303,8 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
             0.0,
         ),
         (
-            "edge-room test `actions.size > engine._max_actions`",
-            "actions.size > engine._max_actions",
+            "edge-room test `actions.size > engine.driver._max_actions`",
+            "actions.size > engine.driver._max_actions",
             1.0,
         ),
         (
@@ -328,17 +330,17 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
         ),
         (
             "per chunk: T.reserve(tree, 256, 256 * max_actions)",
-            "T.reserve(engine._tree, 256, 256 * engine._max_actions)",
+            "T.reserve(engine.driver._tree, 256, 256 * engine.driver._max_actions)",
             chunk,
         ),
         (
             "per chunk: _path_buffer(max_depth), _fit_amaf()",
-            "engine._path_buffer(2**62); engine._fit_amaf()",
+            "engine.driver._path_buffer(2**62); engine.driver._fit_amaf()",
             chunk,
         ),
         (
             "_evaluate0 + Rollout.evaluate wrappers (when the rollout is not inlined)",
-            "engine._evaluate0(terminal)",
+            "engine.driver._evaluate0(terminal)",
             evaluator_calls,
         ),
         (
@@ -382,7 +384,7 @@ GROUPS = (
     ("game code (playout/games)", ("/playout/games/",)),
     ("random module (rng.choice)", ("random.py", "getrandbits", "_randbelow")),
     ("rollout loop (evaluation.py)", ("/_src/evaluation.py",)),
-    ("Python driver (search.py)", ("/_src/search.py",)),
+    ("Python driver and engine", ("/_src/python_driver.py", "/_src/search.py")),
     ("tree.py: compiled phases incl. numba dispatch", ("/_src/tree.py",)),
     ("numpy / builtins", ("numpy", "{built-in", "{method")),
 )
@@ -481,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     inline = split["inline_rollout"]
     print(
-        f"    evaluator: the same games through engine._evaluate0 take "
+        f"    evaluator: the same games through engine.driver._evaluate0 take "
         f"{split['evaluator_us']:.2f}, {split['evaluator_overhead_us']:+.2f} over the bare loop"
         + (" (not on this search's path: the driver inlines the default rollout)" if inline else "")
     )

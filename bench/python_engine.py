@@ -31,7 +31,6 @@ import contextlib
 import gc
 import importlib
 import importlib.metadata
-import inspect
 import json
 import math
 import os
@@ -74,7 +73,6 @@ def _import_playout() -> types.ModuleType:
 playout = _import_playout()
 
 import seed_style  # noqa: E402
-from playout._src import search as python_search  # noqa: E402
 from playout.games.connect4 import Connect4Game  # noqa: E402
 from playout.games.mnk import tictactoe  # noqa: E402
 
@@ -107,49 +105,18 @@ TARGETS = {name: target for name, target in TARGETS.items() if name in ENTRIES}
 
 
 def _engine_factory() -> tuple[Callable[[Any, int, int], Any], str]:
-    """How to build playout's **Python** engine, and a description of the way chosen."""
-    facade = getattr(playout, "MCTS", None)
-    has_backend = False
-    if facade is not None:
-        try:
-            has_backend = "backend" in inspect.signature(facade).parameters
-        except (TypeError, ValueError):
-            has_backend = False
-    make_engine = None
-    with contextlib.suppress(ImportError):
-        make_engine = getattr(importlib.import_module("playout._src.compiled"), "make_engine", None)
-    if has_backend:
+    """How to build playout's **Python** engine, and a description of it."""
 
-        def make(state: Any, simulations: int, seed: int) -> Any:
-            budget = python_search.Budget(simulations=simulations)
-            return facade(state, backend="python", budget=budget, seed=seed)
+    def make(state: Any, simulations: int, seed: int) -> Any:
+        return playout.MCTS(state, backend="python", simulations=simulations, seed=seed)
 
-        how = 'playout.MCTS(state, backend="python")'
-    elif make_engine is not None:
-
-        def make(state: Any, simulations: int, seed: int) -> Any:
-            budget = python_search.Budget(simulations=simulations)
-            return make_engine(state, backend="python", budget=budget, seed=seed)
-
-        how = 'playout._src.compiled.make_engine(state, backend="python")'
-    else:
-
-        def make(state: Any, simulations: int, seed: int) -> Any:
-            budget = python_search.Budget(simulations=simulations)
-            return python_search.MCTS(state, budget=budget, seed=seed)
-
-        how = "playout._src.search.MCTS(state) (no backend option yet)"
-    return make, how
+    return make, 'playout.MCTS(state, backend="python")'
 
 
 def _check_python_driver(engine: Any) -> None:
-    """Fail loudly if ``engine`` is not the Python driver of ``playout._src.search``."""
-    cls = type(engine)
-    if cls.__module__ != python_search.__name__ or not isinstance(engine, python_search.MCTS):
-        raise SystemExit(
-            f"expected playout's Python driver (playout._src.search.MCTS), got "
-            f"{cls.__module__}.{cls.__qualname__}"
-        )
+    """Fail loudly if ``engine`` does not run on playout's Python driver."""
+    if engine.backend != "python":
+        raise SystemExit(f"expected playout's Python driver, got the {engine.backend} driver")
 
 
 MAKE_ENGINE, ENGINE_HOW = _engine_factory()

@@ -37,6 +37,9 @@ NOT_RUN = {
     # a human at the keyboard
     "playout play connect4 --first ai --seconds 2": "interactive",
     "playout play mnk --width 6 --height 6 --k 4 --simulations 5000": "interactive",
+    'playout play tictactoe --moves "1,1" --no-solver --final best-value --max-depth 4': (
+        "interactive"
+    ),
     # no smaller size: it adds 1,000,000-simulation decisions, each in a fresh process
     "playout bench --game connect4 --reps 3 --big": "1M-simulation decisions (about a minute)",
 }
@@ -122,7 +125,7 @@ def run_cli(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_python_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     sources = blocks("python")
-    assert len(sources) == 3, "the README's python blocks changed: check the claims below"
+    assert len(sources) == 4, "the README's python blocks changed: check the claims below"
     namespace: dict[str, Any] = {"__name__": "readme"}
 
     # 1. The tour.
@@ -146,17 +149,25 @@ def test_python_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert engine.root_state == initial.play(namespace["action"]).play(3)
     assert engine.result().total_simulations > 0  # the subtree was kept
 
-    # 2. RAVE and progressive bias (the defaults the comments state).
+    # 2. The arena from Python: 20 games against a random player, saved and read back.
     exec(compile(sources[1], "README.md python block 2", "exec"), namespace)
+    match = namespace["result"]
+    assert match.wins + match.draws + match.losses == 20
+    assert match.wins >= 15  # MCTS at 400 simulations against random tic-tac-toe moves
+    assert len(namespace["saved"]) == 20
+    assert len(namespace["table"].standings()) == 3
+
+    # 3. RAVE and progressive bias (the defaults the comments state).
+    exec(compile(sources[2], "README.md python block 3", "exec"), namespace)
     assert playout.RAVE().c == 0.1 and playout.RAVE().bias == 0.05
     assert playout.ProgressiveBias().c == pytest.approx(math.sqrt(2))
     assert playout.ProgressiveBias().weight == 30
     scores = namespace["my_scores"](state, state.legal_actions())
     assert all(0.0 <= s <= 1.0 for s in scores)
 
-    # 3. OpenSpiel.
+    # 4. OpenSpiel.
     pytest.importorskip("pyspiel", reason="open-spiel (the openspiel extra) not installed")
-    exec(compile(sources[2], "README.md python block 3", "exec"), namespace)
+    exec(compile(sources[3], "README.md python block 4", "exec"), namespace)
     assert namespace["hex5"].initial_state().legal_actions()
 
 
