@@ -45,7 +45,9 @@ def measure(game_name: str, sims: int, reps: int) -> dict[str, object]:
 
     name, params = GAMES[game_name]
     state = playout.make_game(name, **params).initial_state()
-    playout.MCTS(state, seed=999, solver=False, backend="compiled").run(playout.Budget(simulations=200))
+    playout.MCTS(state, seed=999, solver=False, backend="compiled").run(
+        playout.Budget(simulations=200)
+    )
     rates = []
     cpu_rates = []
     bytes_per_node = 0.0

@@ -13,12 +13,21 @@ import numpy as np
 import pytest
 
 import playout
-from playout import MCTS, PUCT, UCB1, Budget, EpsilonGreedy, Rollout, ValueFunction
+from playout import (
+    MCTS,
+    PUCT,
+    UCB1,
+    Budget,
+    EpsilonGreedy,
+    Rollout,
+    ValueFunction,
+    merge_results,
+    parallel_search,
+)
 from playout._src import tree as T
-from playout import merge_results, parallel_search
 from playout._src.compiled import compiled_kernel_for, memory
-from playout._src.search import make_engine
 from playout._src.errors import GameOverError, IllegalMoveError, InvalidParameterError
+from playout._src.search import make_engine
 from playout.games import BanditTreeGame, Connect4Game, MnkGame, play_moves, tictactoe
 
 from .solver import solve
@@ -98,7 +107,8 @@ def test_wide_connect4_win_in_one_and_forced_block(solver: bool) -> None:
 def test_the_same_seed_reproduces_the_search() -> None:
     state = C4.initial_state()
     results = [
-        MCTS(state, backend="compiled", seed=42, solver=False).run(Budget(simulations=3000)) for _ in range(2)
+        MCTS(state, backend="compiled", seed=42, solver=False).run(Budget(simulations=3000))
+        for _ in range(2)
     ]
     first, second = results
     assert first.visit_counts == second.visit_counts
@@ -137,7 +147,9 @@ def test_time_limit_is_honoured() -> None:
     elapsed = time.perf_counter() - start
     assert 0.3 <= elapsed < 1.0  # chunks of a few milliseconds; slack for a busy machine
     assert result.simulations > 100
-    assert MCTS(C4.initial_state(), backend="compiled", seed=7).run(Budget(seconds=0)).simulations == 0
+    assert (
+        MCTS(C4.initial_state(), backend="compiled", seed=7).run(Budget(seconds=0)).simulations == 0
+    )
 
 
 def test_max_depth_limits_the_tree() -> None:
@@ -203,13 +215,17 @@ def test_a_whole_game_with_decide() -> None:
 @pytest.mark.parametrize("selection", [PUCT(), EpsilonGreedy(epsilon=0.2), UCB1(c=0.5)])
 def test_other_selection_rules_run_compiled(selection) -> None:
     state = play_moves(C4, "454545")
-    result = MCTS(state, backend="compiled", seed=13, selection=selection).run(Budget(simulations=4000))
+    result = MCTS(state, backend="compiled", seed=13, selection=selection).run(
+        Budget(simulations=4000)
+    )
     assert result.best_action == 3
 
 
 def test_several_rollouts_per_leaf() -> None:
     state = ttt_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]])
-    engine = MCTS(state, backend="compiled", seed=14, evaluator=Rollout(num_rollouts=4), solver=False)
+    engine = MCTS(
+        state, backend="compiled", seed=14, evaluator=Rollout(num_rollouts=4), solver=False
+    )
     result = engine.run(Budget(simulations=2000))
     assert result.best_action == TTT.action_of(2, 0)
     # Means of 4 rollouts are multiples of 1/4: so are the root's value sums.
@@ -300,7 +316,10 @@ def test_backend_compiled_refuses_what_it_cannot_run() -> None:
 
 def test_merge_results_adds_visits_and_value_sums() -> None:
     state = C4.initial_state()
-    parts = [MCTS(state, backend="compiled", seed=s, solver=False).run(Budget(simulations=700)) for s in (1, 2)]
+    parts = [
+        MCTS(state, backend="compiled", seed=s, solver=False).run(Budget(simulations=700))
+        for s in (1, 2)
+    ]
     merged = merge_results(parts)
     assert merged.total_simulations == 1400
     for i, action in enumerate(merged.actions):

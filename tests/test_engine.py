@@ -104,17 +104,27 @@ def _result(
     value: float = 0.0,
 ) -> SearchResult:
     return SearchResult(
-        best_action=0, actions=(0, 1, 2), visit_counts=visits, values=values,
-        priors=(1 / 3,) * 3, value=value, pv=(0,), player=0, simulations=sum(visits),
-        total_simulations=sum(visits), seconds=0.1, nodes=10, max_depth=2, proven=proven,
-        outcomes=outcomes, plies=(0, 3, 0) if outcomes else (),
+        best_action=0,
+        actions=(0, 1, 2),
+        visit_counts=visits,
+        values=values,
+        priors=(1 / 3,) * 3,
+        value=value,
+        pv=(0,),
+        player=0,
+        simulations=sum(visits),
+        total_simulations=sum(visits),
+        seconds=0.1,
+        nodes=10,
+        max_depth=2,
+        proven=proven,
+        outcomes=outcomes,
+        plies=(0, 3, 0) if outcomes else (),
     )
 
 
 def test_merging_keeps_a_proof_and_its_exact_value() -> None:
-    proved = _result(
-        (50, 10, 40), (0.2, 1.0, 0.1), (None, Proven.WIN, None), Proven.WIN, value=1.0
-    )
+    proved = _result((50, 10, 40), (0.2, 1.0, 0.1), (None, Proven.WIN, None), Proven.WIN, value=1.0)
     unproved = _result((500, 100, 400), (0.3, 0.6, 0.2), value=0.3)
     merged = merge_results([unproved, proved])
     assert merged.best_action == 1  # the proven win, though action 0 has most visits
@@ -137,8 +147,20 @@ def test_merging_without_proofs_follows_the_summed_visits() -> None:
 def test_root_parallel_cli_reports_a_proven_win_with_its_exact_value() -> None:
     """The issue's reproduction: a proven win merged from two workers reported value 0.30."""
     command = [
-        sys.executable, "-m", "playout", "analyze", "connect4", "--moves", "2633217345427",
-        "--simulations", "30000", "--seed", "1", "--json", "--workers", "2",
+        sys.executable,
+        "-m",
+        "playout",
+        "analyze",
+        "connect4",
+        "--moves",
+        "2633217345427",
+        "--simulations",
+        "30000",
+        "--seed",
+        "1",
+        "--json",
+        "--workers",
+        "2",
     ]
     report = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
     assert report["proven"] == "win"
@@ -176,8 +198,19 @@ def test_the_driver_is_chosen_in_one_place() -> None:
 
 
 ENGINE_MODULES = (
-    "search", "python_driver", "parallel", "results", "config", "tree", "rave", "evaluation",
-    "rules", "compiled/engine", "compiled/driver", "compiled/memory", "compiled/kernel",
+    "search",
+    "python_driver",
+    "parallel",
+    "results",
+    "config",
+    "tree",
+    "rave",
+    "evaluation",
+    "rules",
+    "compiled/engine",
+    "compiled/driver",
+    "compiled/memory",
+    "compiled/kernel",
 )
 
 
