@@ -1,4 +1,4 @@
-"""One typed decorator for the numba-compiled functions (a proposal; not used yet).
+"""One typed decorator for the numba-compiled functions.
 
 ``@numba.njit(**options)`` with the options in a plain dict does not type-check under
 ``mypy --strict``: no overload of numba's ``njit`` stub takes ``**dict[str, object]``

@@ -7,8 +7,9 @@ import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
+
+from playout._src.jit import jit
 
 if TYPE_CHECKING:
     from playout.games.mnk import MnkState
@@ -34,7 +35,7 @@ def _threat_tables(width: int, height: int, k: int) -> tuple[np.ndarray, np.ndar
     return np.array(lines, dtype=np.int64).reshape(len(lines), k), padded
 
 
-@numba.njit(cache=True, nogil=True)
+@jit(cache=True, nogil=True)
 def _threat_kernel(
     own: np.ndarray, opponent: np.ndarray, lines: np.ndarray, padded: np.ndarray, out: np.ndarray
 ) -> None:

@@ -42,10 +42,10 @@ import hashlib
 import inspect
 import math
 
-import numba
 import numpy as np
 
 from playout._src import tree as T
+from playout._src.jit import JitOptions, jit
 
 P_C, P_USE_RAVE, P_RAVE_SCALE, P_BIAS_WEIGHT = range(4)
 """Entries of the parameter array of :func:`select_edge`: the exploration constant ``c``;
@@ -53,7 +53,7 @@ P_C, P_USE_RAVE, P_RAVE_SCALE, P_BIAS_WEIGHT = range(4)
 weight ``w``."""
 NUM_PARAMS = 4
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": False}
+_JIT: JitOptions = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": False}
 """As in :mod:`playout._src.tree`: nothing here allocates."""
 
 _NO_AMAF = np.zeros(0, dtype=np.int64)
@@ -77,7 +77,7 @@ def selection_parameters(
 # --------------------------------------------------------------------------------------------
 
 
-@numba.njit(inline="always", **_JIT)
+@jit(inline="always", **_JIT)
 def select_edge(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -158,7 +158,7 @@ def select_edge(
 # --------------------------------------------------------------------------------------------
 
 
-@numba.njit(inline="always", **_JIT)
+@jit(inline="always", **_JIT)
 def _credit_node(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -206,7 +206,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
     """:func:`descend`, :func:`update_amaf` and :func:`carry_amaf`, closures over
     ``fingerprint``."""
 
-    @numba.njit(**_JIT)
+    @jit(**_JIT)
     def descend(
         nodes: np.ndarray,
         edges: np.ndarray,
@@ -241,7 +241,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
             node = child
         return node, T.NO_EDGE, depth
 
-    @numba.njit(**_JIT)
+    @jit(**_JIT)
     def update_amaf(
         nodes: np.ndarray,
         node_values: np.ndarray,
@@ -304,7 +304,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
                 T.value_for(player, g),
             )
 
-    @numba.njit(**_JIT)
+    @jit(**_JIT)
     def carry_amaf(
         old_nodes: np.ndarray,
         new_nodes: np.ndarray,

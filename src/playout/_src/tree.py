@@ -49,11 +49,11 @@ import math
 from collections.abc import Callable
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
 from playout._src import game as _game
 from playout._src.game import CHANCE, TERMINAL, GameSpec
+from playout._src.jit import JitOptions, jit
 
 ROOT = 0
 UNVISITED = -1
@@ -79,13 +79,13 @@ RULE_UCB1 = 0  # params: [c]
 RULE_PUCT = 1  # params: [c, first_play_value]
 RULE_EPSILON_GREEDY = 2  # params: [epsilon]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": False}
+_JIT: JitOptions = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": False}
 """Compile options of the phase functions. None of them allocates, so they are compiled
 without numba's reference counting (``_nrt=False``): with it, every call increments and
 decrements the count of every array argument through a runtime function call, which costs
 more than the selection arithmetic itself. ``error_model="numpy"``: no ZeroDivisionError
 checks in the inner loops."""
-_JIT_ALLOCATING = {"cache": True, "nogil": True}
+_JIT_ALLOCATING: JitOptions = {"cache": True, "nogil": True}
 
 
 class Tree(NamedTuple):
@@ -205,7 +205,7 @@ def new_rng_state(seed: int) -> np.ndarray:
     return mixed
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def next_u64(rng: np.ndarray) -> np.uint64:
     """Advance the xorshift64* generator and return 64 random bits."""
     x = rng[0]
@@ -216,13 +216,13 @@ def next_u64(rng: np.ndarray) -> np.uint64:
     return x * np.uint64(2685821657736338717)
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def random_below(rng: np.ndarray, n: int) -> int:
     """A uniform integer in ``[0, n)`` (Lemire's multiply-shift; n < 2**32)."""
     return int(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def random_unit(rng: np.ndarray) -> float:
     """A uniform float in ``[0, 1)`` with 53 random bits."""
     return float(next_u64(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
@@ -233,14 +233,14 @@ def random_unit(rng: np.ndarray) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def edge_mean(edge_values: np.ndarray, edges: np.ndarray, e: int) -> float:
     """Mean value of edge ``e`` for the player who chooses it (0 when unvisited)."""
     n = edges[e, E_VISITS]
     return edge_values[e, EV_VALUE_SUM] / n if n > 0 else 0.0
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def sample_by_prior(edge_values: np.ndarray, first: int, count: int, rng: np.ndarray) -> int:
     """An edge of ``first .. first+count-1`` drawn with probability proportional to its prior."""
     total = 0.0
@@ -255,7 +255,7 @@ def sample_by_prior(edge_values: np.ndarray, first: int, count: int, rng: np.nda
     return first + count - 1
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def is_proven_loss_for(player: int, proven: int) -> bool:
     """Whether a node with solver class ``proven`` is lost for ``player`` (a one-player game
     is "lost" when its worst return is certain)."""
@@ -264,7 +264,7 @@ def is_proven_loss_for(player: int, proven: int) -> bool:
     return proven == PROVEN_P0_LOSS
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def is_proven_win_for(player: int, proven: int) -> bool:
     """Whether a node with solver class ``proven`` is won for ``player``."""
     if player == 1:
@@ -272,7 +272,7 @@ def is_proven_win_for(player: int, proven: int) -> bool:
     return proven == PROVEN_P0_WIN
 
 
-@numba.njit(inline="always", **_JIT)
+@jit(inline="always", **_JIT)
 def random_unvisited_edge(
     edges: np.ndarray, first: int, count: int, start: int, rng: np.ndarray
 ) -> int:
@@ -293,7 +293,7 @@ def random_unvisited_edge(
     return NO_EDGE
 
 
-@numba.njit(inline="always", **_JIT)
+@jit(inline="always", **_JIT)
 def select_edge(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -357,7 +357,7 @@ def select_edge(
     return chosen
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def descend(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -397,7 +397,7 @@ def descend(
 # --------------------------------------------------------------------------------------------
 
 
-@numba.njit(inline="always", **_JIT)
+@jit(inline="always", **_JIT)
 def add_node(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -428,7 +428,7 @@ def add_node(
     return node
 
 
-@numba.njit(inline="always", **_JIT)
+@jit(inline="always", **_JIT)
 def expand(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -463,11 +463,11 @@ def expand(
 # --------------------------------------------------------------------------------------------
 
 
-value_for = numba.njit(inline="always", **_JIT)(_game.value_for)
+value_for = jit(inline="always", **_JIT)(_game.value_for)
 """:func:`playout._src.game.value_for` compiled (the one point-of-view flip)."""
 
 
-@numba.njit(inline="always", **_JIT)
+@jit(inline="always", **_JIT)
 def backup(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -495,7 +495,7 @@ def backup(
         node = parent
 
 
-@numba.njit(inline="always", **_JIT)
+@jit(inline="always", **_JIT)
 def expand_and_backup(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -527,7 +527,7 @@ def expand_and_backup(
     return node
 
 
-@numba.njit(inline="always", **_JIT)
+@jit(inline="always", **_JIT)
 def classify(value0: float, min_return: float, max_return: float) -> int:
     """The solver class of an exact value for player 0."""
     if value0 >= max_return:
@@ -537,7 +537,7 @@ def classify(value0: float, min_return: float, max_return: float) -> int:
     return PROVEN_DRAW
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def _set_edge_mean_to_exact(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -560,7 +560,7 @@ def _set_edge_mean_to_exact(
     edge_values[e, EV_VALUE_SUM] = exact * edges[e, E_VISITS]
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def solve_upward(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -622,7 +622,7 @@ def solve_upward(
         node = parent
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def finish_new_leaf(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -656,7 +656,7 @@ def finish_new_leaf(
     return nodes[ROOT, N_PROVEN] != UNPROVEN
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def finish_old_leaf(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -689,7 +689,7 @@ FINAL_SAMPLE = 2
 OUTCOME_UNKNOWN, OUTCOME_WIN, OUTCOME_DRAW, OUTCOME_LOSS = range(4)
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def outcome_for(player: int, proven: int) -> int:
     """The solver class ``proven`` (for player 0) as an ``OUTCOME_*`` for ``player``."""
     if proven == UNPROVEN:
@@ -699,7 +699,7 @@ def outcome_for(player: int, proven: int) -> int:
     return OUTCOME_WIN if is_proven_win_for(player, proven) else OUTCOME_LOSS
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def choose_among(
     visits: np.ndarray,
     means: np.ndarray,
@@ -790,7 +790,7 @@ def choose_among(
     return best
 
 
-@numba.njit(**_JIT_ALLOCATING)
+@jit(**_JIT_ALLOCATING)
 def edge_statistics(
     nodes: np.ndarray, edges: np.ndarray, edge_values: np.ndarray, node: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -814,7 +814,7 @@ def edge_statistics(
     return visits, means, outcomes, plies
 
 
-@numba.njit(**_JIT_ALLOCATING)
+@jit(**_JIT_ALLOCATING)
 def choose_edge(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -833,7 +833,7 @@ def choose_edge(
     return nodes[node, N_FIRST_EDGE] + index
 
 
-@numba.njit(**_JIT_ALLOCATING)
+@jit(**_JIT_ALLOCATING)
 def principal_variation(
     nodes: np.ndarray, edges: np.ndarray, edge_values: np.ndarray, out: np.ndarray
 ) -> int:
@@ -853,7 +853,7 @@ def principal_variation(
     return length
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def find_child_edge(nodes: np.ndarray, edges: np.ndarray, node: int, action: int) -> int:
     """The edge of ``node`` labelled ``action``, or ``NO_EDGE``."""
     first = nodes[node, N_FIRST_EDGE]
@@ -863,7 +863,7 @@ def find_child_edge(nodes: np.ndarray, edges: np.ndarray, node: int, action: int
     return NO_EDGE
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def extract_subtree(
     nodes: np.ndarray,
     node_values: np.ndarray,

@@ -8,11 +8,11 @@ and ``stride - 1`` the diagonals; the empty padding bit keeps lines from wrappin
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from playout._src.compiled.kernel import JIT_OPTIONS
 from playout._src.errors import InvalidParameterError
+from playout._src.jit import jit
 
 EMPTY, STONE0, STONE1, BORDER = 0, 1, 2, 3
 """Squares of a rollout board: a byte-per-square copy of the position in the kernel's scratch,
@@ -48,7 +48,7 @@ def encode_words(stones0: int, stones1: int, num_words: int) -> np.ndarray:
     return out
 
 
-@numba.njit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **JIT_OPTIONS)
 def write_border(scratch: np.ndarray, start: int, num_cells: int) -> None:
     """Fill ``scratch[start : start + num_cells]`` with :data:`BORDER` the first time a
     rollout uses this scratch (``scratch[0]`` records that it was done); rollouts then only
@@ -59,7 +59,7 @@ def write_border(scratch: np.ndarray, start: int, num_cells: int) -> None:
         scratch[0] = 1
 
 
-@numba.njit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **JIT_OPTIONS)
 def has_run(discs: np.uint64, d: int, k: int) -> bool:
     """Whether bitboard ``discs`` holds ``k`` set bits in a row along direction ``d`` (a bit
     distance), found with shifts: each shift doubles the run length checked so far.
@@ -79,13 +79,13 @@ def has_run(discs: np.uint64, d: int, k: int) -> bool:
     return run != 0
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def has_stone(state: np.ndarray, base: int, bit: int) -> bool:
     """Whether bit ``bit`` of the multi-word bitboard at ``state[base:]`` is set."""
     return (state[base + (bit >> 6)] >> np.uint64(bit & 63)) & np.uint64(1) != 0
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def line_through(state: np.ndarray, base: int, bit: int, stride: int, limit: int, k: int) -> bool:
     """Whether the stones of the bitboard at ``state[base:]`` hold ``k`` in a row through
     ``bit``; padding bits are 0, so only the ends of the board need a bounds check."""
@@ -104,8 +104,14 @@ def line_through(state: np.ndarray, base: int, bit: int, stride: int, limit: int
     return False
 
 
-@numba.njit(**JIT_OPTIONS)
-def line_on_board(board: np.ndarray, cell: int, stone: int, stride: int, k: int) -> bool:
+@jit(**JIT_OPTIONS)
+def line_on_board(
+    board: np.ndarray,
+    cell: int | np.integer,
+    stone: int | np.integer,
+    stride: int | np.integer,
+    k: int | np.integer,
+) -> bool:
     """Whether ``stone`` has ``k`` in a row through ``cell`` of the rollout board."""
     for d in (1, stride, stride + 1, stride - 1):
         count = 1

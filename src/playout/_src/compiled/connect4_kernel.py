@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 
-import numba
 import numpy as np
 
 from playout._src import tree as T
@@ -48,6 +47,7 @@ from playout._src.compiled.kernel import (
     make_kernel,
 )
 from playout._src.errors import InvalidParameterError
+from playout._src.jit import jit
 
 P_WIDTH, P_HEIGHT, P_K = range(3)
 S_DISCS0, S_DISCS1, S_MOVES = range(3)
@@ -55,20 +55,20 @@ S_DISCS0, S_DISCS1, S_MOVES = range(3)
 _ONE = np.uint64(1)
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def c4_initial_state(params: np.ndarray, state: np.ndarray) -> None:
     """The empty board, player 0 to move."""
     for i in range(state.shape[0]):
         state[i] = 0
 
 
-@numba.njit(**JIT_OPTIONS)
-def c4_current_player(params: np.ndarray, state: np.ndarray) -> int:
+@jit(**JIT_OPTIONS)
+def c4_current_player(params: np.ndarray, state: np.ndarray) -> np.int64:
     """0 when an even number of moves has been played, else 1."""
     return np.int64(state[S_MOVES] & _ONE)
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def c4_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
     """Columns that are not full, in increasing order."""
     width = params[P_WIDTH]
@@ -82,7 +82,7 @@ def c4_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> 
     return count
 
 
-@numba.njit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **JIT_OPTIONS)
 def has_line(discs: np.uint64, height: int, k: int) -> bool:
     """Whether bitboard ``discs`` holds ``k`` in a row in any direction.
 
@@ -104,7 +104,7 @@ def has_line(discs: np.uint64, height: int, k: int) -> bool:
     )
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def c4_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     """Drop the mover's disc in ``column`` (must not be full); the status."""
     width = params[P_WIDTH]
@@ -127,7 +127,7 @@ def c4_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     return ONGOING
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def c4_rollout(
     params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
 ) -> float:
@@ -186,13 +186,13 @@ def _wide_board_cells(width: int, height: int) -> int:
     return (width + 2) * (height + 1) + 2
 
 
-@numba.njit(**JIT_OPTIONS)
-def wide_current_player(params: np.ndarray, state: np.ndarray) -> int:
+@jit(**JIT_OPTIONS)
+def wide_current_player(params: np.ndarray, state: np.ndarray) -> np.int64:
     """0 when an even number of moves has been played, else 1."""
     return np.int64(state[0] & _ONE)
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def wide_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
     """Columns that are not full, in increasing order."""
     height = params[W_HEIGHT]
@@ -207,7 +207,7 @@ def wide_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -
     return count
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def wide_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     """Drop the mover's disc in ``column`` (must not be full); the status."""
     width = params[W_WIDTH]
@@ -230,7 +230,7 @@ def wide_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     return ONGOING
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def wide_rollout(
     params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
 ) -> float:

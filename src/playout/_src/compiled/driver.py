@@ -21,8 +21,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+from collections.abc import Callable
+from typing import cast
 
-import numba
 import numpy as np
 from numba import types as nt
 from numba.core import cgutils
@@ -43,8 +44,14 @@ from playout._src.compiled.kernel import (
     ROLLOUT_SIGNATURE,
     SCRATCH_TYPE,
 )
+from playout._src.jit import JitOptions, jit
 
-_DRIVER_JIT = {"cache": True, "nogil": True, "boundscheck": False, "error_model": "numpy"}
+_DRIVER_JIT: JitOptions = {
+    "cache": True,
+    "nogil": True,
+    "boundscheck": False,
+    "error_model": "numpy",
+}
 
 STAT_MAX_DEPTH = 0
 """``stats[STAT_MAX_DEPTH]``: deepest edge count below the root reached (updated in place)."""
@@ -92,7 +99,7 @@ DRIVER_SIGNATURE = nt.int64(
 )
 
 
-@numba.njit(**_DRIVER_JIT)
+@jit(**_DRIVER_JIT)
 def terminal_value0(mover: int, status: int) -> float:
     """Player 0's outcome of a game that ``mover``'s move ended with ``status``
     (``MOVER_WON``, ``MOVER_LOST`` or ``DRAW``)."""
@@ -103,7 +110,7 @@ def terminal_value0(mover: int, status: int) -> float:
 
 
 @intrinsic
-def borrowed(typingctx, array):  # type: ignore[no-untyped-def]
+def _borrowed(typingctx, array):  # type: ignore[no-untyped-def]
     """The same array (same data, shape and strides) without its reference-counted owner.
 
     numba counts references to every array it passes around: each call of a non-inlined
@@ -119,11 +126,15 @@ def borrowed(typingctx, array):  # type: ignore[no-untyped-def]
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
         view = context.make_array(array)(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        view.parent = cgutils.get_null_value(view.parent.type)
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)  # type: ignore[no-untyped-call]
+        view.parent = cgutils.get_null_value(view.parent.type)  # type: ignore[no-untyped-call]
         return view._getvalue()
 
     return array(array), codegen
+
+
+borrowed = cast(Callable[[np.ndarray], np.ndarray], _borrowed)
+""":func:`_borrowed` as compiled code calls it (the same object; the type is for mypy)."""
 
 
 def _dependency_fingerprint() -> int:
@@ -146,7 +157,7 @@ def _dependency_fingerprint() -> int:
 def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
     """The compiled driver (a closure over ``fingerprint``, see above)."""
 
-    def run_simulations(
+    def run_simulations(  # type: ignore[no-untyped-def]  # typed by DRIVER_SIGNATURE
         legal_actions,
         play,
         current_player,
@@ -278,7 +289,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
             )  # fmt: skip
         return done
 
-    return numba.njit(DRIVER_SIGNATURE, **_DRIVER_JIT)(run_simulations)
+    return jit(DRIVER_SIGNATURE, **_DRIVER_JIT)(run_simulations)
 
 
 @functools.cache

@@ -147,7 +147,8 @@ class CompiledDriver:
         self._driver_functions = kernel.driver_functions()
         self._num_rollouts = num_rollouts
         selection = UCB1() if config.selection is None else config.selection
-        self._rule, self._rule_params = selection.compiled()  # type: ignore[union-attr]
+        compiled_rule: tuple[int, np.ndarray] = selection.compiled()  # type: ignore[union-attr]
+        self._rule, self._rule_params = compiled_rule
         self._solver = bool(config.solver)
         self._solver_bounds = T.solver_bounds(state.game.spec)
         self._rng_state = rng_state

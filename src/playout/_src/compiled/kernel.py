@@ -51,6 +51,7 @@ from numba.core.caching import NullCache
 from numba.core.types.function_type import CompileResultWAP
 
 from playout._src.errors import InvalidParameterError
+from playout._src.jit import JitOptions
 
 ONGOING = 0
 """``play`` status: the game goes on."""
@@ -82,7 +83,12 @@ SIGNATURES = {
 }
 """The numba signature each kernel function must have (keyed by :class:`Kernel` field)."""
 
-JIT_OPTIONS = {"cache": True, "nogil": True, "boundscheck": False, "error_model": "numpy"}
+JIT_OPTIONS: JitOptions = {
+    "cache": True,
+    "nogil": True,
+    "boundscheck": False,
+    "error_model": "numpy",
+}
 """Options the built-in kernels are compiled with (use them for your own kernels too):
 cached on disk, and no Python-style ZeroDivisionError checks in the inner loops."""
 

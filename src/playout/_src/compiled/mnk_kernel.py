@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 
-import numba
 import numpy as np
 
 from playout._src import tree as T
@@ -47,6 +46,7 @@ from playout._src.compiled.kernel import (
     Kernel,
     make_kernel,
 )
+from playout._src.jit import jit
 
 MAX_SIDE = 32
 
@@ -60,20 +60,20 @@ def _board_cells(width: int, height: int) -> int:
     return (height + 2) * (width + 1) + 2
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def mnk_initial_state(params: np.ndarray, state: np.ndarray) -> None:
     """The empty board, player 0 to move."""
     for i in range(state.shape[0]):
         state[i] = 0
 
 
-@numba.njit(**JIT_OPTIONS)
-def mnk_current_player(params: np.ndarray, state: np.ndarray) -> int:
+@jit(**JIT_OPTIONS)
+def mnk_current_player(params: np.ndarray, state: np.ndarray) -> np.int64:
     """0 when an even number of moves has been played, else 1."""
     return np.int64(state[0] & np.uint64(1))
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def mnk_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
     """Empty squares in increasing action id (the order of the Python game)."""
     width = params[P_WIDTH]
@@ -93,7 +93,7 @@ def mnk_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) ->
     return count
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def mnk_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     """Put the mover's stone on square ``action`` (must be empty); the status."""
     width = params[P_WIDTH]
@@ -115,7 +115,7 @@ def mnk_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     return ONGOING
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def mnk_rollout(
     params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
 ) -> float:
@@ -162,7 +162,7 @@ def mnk_rollout(
     return 0.0
 
 
-@numba.njit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **JIT_OPTIONS)
 def _word_has_line(stones: np.uint64, stride: int, k: int) -> bool:
     """Whether one-word bitboard ``stones`` holds ``k`` in a row in any direction."""
     return (
@@ -173,7 +173,7 @@ def _word_has_line(stones: np.uint64, stride: int, k: int) -> bool:
     )
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def word_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     """:func:`mnk_play` for boards of one word per player."""
     width = params[P_WIDTH]
@@ -193,7 +193,7 @@ def word_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     return ONGOING
 
 
-@numba.njit(**JIT_OPTIONS)
+@jit(**JIT_OPTIONS)
 def word_rollout(
     params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
 ) -> float:
