@@ -46,7 +46,9 @@ class PriorEvaluator(Evaluator, Protocol):
     def priors(self, state: GameState, actions: Sequence[int]) -> Sequence[float]: ...
 
 
-def _chance_action(state: GameState, rng: random.Random) -> int:
+def chance_action(state: GameState, rng: random.Random) -> int:
+    """A chance outcome of ``state`` (a :data:`~playout.CHANCE` state) drawn with its
+    probabilities from ``rng``."""
     outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
     u = rng.random()
     acc = 0.0
@@ -133,7 +135,7 @@ class Rollout:
                 current = state.returns()[0] if state.game.spec.has_intermediate_rewards else 0
                 return current + _player0_value(state, estimate)
             if has_chance and state.current_player() == CHANCE:
-                action = _chance_action(state, rng)
+                action = chance_action(state, rng)
             elif policy is None:
                 action = choice(state.legal_actions())
             else:

@@ -14,6 +14,7 @@ rules. The engine (:class:`playout.MCTS`) owns the budget, the moves and the res
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ from playout._src import rave
 from playout._src import tree as T
 from playout._src.config import SearchConfig
 from playout._src.errors import GameError, InvalidParameterError
-from playout._src.evaluation import Evaluator, Rollout
+from playout._src.evaluation import Evaluator, Rollout, chance_action
 from playout._src.game import CHANCE, GameState, value_for
 from playout._src.rules import RAVE, UCB1, EdgeStatistics, ProgressiveBias, SelectionRule
 
@@ -91,6 +92,9 @@ class PythonDriver:
             and not self._spec.has_intermediate_rewards
         )
         self._solver_bounds = T.solver_bounds(self._spec)
+        # Hidden randomness in play() (seed 003's way: no chance nodes, states recomputed):
+        # every simulation replays its actions and lives with what the dice say this time.
+        self._open_loop = not self._store_states and not self._spec.is_deterministic
         self._use_amaf = isinstance(self._selection, RAVE)
         self._amaf: rave.AmafTable | None = None
         self.max_depth_seen = 0
@@ -193,10 +197,15 @@ class PythonDriver:
         """Run up to ``count`` simulations (fewer if the deadline, in ``time.perf_counter``
         seconds, passes or the root is proven); the number run."""
         del max_nodes  # the engine never asks for more simulations than nodes are left
-        self._tree = T.reserve(self._tree, count, count * self._max_actions)
+        # Open loop may expand a node it finds running that it first saw finished: twice the
+        # edges per simulation at most.
+        edges_per_simulation = self._max_actions * (2 if self._open_loop else 1)
+        self._tree = T.reserve(self._tree, count, count * edges_per_simulation)
         self._fit_amaf()
         left = deadline - time.perf_counter()
         check_every = 1 if left < 0.05 else 16
+        if self._open_loop:
+            return self._simulate_open_loop(count, max_depth, deadline, check_every)
         return self._simulate_chunk(count, max_depth, deadline, check_every)[0]
 
     def _simulate_chunk(
@@ -296,6 +305,135 @@ class PythonDriver:
                 states.append(state)
         self.max_depth_seen = max_seen
         return ran, bool(solved)
+
+    # ----------------------------------------------------------------------------- open loop
+
+    def _simulate_open_loop(
+        self, chunk: int, max_depth: int, deadline: float, check_every: int
+    ) -> int:
+        """Simulations of a game whose ``play`` draws at random (states recomputed, seed 003).
+
+        Open-loop MCTS: a node stands for the actions leading to it, not for one state. Each
+        simulation replays its actions from the root, so the random events come out afresh:
+        it selects only among the edges legal in the state it has now, ends where the replayed
+        game has ended (backing up this replay's returns, not a value stored on an earlier
+        visit), expands a node it finds running that it first saw finished, and treats a
+        state with a legal action its node has no edge for as a leaf (evaluated, not
+        expanded). UCB's parent count is the visits of the edges legal now (the availability
+        count of Kocsis & Szepesvari's UCT under changing action sets). The solver is off for
+        such games. Returns the number of simulations run.
+        """
+        path = self._path_buffer(max_depth)
+        low, high = self._solver_bounds
+        ran = 0
+        while ran < chunk:
+            if ran % check_every == 0 and time.perf_counter() >= deadline:
+                break
+            ran += 1
+            nodes, node_values, edges, edge_values, meta = self._tree
+            state, node, depth = self._root_state, T.ROOT, 0
+            while True:
+                if state.is_terminal():
+                    value0 = float(state.returns()[0])
+                    T.finish_old_leaf(
+                        nodes, node_values, edges, edge_values, node, value0, False, low, high
+                    )
+                    break
+                legal = self._action_array(state.legal_actions())
+                if nodes[node, T.N_NUM_EDGES] == 0:  # first seen finished, running now
+                    if legal.size > self._max_actions:
+                        self._grow_edge_room(legal.size, chunk - ran + 1)
+                        nodes, node_values, edges, edge_values, meta = self._tree
+                    nodes[node, T.N_PLAYER] = state.current_player()
+                    T.expand(
+                        nodes, edges, edge_values, meta, node, legal,
+                        self._priors(state, legal),
+                    )
+                edge = self._select_legal(node, state, legal) if depth < max_depth else T.NO_EDGE
+                if edge == T.NO_EDGE:  # depth limit, or an action the node has no edge for
+                    T.finish_old_leaf(
+                        nodes, node_values, edges, edge_values, node, self._evaluate0(state),
+                        False, low, high,
+                    )
+                    break
+                path[depth] = edge
+                depth += 1
+                state = state.play(int(edges[edge, T.E_ACTION]))
+                child = int(edges[edge, T.E_CHILD])
+                if child == T.UNVISITED:
+                    self._add_open_loop_leaf(node, edge, state)
+                    break
+                node = child
+            self.max_depth_seen = max(self.max_depth_seen, depth)
+        return ran
+
+    def _select_legal(self, node: int, state: GameState, legal: np.ndarray) -> int:
+        """The edge of ``node`` (whose replayed position is ``state``) to follow among those
+        whose action is in ``legal``, by the
+        engine's rule (UCB1, PUCT or epsilon-greedy; a Python rule on the legal edges), or
+        ``NO_EDGE`` when a legal action has no edge at ``node``."""
+        tree = self._tree
+        first = int(tree.nodes[node, T.N_FIRST_EDGE])
+        count = int(tree.nodes[node, T.N_NUM_EDGES])
+        rows = np.arange(first, first + count)
+        mask = np.isin(tree.edges[rows, T.E_ACTION], legal)
+        if int(mask.sum()) < legal.size:
+            return T.NO_EDGE
+        rows = rows[mask]
+        if state.current_player() == CHANCE:  # an outcome drawn afresh, by its probability
+            outcome = chance_action(state, self._rng)
+            return int(rows[np.flatnonzero(tree.edges[rows, T.E_ACTION] == outcome)[0]])
+        visits = tree.edges[rows, T.E_VISITS].astype(np.float64)
+        sums = tree.edge_values[rows, T.EV_VALUE_SUM]
+        priors = tree.edge_values[rows, T.EV_PRIOR]
+        means = np.divide(sums, visits, out=np.zeros(rows.size), where=visits > 0)
+        if self._python_rule is not None:
+            stats = EdgeStatistics(
+                actions=tree.edges[rows, T.E_ACTION].copy(), visit_count=visits.astype(np.int64),
+                mean_value=means, prior=priors.copy(), parent_visits=int(visits.sum()),
+                rng=self._rng,
+            )
+            index = int(self._python_rule(stats))
+            if not 0 <= index < rows.size:
+                raise InvalidParameterError(
+                    f"selection rule returned edge index {index}, expected 0..{rows.size - 1}"
+                )
+            return int(rows[index])
+        rule, c = self._rule, float(self._rule_params[0])
+        if rule != T.RULE_PUCT and (visits == 0).any():
+            return int(self._rng.choice(rows[visits == 0]))
+        if rule == T.RULE_EPSILON_GREEDY:
+            if self._rng.random() < c:
+                return int(self._rng.choice(rows))
+            scores = means
+        elif rule == T.RULE_PUCT:
+            first_play = float(self._rule_params[1])
+            q = np.where(visits > 0, means, first_play)
+            scores = q + c * priors * math.sqrt(max(visits.sum(), 1.0)) / (1.0 + visits)
+        else:
+            scores = means + c * np.sqrt(math.log(max(visits.sum(), 1.0)) / visits)
+        best = np.flatnonzero(scores == scores.max())
+        return int(rows[best[0] if best.size == 1 else self._rng.choice(best)])
+
+    def _add_open_loop_leaf(self, node: int, edge: int, state: GameState) -> None:
+        """Create the child of ``edge`` for the replayed ``state``, evaluate it and back up."""
+        low, high = self._solver_bounds
+        if state.is_terminal():
+            value0 = float(state.returns()[0])
+            T.finish_new_leaf(
+                *self._tree, node, edge, T.TERMINAL, True, 0.0, _NO_ACTIONS, _NO_PRIORS, value0,
+                False, low, high,
+            )
+            return
+        actions = self._action_array(state.legal_actions())
+        if actions.size > self._max_actions:
+            self._grow_edge_room(actions.size, 1)
+        nodes, node_values, edges, edge_values, meta = self._tree
+        T.finish_new_leaf(
+            nodes, node_values, edges, edge_values, meta, node, edge, state.current_player(),
+            False, 0.0, actions, self._priors(state, actions), self._evaluate0(state), False,
+            low, high,
+        )
 
     def _action_array(self, legal: Sequence[int]) -> np.ndarray:
         """Legal actions as an int64 array, cached by tuple (positions repeat often)."""
