@@ -40,6 +40,7 @@ from playout._src.errors import (
     MoveError,
     MoveParseError,
     PlayoutError,
+    PlayoutWarning,
     RecordError,
     UnknownGameError,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "MoveParseError",
     "Player",
     "PlayoutError",
+    "PlayoutWarning",
     "ProgressiveBias",
     "Proven",
     "RandomPlayer",

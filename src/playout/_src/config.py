@@ -120,6 +120,10 @@ class SearchConfig:
             same result. ``None`` draws a seed from the operating system.
         backend: ``"auto"`` (the compiled driver when the game has a kernel and the options
             allow it), ``"python"`` or ``"compiled"`` (or an error saying why not).
+        checks: check the game's promises as the search meets them (legal action ids,
+            players, returns, immutable states) and what evaluators and rules return,
+            raising a typed error instead of giving a wrong answer
+            (:mod:`playout._src.checks`); ``False`` saves their small cost.
     """
 
     selection: SelectionRule | None = None
@@ -132,6 +136,7 @@ class SearchConfig:
     store_states: bool = True
     seed: int | None = None
     backend: Backend = "auto"
+    checks: bool = True
 
     def __post_init__(self) -> None:
         if self.final not in FINAL_CHOICES:
@@ -154,6 +159,11 @@ class SearchConfig:
             )
         if self.seed is not None and (not _is_count(self.seed) or self.seed < 0):
             raise InvalidParameterError(f"seed must be a whole number >= 0, got {self.seed!r}")
+        for flag in ("reuse", "store_states", "checks"):
+            if not isinstance(getattr(self, flag), bool | np.bool_):
+                raise InvalidParameterError(
+                    f"{flag} must be True or False, got {getattr(self, flag)!r}"
+                )
         if self.solver is not None and not isinstance(self.solver, bool | np.bool_):
             raise InvalidParameterError(f"solver must be True, False or None, got {self.solver!r}")
         if self.evaluator is not None and not hasattr(self.evaluator, "evaluate"):

@@ -56,6 +56,11 @@ class RecordError(PlayoutError, ValueError):
     """A saved game file is unreadable, malformed or holds an illegal move."""
 
 
+class PlayoutWarning(UserWarning):
+    """Something the caller should know about a result: a rollout cut short, a search that
+    stopped at its memory bound. Filter it with :mod:`warnings` like any other warning."""
+
+
 __all__ = [
     "GameError",
     "GameOverError",
@@ -65,6 +70,7 @@ __all__ = [
     "MoveError",
     "MoveParseError",
     "PlayoutError",
+    "PlayoutWarning",
     "RecordError",
     "UnknownGameError",
 ]

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from playout._src import rave
+from playout._src import checks, rave
 from playout._src import tree as T
 from playout._src.config import SearchConfig
 from playout._src.errors import GameError, InvalidParameterError
@@ -90,8 +90,10 @@ class PythonDriver:
             and self._evaluator == Rollout()
             and self._spec.is_deterministic
             and not self._spec.has_intermediate_rewards
+            and self._spec.max_length is not None
         )
         self._solver_bounds = T.solver_bounds(self._spec)
+        self._checks = config.checks
         # Hidden randomness in play() (seed 003's way: no chance nodes, states recomputed):
         # every simulation replays its actions and lives with what the dice say this time.
         self._open_loop = not self._store_states and not self._spec.is_deterministic
@@ -115,7 +117,14 @@ class PythonDriver:
 
     def reset(self, state: GameState) -> None:
         """Start a new tree with ``state`` at its (expanded) root."""
+        if self._checks:
+            if state.is_terminal():
+                checks.returns(self._spec, state)
+            else:
+                checks.player(self._spec, state, state.current_player())
+                checks.legal_action_array(self._spec, state, state.legal_actions())
         self._root_state = state
+        self._root_legal = tuple(state.legal_actions())
         self._tree = T.new_tree()
         self._states: list[GameState] = []
         self.max_depth_seen = 0
@@ -145,6 +154,7 @@ class PythonDriver:
             state = self._states[0]
         self._tree = new_tree
         self._root_state = state
+        self._root_legal = tuple(state.legal_actions())
         self.max_depth_seen = 0
         if new_tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
             self._expand_root()
@@ -168,7 +178,11 @@ class PythonDriver:
             return np.array([outcomes[int(a)] for a in actions], dtype=np.float64)
         if self._priors_fn is None:
             return _NO_PRIORS
-        return np.asarray(self._priors_fn(state, actions), dtype=np.float64)
+        values = self._priors_fn(state, actions)
+        if self._checks:
+            name = getattr(self._priors_fn, "__qualname__", type(self._priors_fn).__name__)
+            return checks.priors(self._spec, values, actions, name)
+        return np.asarray(values, dtype=np.float64)
 
     @property
     def root_state(self) -> GameState:
@@ -205,8 +219,16 @@ class PythonDriver:
         left = deadline - time.perf_counter()
         check_every = 1 if left < 0.05 else 16
         if self._open_loop:
-            return self._simulate_open_loop(count, max_depth, deadline, check_every)
-        return self._simulate_chunk(count, max_depth, deadline, check_every)[0]
+            ran = self._simulate_open_loop(count, max_depth, deadline, check_every)
+        else:
+            ran = self._simulate_chunk(count, max_depth, deadline, check_every)[0]
+        root = self._root_state
+        if self._checks and tuple(root.legal_actions()) != self._root_legal:
+            raise GameError(
+                f"{self._spec.name}: the root position changed during the search: play() "
+                "must not change the state it is called on"
+            )
+        return ran
 
     def _simulate_chunk(
         self, chunk: int, max_depth: int, deadline: float, check_every: int
@@ -228,6 +250,7 @@ class PythonDriver:
         inline_rollout = self._inline_rollout
         choice = self._rng.choice
         rewards = self._spec.has_intermediate_rewards
+        check, spec = self._checks, self._spec
         may_have_priors = self._priors_fn is not None or not self._spec.is_deterministic
         action_arrays = self._action_arrays
         descend, finish_new_leaf, perf_counter = T.descend, T.finish_new_leaf, time.perf_counter
@@ -261,10 +284,14 @@ class PythonDriver:
                 continue
             parent_state = states[node] if store else self._state_of(node, path, depth - 1)
             state = parent_state.play(edges.item(edge, e_action))
+            if check:
+                state = checks.child(spec, parent_state, state)
             reward0 = 0.0
             if rewards:
                 reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
             if state.is_terminal():
+                if check:
+                    checks.returns(spec, state)
                 value0 = 0.0 if rewards else float(state.returns()[0])
                 # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
                 solved = finish_new_leaf(
@@ -276,12 +303,14 @@ class PythonDriver:
                 legal = state.legal_actions()
                 actions = action_arrays.get(legal) if type(legal) is tuple else None
                 if actions is None:
-                    actions = self._action_array(legal)
+                    actions = self._action_array(legal, state)
                 if actions.size > self._max_actions:
                     self._grow_edge_room(actions.size, chunk - ran + 1)
                     nodes, node_values, edges, edge_values, meta = self._tree
                     amaf_visits, amaf_sums = self._amaf_arrays()
                 player = state.current_player()
+                if check:
+                    checks.player(spec, state, player)
                 # 3. Evaluation.
                 if amaf is not None:
                     value0, playouts = self._evaluate_recording(state)
@@ -290,7 +319,7 @@ class PythonDriver:
                     end = state
                     while not end.is_terminal():
                         end = end.play(choice(end.legal_actions()))
-                    value0 = float(end.returns()[0])
+                    value0 = checks.returns(spec, end) if check else float(end.returns()[0])
                 else:
                     value0 = self._evaluate0(state)
                 priors = self._priors(state, actions) if may_have_priors else _NO_PRIORS
@@ -393,12 +422,7 @@ class PythonDriver:
                 mean_value=means, prior=priors.copy(), parent_visits=int(visits.sum()),
                 rng=self._rng,
             )
-            index = int(self._python_rule(stats))
-            if not 0 <= index < rows.size:
-                raise InvalidParameterError(
-                    f"selection rule returned edge index {index}, expected 0..{rows.size - 1}"
-                )
-            return int(rows[index])
+            return int(rows[checks.selection_index(self._python_rule(stats), rows.size)])
         rule, c = self._rule, float(self._rule_params[0])
         if rule != T.RULE_PUCT and (visits == 0).any():
             return int(self._rng.choice(rows[visits == 0]))
@@ -435,9 +459,13 @@ class PythonDriver:
             low, high,
         )
 
-    def _action_array(self, legal: Sequence[int]) -> np.ndarray:
-        """Legal actions as an int64 array, cached by tuple (positions repeat often)."""
-        actions = np.asarray(legal, dtype=np.int64)
+    def _action_array(self, legal: Sequence[int], state: GameState | None = None) -> np.ndarray:
+        """Legal actions as an int64 array, cached by tuple (positions repeat often); checked
+        once per distinct tuple (:func:`playout._src.checks.legal_action_array`)."""
+        if self._checks:
+            actions = checks.legal_action_array(self._spec, state, legal)  # type: ignore[arg-type]
+        else:
+            actions = np.asarray(legal, dtype=np.int64)
         if actions.size == 0:
             raise GameError(f"{self._spec.name}: a non-terminal state has no legal actions")
         if type(legal) is tuple and len(self._action_arrays) < _ACTION_CACHE_SIZE:
@@ -477,8 +505,10 @@ class PythonDriver:
         return solved
 
     def _evaluate0(self, state: GameState) -> float:
-        value = float(self._evaluator.evaluate(state, self._rng))
-        return value_for(state.current_player(), value)
+        value = self._evaluator.evaluate(state, self._rng)
+        if self._checks:
+            value = checks.evaluation(self._spec, value, type(self._evaluator).__name__)
+        return value_for(state.current_player(), float(value))
 
     # ----------------------------------------------------------------------------- RAVE
 
@@ -571,12 +601,7 @@ class PythonDriver:
                     parent_visits=int(nodes[node, T.N_VISITS]),
                     rng=self._rng,
                 )
-                index = int(rule(stats))
-                if not 0 <= index < count:
-                    raise InvalidParameterError(
-                        f"selection rule returned edge index {index}, expected 0..{count - 1}"
-                    )
-                e = first + index
+                e = first + checks.selection_index(rule(stats), count)
             path[depth] = e
             depth += 1
             child = int(edges[e, T.E_CHILD])
