@@ -33,6 +33,9 @@ from playout._src.rules import RAVE, UCB1, EdgeStatistics, ProgressiveBias, Sele
 _NO_PRIORS = np.zeros(0, dtype=np.float64)
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
 _ACTION_CACHE_SIZE = 4096  # distinct legal-action tuples kept as arrays
+_STATE_BYTES_ESTIMATE = 400
+"""Bytes a stored Python state object takes, as counted against the memory bound (small
+frozen dataclasses of ints take 100-400)."""
 _Playout = tuple[float, Sequence[int], Sequence[int]]
 """One recorded rollout: player 0's return from the leaf, the actions, who played each."""
 
@@ -207,13 +210,30 @@ class PythonDriver:
 
     # ----------------------------------------------------------------------------- search
 
+    def node_bytes_bound(self) -> int:
+        """Bytes one more node can take, estimated: its rows, an edge row per action it may
+        have, and (with stored states) a few hundred bytes for the state object."""
+        tree = self._tree
+        node_row = tree.nodes.itemsize * tree.nodes.shape[1]
+        node_row += tree.node_values.itemsize * tree.node_values.shape[1]
+        edge_row = tree.edges.itemsize * tree.edges.shape[1]
+        edge_row += tree.edge_values.itemsize * tree.edge_values.shape[1]
+        state_bytes = _STATE_BYTES_ESTIMATE if self._store_states else 0
+        return int(node_row + state_bytes + self._max_actions * edge_row)
+
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations (fewer if the deadline, in ``time.perf_counter``
-        seconds, passes or the root is proven); the number run."""
+        seconds, passes or the root is proven); the number run (0 when growing the arrays
+        for them would end past the deadline)."""
         del max_nodes  # the engine never asks for more simulations than nodes are left
         # Open loop may expand a node it finds running that it first saw finished: twice the
         # edges per simulation at most.
         edges_per_simulation = self._max_actions * (2 if self._open_loop else 1)
+        seconds = T.growth_seconds(self._tree, count, count * edges_per_simulation)
+        if seconds and time.perf_counter() + seconds > deadline:
+            count = T.room_for(self._tree, edges_per_simulation)  # what fits without growing
+            if count < 1:
+                return 0
         self._tree = T.reserve(self._tree, count, count * edges_per_simulation)
         self._fit_amaf()
         left = deadline - time.perf_counter()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import random
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar, Protocol
@@ -34,9 +35,15 @@ from playout._src.config import (
     SearchConfig,
     make_config,
 )
-from playout._src.errors import GameError, GameOverError, IllegalMoveError, InvalidParameterError
+from playout._src.errors import (
+    GameError,
+    GameOverError,
+    IllegalMoveError,
+    InvalidParameterError,
+    PlayoutWarning,
+)
 from playout._src.game import GameState
-from playout._src.results import Proven, SearchResult, result_from_tree
+from playout._src.results import Proven, SearchResult, StopReason, result_from_tree
 
 ProgressCallback = Callable[[int], None]
 """Called now and then during a search with the number of simulations done so far."""
@@ -78,6 +85,9 @@ class Driver(Protocol):
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations (fewer if the root gets proven, the tree reaches
         ``max_nodes`` or ``deadline`` in ``time.perf_counter`` seconds passes); how many ran."""
+
+    def node_bytes_bound(self) -> int:
+        """Bytes one more node of the tree can take at most (for the memory bound)."""
 
 
 def derive_seeds(seed: int | None) -> tuple[np.ndarray, random.Random]:
@@ -243,11 +253,12 @@ class MCTS:
         report = progress if callable(progress) else None
         start = time.perf_counter()
         deadline = math.inf if budget.seconds is None else start + budget.seconds
-        limit, max_nodes, max_depth = (
-            budget.simulation_limit, budget.node_limit, budget.depth_limit
-        )
-        timed = budget.seconds is not None
         driver = self._driver
+        limit, max_depth = budget.simulation_limit, budget.depth_limit
+        # Arrays double as they grow: a tree of n nodes may hold 2n rows.
+        memory_nodes = max(2, budget.memory_limit // (2 * driver.node_bytes_bound()))
+        max_nodes = min(budget.node_limit, memory_nodes)
+        timed = budget.seconds is not None
         chunk = _FIRST_TIMED_CHUNK if timed else limit
         done = 0
         while done < limit and driver.tree.num_nodes < max_nodes and not self._is_solved():
@@ -269,7 +280,31 @@ class MCTS:
                 chunk = _next_timed_chunk(ran, time.perf_counter() - now, deadline)
         if report is not None and done % progress_every != 0:
             report(done)
-        return self._result(done, time.perf_counter() - start)
+        reason = self._stop_reason(done, limit, budget.node_limit, memory_nodes)
+        if reason == "memory":
+            warnings.warn(
+                f"the search stopped at its memory bound ({budget.memory_limit / 2**20:.0f} MiB,"
+                f" {driver.tree.num_nodes} nodes) after {done} simulations; raise "
+                "Budget(max_memory=...) or search less",
+                PlayoutWarning,
+                stacklevel=2,
+            )
+        return self._result(done, time.perf_counter() - start, reason)
+
+    def _stop_reason(
+        self, done: int, limit: int, node_limit: int, memory_nodes: int
+    ) -> StopReason:
+        """Why :meth:`run` stopped after ``done`` simulations."""
+        if self._is_solved():
+            return "proven"
+        if done >= limit:
+            return "simulations"
+        num_nodes = self._driver.tree.num_nodes
+        if num_nodes >= node_limit:
+            return "max_nodes"
+        if num_nodes >= memory_nodes:
+            return "memory"
+        return "time"
 
     def _is_solved(self) -> bool:
         return bool(self._driver.tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN)
@@ -278,7 +313,9 @@ class MCTS:
         """The statistics at the root now (no new simulations)."""
         return self._result(0, 0.0)
 
-    def _result(self, simulations: int, seconds: float) -> SearchResult:
+    def _result(
+        self, simulations: int, seconds: float, stop_reason: StopReason = ""
+    ) -> SearchResult:
         return result_from_tree(
             self._driver.tree,
             self._spec,
@@ -288,6 +325,7 @@ class MCTS:
             simulations=simulations,
             seconds=seconds,
             max_depth=self._driver.max_depth_seen,
+            stop_reason=stop_reason,
         )
 
     # ----------------------------------------------------------------------------- moves

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import time
 from typing import Any, ClassVar
 
 import numpy as np
@@ -302,11 +303,28 @@ class CompiledDriver:
 
     # ----------------------------------------------------------------------------- search
 
+    def node_bytes_bound(self) -> int:
+        """Bytes one more node can take at most: its rows, its compact state, and an edge
+        row per action of the game (a node is expanded with all its edges)."""
+        tree = self._tree
+        node_row = tree.nodes.itemsize * tree.nodes.shape[1]
+        node_row += tree.node_values.itemsize * tree.node_values.shape[1]
+        edge_row = tree.edges.itemsize * tree.edges.shape[1]
+        edge_row += tree.edge_values.itemsize * tree.edge_values.shape[1]
+        return int(node_row + self._kernel.bytes_per_state() + self._kernel.num_actions * edge_row)
+
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations in one compiled call (fewer on huge boards, or
         when the root is proven or the tree reaches ``max_nodes``); the number run. The
-        engine sizes ``count`` to keep a time limit (``deadline`` is not read here)."""
-        del deadline
+        engine sizes ``count`` to keep a time limit; here the deadline only stops a growth
+        of the arrays that would end past it (0 simulations are run then)."""
+        actions = self._kernel.num_actions
+        state_bytes = self._kernel.bytes_per_state()
+        seconds = T.growth_seconds(self._tree, count + 1, (count + 1) * actions, state_bytes)
+        if seconds and time.perf_counter() + seconds > deadline:
+            count = T.room_for(self._tree, actions) - 1  # what fits without growing
+            if count < 1:
+                return 0
         count = self._ensure_room(count)
         return self._run_driver(count, max_depth, max_nodes)
 
