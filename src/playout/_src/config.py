@@ -120,6 +120,17 @@ class SearchConfig:
             same result. ``None`` draws a seed from the operating system.
         backend: ``"auto"`` (the compiled driver when the game has a kernel and the options
             allow it), ``"python"`` or ``"compiled"`` (or an error saying why not).
+        symmetry: use the symmetries the game declares (``action_symmetries``, see
+            :mod:`playout._src.symmetry`): at the root, moves that a symmetry of the root
+            position maps onto each other are searched once, as one class, and the result
+            shares the class's visits and value among them; with ``transpositions``, symmetric
+            positions share one table entry. No effect on a game that declares none. Both
+            drivers.
+        transpositions: a transposition table (Childs, Brodeur & Kocsis 2008, UCT2): nodes of
+            the same position (the same canonical position with ``symmetry``) reached by
+            different move orders share their statistics in selection (see
+            :mod:`playout._src.transpositions`). Python driver only; needs a built-in
+            selection rule (UCB1, PUCT or epsilon-greedy).
     """
 
     selection: SelectionRule | None = None
@@ -132,6 +143,8 @@ class SearchConfig:
     store_states: bool = True
     seed: int | None = None
     backend: Backend = "auto"
+    symmetry: bool = False
+    transpositions: bool = False
 
     def __post_init__(self) -> None:
         if self.final not in FINAL_CHOICES:
@@ -154,6 +167,11 @@ class SearchConfig:
             )
         if self.seed is not None and (not _is_count(self.seed) or self.seed < 0):
             raise InvalidParameterError(f"seed must be a whole number >= 0, got {self.seed!r}")
+        for name in ("symmetry", "transpositions"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise InvalidParameterError(
+                    f"{name} must be True or False, got {getattr(self, name)!r}"
+                )
         if self.solver is not None and not isinstance(self.solver, bool | np.bool_):
             raise InvalidParameterError(f"solver must be True, False or None, got {self.solver!r}")
         if self.evaluator is not None and not hasattr(self.evaluator, "evaluate"):

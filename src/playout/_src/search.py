@@ -26,6 +26,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from playout._src import symmetry
 from playout._src import tree as T
 from playout._src.config import (
     Backend,
@@ -157,6 +158,8 @@ class MCTS:
         self._spec = state.game.spec
         self._rng_state, rng = derive_seeds(self._config.seed)
         self._driver = make_driver(state, self._config, self._rng_state, rng)
+        self._classes: symmetry.RootClasses | None = None
+        self._merge_root_classes()
 
     # ----------------------------------------------------------------------------- views
 
@@ -189,6 +192,18 @@ class MCTS:
     def tree(self) -> T.Tree:
         """The search tree's arrays (read-only use; see :mod:`playout._src.tree`)."""
         return self._driver.tree
+
+    @property
+    def root_classes(self) -> symmetry.RootClasses | None:
+        """The classes of symmetric root moves searched as one (``symmetry=True``), or
+        ``None`` when each root move is its own class."""
+        return self._classes
+
+    @property
+    def transpositions(self) -> Any:
+        """The transposition table (:class:`playout._src.transpositions.TranspositionTable`),
+        or ``None`` when ``transpositions`` is off."""
+        return getattr(self._driver, "transpositions", None)
 
     @property
     def amaf(self) -> Any:
@@ -279,7 +294,7 @@ class MCTS:
         return self._result(0, 0.0)
 
     def _result(self, simulations: int, seconds: float) -> SearchResult:
-        return result_from_tree(
+        result = result_from_tree(
             self._driver.tree,
             self._spec,
             final=self._config.final,
@@ -289,6 +304,12 @@ class MCTS:
             seconds=seconds,
             max_depth=self._driver.max_depth_seen,
         )
+        if self._classes is not None:
+            result = symmetry.expand_result(
+                result, self._classes, sample=self._config.final == "sample",
+                rng_state=self._rng_state,
+            )
+        return result
 
     # ----------------------------------------------------------------------------- moves
 
@@ -314,16 +335,55 @@ class MCTS:
             )
         action = int(action)
         next_state = state.play(action)
-        tree = self._driver.tree
-        edge = int(T.find_child_edge(tree.nodes, tree.edges, T.ROOT, action))
-        child = int(tree.edges[edge, T.E_CHILD]) if edge != T.NO_EDGE else T.UNVISITED
-        kept = (
-            self._config.reuse
-            and child != T.UNVISITED
-            and self._driver.keep_subtree(child, next_state)
-        )
-        if not kept:
+        if not (self._config.reuse and self._keep_subtree(state, action, next_state)):
             self._driver.reset(next_state)
+        self._merge_root_classes()
+
+    def _keep_subtree(self, state: GameState, action: int, next_state: GameState) -> bool:
+        """Make the subtree below ``action`` the tree; ``False`` if there is none or the
+        driver cannot keep it.
+
+        With root symmetry merging, ``action`` may be a member of a class whose
+        representative ``rep`` was searched: the subtree below ``rep`` is then kept mapped by
+        the symmetry that takes ``rep`` to ``action`` (drivers with ``keep_image_subtree``;
+        the others start afresh). Before the subtree becomes the tree, its root's edges are
+        merged into the classes of its position.
+        """
+        tree = self._driver.tree
+        source, index = action, 0
+        edge = int(T.find_child_edge(tree.nodes, tree.edges, T.ROOT, action))
+        if edge == T.NO_EDGE and self._classes is not None:
+            for member in self._classes.class_of(action):
+                edge = int(T.find_child_edge(tree.nodes, tree.edges, T.ROOT, member))
+                if edge != T.NO_EDGE:
+                    source, index = member, self._classes.mapping(member, action)
+                    break
+        child = int(tree.edges[edge, T.E_CHILD]) if edge != T.NO_EDGE else T.UNVISITED
+        if child == T.UNVISITED:
+            return False
+        keep_image = getattr(self._driver, "keep_image_subtree", None)
+        if index != 0 and keep_image is None:
+            return False
+        preimage = next_state if index == 0 else state.play(source)
+        if self._config.symmetry:
+            classes = symmetry.root_classes(preimage)
+            if classes is not None:
+                symmetry.collapse_edges(tree, child, classes, self._per_edge_rows())
+        if index == 0:
+            return bool(self._driver.keep_subtree(child, next_state))
+        return bool(keep_image(child, next_state, preimage, index))
+
+    def _per_edge_rows(self) -> tuple[np.ndarray, ...]:
+        """Arrays a driver keeps parallel to the tree's edge rows (RAVE's AMAF rows)."""
+        amaf = self.amaf
+        return () if amaf is None else (amaf.visit_count, amaf.value_sum)
+
+    def _merge_root_classes(self) -> None:
+        """With ``symmetry``: find the root's classes of symmetric moves and keep one root
+        edge per class (see :mod:`playout._src.symmetry`)."""
+        self._classes = symmetry.root_classes(self.root_state) if self._config.symmetry else None
+        if self._classes is not None:
+            symmetry.collapse_edges(self.tree, T.ROOT, self._classes, self._per_edge_rows())
 
     transition = advance  # seed 000's name
 
