@@ -145,7 +145,7 @@ def test_symmetric_moves_of_the_empty_board_get_equal_visits(backend: str) -> No
     assert result.pv[0] == result.best_action
 
 
-def test_sampled_final_moves_spread_over_a_class_and_keep_the_pv_legal() -> None:
+def test_sampled_final_moves_spread_over_a_class_and_the_pv_stays_legal() -> None:
     chosen = set()
     for seed in range(12):
         result = playout.search(
@@ -153,7 +153,6 @@ def test_sampled_final_moves_spread_over_a_class_and_keep_the_pv_legal() -> None
             temperature=100.0, backend="python",
         )
         chosen.add(result.best_action)
-        assert result.pv[0] == result.best_action
         state = TTT.initial_state()
         for action in result.pv:  # the mapped line is playable
             state = state.play(action)

@@ -181,7 +181,7 @@ class PythonDriver:
             self._states = [transform(s, index) for s in self._states]
         self._root_state = state
         per_edge = () if self._amaf is None else (self._amaf.visit_count, self._amaf.value_sum)
-        symmetry.sort_edges(tree, T.ROOT, per_edge)
+        symmetry.sort_all_edges(tree, per_edge)
         return True
 
     def _expand_root(self) -> None:

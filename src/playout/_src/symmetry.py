@@ -199,15 +199,33 @@ def rewrite_edges(
             nodes[child, T.N_PARENT_EDGE] = e
 
 
-def sort_edges(tree: T.Tree, node: int, per_edge: Sequence[np.ndarray] = ()) -> None:
-    """Order ``node``'s edges by action id (after actions were permuted)."""
-    count = int(tree.nodes[node, T.N_NUM_EDGES])
-    if count <= 1:
+def sort_all_edges(tree: T.Tree, per_edge: Sequence[np.ndarray] = ()) -> None:
+    """Order every node's edges by action id, in place (after the actions were mapped by a
+    symmetry: the tree then looks as if the mapped positions had been searched directly).
+    ``per_edge``: arrays with rows parallel to the edge rows, moved with them."""
+    used = tree.num_edges
+    nodes = tree.nodes[: tree.num_nodes]
+    counts = nodes[:, T.N_NUM_EDGES].astype(np.int64)
+    expanded = counts > 0
+    firsts = nodes[expanded, T.N_FIRST_EDGE].astype(np.int64)
+    counts = counts[expanded]
+    block = np.arange(used, dtype=np.int64)  # rows of no block stay where they are
+    starts = np.repeat(firsts, counts)
+    offsets = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(
+        np.cumsum(counts) - counts, counts
+    )
+    block[starts + offsets] = starts
+    order = np.lexsort((tree.edges[:used, T.E_ACTION], block))
+    if np.array_equal(order, np.arange(used)):
         return
-    first = int(tree.nodes[node, T.N_FIRST_EDGE])
-    rows = sorted(range(first, first + count), key=lambda e: int(tree.edges[e, T.E_ACTION]))
-    if rows != list(range(first, first + count)):
-        rewrite_edges(tree, node, rows, per_edge)
+    tree.edges[:used] = tree.edges[order]
+    tree.edge_values[:used] = tree.edge_values[order]
+    for array in per_edge:
+        array[:used] = array[order]
+    new_row = np.empty(used, dtype=np.int64)
+    new_row[order] = np.arange(used, dtype=np.int64)
+    children = tree.nodes[1 : tree.num_nodes, T.N_PARENT_EDGE]
+    tree.nodes[1 : tree.num_nodes, T.N_PARENT_EDGE] = new_row[children]
 
 
 def expand_result(
@@ -281,5 +299,5 @@ __all__ = [
     "has_symmetries",
     "key_function",
     "root_classes",
-    "sort_edges",
+    "sort_all_edges",
 ]
