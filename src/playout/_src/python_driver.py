@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from playout._src import rave, symmetry
-from playout._src import tree as T
 from playout._src import transpositions as TT
+from playout._src import tree as T
 from playout._src.config import SearchConfig
 from playout._src.errors import GameError, InvalidParameterError
 from playout._src.evaluation import Evaluator, Rollout
