@@ -171,7 +171,7 @@ class PythonDriver:
         driver cannot keep it."""
         if not self._spec.is_deterministic or not self.keep_subtree(child, preimage):
             return False
-        game = state.game
+        game: Any = state.game
         perm = np.asarray(game.action_symmetries()[index], dtype=np.int64)
         tree = self._tree
         used = tree.num_edges

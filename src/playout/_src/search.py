@@ -143,7 +143,8 @@ class MCTS:
             ``None``).
         **options: shortcuts that replace fields of ``config``: any :class:`SearchConfig`
             field (``selection``, ``evaluator``, ``solver``, ``final``, ``temperature``,
-            ``budget``, ``reuse``, ``store_states``, ``seed``, ``backend``) or a
+            ``budget``, ``reuse``, ``store_states``, ``seed``, ``backend``, ``symmetry``,
+            ``transpositions``) or a
             :class:`~playout.Budget` field (``simulations``, ``seconds``, ``max_nodes``,
             ``max_depth``).
 
@@ -369,7 +370,7 @@ class MCTS:
             classes = symmetry.root_classes(preimage)
             if classes is not None:
                 symmetry.collapse_edges(tree, child, classes, self._per_edge_rows())
-        if index == 0:
+        if keep_image is None or index == 0:
             return bool(self._driver.keep_subtree(child, next_state))
         return bool(keep_image(child, next_state, preimage, index))
 

@@ -73,7 +73,7 @@ def key_function(game: Any, symmetry: bool) -> KeyFunction:
 
 
 def _identity(state: GameState) -> Hashable:
-    return state
+    return state  # type: ignore[return-value]  # game states are hashable (the protocol)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,7 +111,7 @@ def root_classes(state: GameState) -> RootClasses | None:
     """The classes of symmetric moves at ``state``, or ``None`` when every class has one
     member (no symmetry of the game leaves ``state`` unchanged but the identity, the game
     declares none, or ``state`` is terminal or a chance node)."""
-    game = state.game
+    game: Any = state.game
     if not has_symmetries(game) or state.is_terminal() or state.current_player() == CHANCE:
         return None
     perms = tuple(tuple(int(a) for a in p) for p in game.action_symmetries())
