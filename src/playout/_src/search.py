@@ -38,6 +38,7 @@ from playout._src.config import (
 from playout._src.errors import GameError, GameOverError, IllegalMoveError, InvalidParameterError
 from playout._src.game import GameState
 from playout._src.results import Proven, SearchResult, result_from_tree
+from playout._src.rules import ProgressiveBias
 
 ProgressCallback = Callable[[int], None]
 """Called now and then during a search with the number of simulations done so far."""
@@ -160,6 +161,9 @@ class MCTS:
         self._rng_state, rng = derive_seeds(self._config.seed)
         self._driver = make_driver(state, self._config, self._rng_state, rng)
         self._classes: symmetry.RootClasses | None = None
+        # A merged class's prior: the sum of its members' (a policy) or, for progressive
+        # bias, their mean (a move score).
+        self._sum_priors = not isinstance(self._config.selection, ProgressiveBias)
         self._merge_root_classes()
 
     # ----------------------------------------------------------------------------- views
@@ -308,7 +312,7 @@ class MCTS:
         if self._classes is not None:
             result = symmetry.expand_result(
                 result, self._classes, sample=self._config.final == "sample",
-                rng_state=self._rng_state,
+                rng_state=self._rng_state, sum_priors=self._sum_priors,
             )
         return result
 
@@ -369,7 +373,9 @@ class MCTS:
         if self._config.symmetry:
             classes = symmetry.root_classes(preimage)
             if classes is not None:
-                symmetry.collapse_edges(tree, child, classes, self._per_edge_rows())
+                symmetry.collapse_edges(
+                    tree, child, classes, self._per_edge_rows(), sum_priors=self._sum_priors
+                )
         if keep_image is None or index == 0:
             return bool(self._driver.keep_subtree(child, next_state))
         return bool(keep_image(child, next_state, preimage, index))
@@ -384,7 +390,10 @@ class MCTS:
         edge per class (see :mod:`playout._src.symmetry`)."""
         self._classes = symmetry.root_classes(self.root_state) if self._config.symmetry else None
         if self._classes is not None:
-            symmetry.collapse_edges(self.tree, T.ROOT, self._classes, self._per_edge_rows())
+            symmetry.collapse_edges(
+                self.tree, T.ROOT, self._classes, self._per_edge_rows(),
+                sum_priors=self._sum_priors,
+            )
 
     transition = advance  # seed 000's name
 

@@ -16,10 +16,10 @@ A game may declare its symmetries through three optional methods of its :class:`
 root position unchanged (its *stabilizer*) split the root's legal actions into classes of
 equivalent moves (the orbits): in tic-tac-toe's empty board, the four corners, the four edges
 and the centre. The engine keeps one edge per class at the root (its prior the sum of the
-class's priors), so the search never explores two symmetric moves, and :func:`expand_result`
-lists every legal action again: each member of a class gets the class's mean value, proof
-and plies, its prior divided by the class size, and an even share of the class's visits
-(``visits // size`` each; the remainder, one visit each, goes to the representative first,
+class's priors; for progressive bias, whose priors are move scores, their mean), so the
+search never explores two symmetric moves, and :func:`expand_result` lists every legal action
+again: each member of a class gets the class's mean value, proof and plies, its share of the
+class's prior, and an even share of the class's visits (``visits // size`` each; the remainder, one visit each, goes to the representative first,
 then to the other members in increasing action id), so ``policy()`` still sums to 1 and
 equivalent moves get equal shares up to one visit. The move chosen is the representative of
 the class the final-move rule picks (with ``final="sample"``, a member drawn uniformly); the
@@ -135,15 +135,21 @@ def root_classes(state: GameState) -> RootClasses | None:
 
 
 def collapse_edges(
-    tree: T.Tree, node: int, classes: RootClasses, per_edge: Sequence[np.ndarray] = ()
+    tree: T.Tree,
+    node: int,
+    classes: RootClasses,
+    per_edge: Sequence[np.ndarray] = (),
+    *,
+    sum_priors: bool = True,
 ) -> None:
     """Keep one edge per class among ``node``'s edges (in place).
 
     The kept edge of a class is a proven one if any (symmetric moves have the same value),
     else the most visited, else the least action id; its prior becomes the sum of the
-    class's priors. The other edges' visits are taken off ``node``'s visit count and their
-    subtrees are no longer reachable (:func:`playout._src.tree.subtree` drops them when the
-    node becomes the root). ``per_edge``: arrays with rows parallel to the edge rows (RAVE's
+    class's priors (a policy's probability of the class), or with ``sum_priors=False`` their
+    mean (a move score, as progressive bias reads it). The other edges' visits are taken off
+    ``node``'s visit count and their subtrees are no longer reachable
+    (:func:`playout._src.tree.subtree` drops them when the node becomes the root). ``per_edge``: arrays with rows parallel to the edge rows (RAVE's
     AMAF statistics) whose rows move with the edges. Nothing happens to an unexpanded node
     or one already collapsed.
     """
@@ -169,7 +175,8 @@ def collapse_edges(
             ),
         )
         kept.append(best)
-        priors.append(float(sum(edge_values[e, T.EV_PRIOR] for e in rows)))
+        total = float(sum(edge_values[e, T.EV_PRIOR] for e in rows))
+        priors.append(total if sum_priors else total / len(rows))
         dropped_visits += sum(int(edges[e, T.E_VISITS]) for e in rows if e != best)
     rewrite_edges(tree, node, kept, per_edge)
     for i, prior in enumerate(priors):
@@ -234,12 +241,15 @@ def expand_result(
     *,
     sample: bool,
     rng_state: np.ndarray,
+    sum_priors: bool = True,
 ) -> SearchResult:
     """``result`` (one action per class) with every legal action of the root listed again,
     in the root's order (see the module docstring for how a class's statistics are shared).
 
     ``sample``: the final-move rule is ``"sample"``; the move is then a member of the chosen
     class drawn uniformly with ``rng_state``, else the class's representative.
+    ``sum_priors``: the class's prior is the sum of its members' (see
+    :func:`collapse_edges`), so each member gets its share; else each gets the class's.
     """
     stats = {
         a: (n, q, p, o, d)
@@ -265,7 +275,8 @@ def expand_result(
         base, extra = divmod(n, size)
         order = [rep] + [a for a in members if a != rep]
         for i, a in enumerate(order):
-            per_action[a] = (base + (1 if i < extra else 0), q, p / size, o, d)
+            prior = p / size if sum_priors else p
+            per_action[a] = (base + (1 if i < extra else 0), q, prior, o, d)
         if rep == result.best_action:
             best_class = tuple(order)
     for a, values in stats.items():  # actions outside every class (should not happen)
