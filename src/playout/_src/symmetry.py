@@ -19,8 +19,9 @@ and the centre. The engine keeps one edge per class at the root (its prior the s
 class's priors; for progressive bias, whose priors are move scores, their mean), so the
 search never explores two symmetric moves, and :func:`expand_result` lists every legal action
 again: each member of a class gets the class's mean value, proof and plies, its share of the
-class's prior, and an even share of the class's visits (``visits // size`` each; the remainder, one visit each, goes to the representative first,
-then to the other members in increasing action id), so ``policy()`` still sums to 1 and
+class's prior, and an even share of the class's visits (``visits // size`` each; the
+remainder, one visit each, goes to the representative first, then to the other members in
+increasing action id), so ``policy()`` still sums to 1 and
 equivalent moves get equal shares up to one visit. The move chosen is the representative of
 the class the final-move rule picks (with ``final="sample"``, a member drawn uniformly); the
 principal variation is mapped by the symmetry that takes the representative to it.
@@ -149,8 +150,9 @@ def collapse_edges(
     class's priors (a policy's probability of the class), or with ``sum_priors=False`` their
     mean (a move score, as progressive bias reads it). The other edges' visits are taken off
     ``node``'s visit count and their subtrees are no longer reachable
-    (:func:`playout._src.tree.subtree` drops them when the node becomes the root). ``per_edge``: arrays with rows parallel to the edge rows (RAVE's
-    AMAF statistics) whose rows move with the edges. Nothing happens to an unexpanded node
+    (:func:`playout._src.tree.subtree` drops them when the node becomes the root).
+    ``per_edge``: arrays with rows parallel to the edge rows (RAVE's AMAF statistics) whose
+    rows move with the edges. Nothing happens to an unexpanded node
     or one already collapsed.
     """
     nodes, edges, edge_values = tree.nodes, tree.edges, tree.edge_values
