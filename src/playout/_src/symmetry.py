@@ -22,8 +22,9 @@ again: each member of a class gets the class's mean value, proof and plies, its 
 class's prior, and an even share of the class's visits (``visits // size`` each; the
 remainder, one visit each, goes to the representative first, then to the other members in
 increasing action id), so ``policy()`` still sums to 1 and equivalent moves get equal shares
-up to one visit. The move chosen is the representative of the class the final-move rule picks (with ``final="sample"``, a member drawn uniformly); the
-principal variation is mapped by the symmetry that takes the representative to it.
+up to one visit. The move chosen is the representative of the class the final-move rule
+picks (with ``final="sample"``, a member drawn uniformly); the principal variation is mapped
+by the symmetry that takes the representative to it.
 """
 
 from __future__ import annotations
