@@ -148,6 +148,17 @@ class SearchConfig:
             players, returns, immutable states) and what evaluators and rules return,
             raising a typed error instead of giving a wrong answer
             (:mod:`playout._src.checks`); ``False`` saves their small cost.
+        symmetry: use the symmetries the game declares (``action_symmetries``, see
+            :mod:`playout._src.symmetry`): at the root, moves that a symmetry of the root
+            position maps onto each other are searched once, as one class, and the result
+            shares the class's visits and value among them; with ``transpositions``, symmetric
+            positions share one table entry. No effect on a game that declares none. Both
+            drivers.
+        transpositions: a transposition table (Childs, Brodeur & Kocsis 2008, UCT2): nodes of
+            the same position (the same canonical position with ``symmetry``) reached by
+            different move orders share their statistics in selection (see
+            :mod:`playout._src.transpositions`). Python driver only; needs a built-in
+            selection rule (UCB1, PUCT or epsilon-greedy).
     """
 
     selection: SelectionRule | None = None
@@ -161,6 +172,8 @@ class SearchConfig:
     seed: int | None = None
     backend: Backend = "auto"
     checks: bool = True
+    symmetry: bool = False
+    transpositions: bool = False
 
     def __post_init__(self) -> None:
         if self.final not in FINAL_CHOICES:
@@ -183,7 +196,7 @@ class SearchConfig:
             )
         if self.seed is not None and (not _is_count(self.seed) or self.seed < 0):
             raise InvalidParameterError(f"seed must be a whole number >= 0, got {self.seed!r}")
-        for flag in ("reuse", "store_states", "checks"):
+        for flag in ("reuse", "store_states", "checks", "symmetry", "transpositions"):
             if not isinstance(getattr(self, flag), bool | np.bool_):
                 raise InvalidParameterError(
                     f"{flag} must be True or False, got {getattr(self, flag)!r}"

@@ -22,7 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from playout._src import checks, rave
+from playout._src import checks, rave, symmetry
+from playout._src import transpositions as TT
 from playout._src import tree as T
 from playout._src.config import SearchConfig
 from playout._src.errors import GameError, InvalidParameterError
@@ -102,6 +103,14 @@ class PythonDriver:
         self._open_loop = not self._store_states and not self._spec.is_deterministic
         self._use_amaf = isinstance(self._selection, RAVE)
         self._amaf: rave.AmafTable | None = None
+        self._use_table = bool(config.transpositions)
+        if self._use_table and (self._rave_params is not None or self._python_rule is not None):
+            raise InvalidParameterError(
+                "transpositions need a built-in selection rule (UCB1, PUCT or epsilon-greedy), "
+                f"not {type(self._selection).__name__}"
+            )
+        self._table: TT.TranspositionTable | None = None
+        self._key = symmetry.key_function(game, bool(config.symmetry))
         self.max_depth_seen = 0
         self.reset(state)
 
@@ -142,6 +151,9 @@ class PythonDriver:
             self._amaf = rave.AmafTable(
                 self._tree.edge_capacity, self._spec.num_players, self._spec.num_actions or 64
             )
+        if self._use_table:
+            self._table = TT.TranspositionTable(self._tree.node_capacity)
+            self._table.node_entry[T.ROOT] = self._table.entry(self._key(state))
 
     def keep_subtree(self, child: int, state: GameState) -> bool:
         """Make node ``child`` (whose position is ``state``) the root, keeping its subtree;
@@ -152,6 +164,8 @@ class PythonDriver:
         new_tree, old_ids = T.subtree(self._tree, child)
         if self._amaf is not None:
             self._amaf = self._amaf.carried(self._tree, new_tree, old_ids)
+        if self._table is not None:
+            self._table.carry(old_ids, new_tree.node_capacity)
         if self._store_states:
             self._states = [self._states[int(i)] for i in old_ids]
             state = self._states[0]
@@ -162,6 +176,30 @@ class PythonDriver:
         if new_tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
             self._expand_root()
         self._fit_amaf()
+        return True
+
+    def keep_image_subtree(
+        self, child: int, state: GameState, preimage: GameState, index: int
+    ) -> bool:
+        """Make node ``child``, whose position is ``preimage``, the root as the position
+        ``state``, its image under the game's symmetry ``index`` (see
+        :mod:`playout._src.symmetry`): the subtree is kept with every action mapped by the
+        symmetry (and every stored state transformed). ``False`` (nothing changed) when this
+        driver cannot keep it."""
+        if not self._spec.is_deterministic or not self.keep_subtree(child, preimage):
+            return False
+        game: Any = state.game
+        perm = np.asarray(game.action_symmetries()[index], dtype=np.int64)
+        tree = self._tree
+        used = tree.num_edges
+        tree.edges[:used, T.E_ACTION] = perm[tree.edges[:used, T.E_ACTION]]
+        if self._store_states:
+            transform = game.transform_state
+            self._states = [transform(s, index) for s in self._states]
+        self._root_state = state
+        self._root_legal = tuple(state.legal_actions())
+        per_edge = () if self._amaf is None else (self._amaf.visit_count, self._amaf.value_sum)
+        symmetry.sort_all_edges(tree, per_edge)
         return True
 
     def _expand_root(self) -> None:
@@ -203,10 +241,19 @@ class PythonDriver:
         see :mod:`playout._src.rave`), or ``None`` when the selection rule is not RAVE."""
         return self._amaf
 
+    @property
+    def transpositions(self) -> TT.TranspositionTable | None:
+        """The transposition table (read-only use; see :mod:`playout._src.transpositions`),
+        or ``None`` when ``transpositions`` is off."""
+        return self._table
+
     def _fit_amaf(self) -> None:
-        """Give the AMAF table a row for every edge row of the tree (after it grew)."""
+        """Give the AMAF table a row for every edge row of the tree, and the transposition
+        table one for every node row (after the tree grew)."""
         if self._amaf is not None:
             self._amaf.fit(self._tree.edge_capacity)
+        if self._table is not None:
+            self._table.fit(self._tree.node_capacity)
 
     # ----------------------------------------------------------------------------- search
 
@@ -278,9 +325,12 @@ class PythonDriver:
         max_seen = self.max_depth_seen
         rave_params, amaf = self._rave_params, self._amaf
         amaf_visits, amaf_sums = self._amaf_arrays()
+        table = self._table
+        key = self._key
         playouts: Sequence[_Playout] = ()
         solved = False
         ran = 0
+        leaf = 0
         while ran < chunk and not solved:
             if ran % check_every == 0 and perf_counter() >= deadline:
                 break
@@ -289,6 +339,11 @@ class PythonDriver:
                 node, edge, depth = rave.descend(
                     nodes, edges, edge_values, amaf_visits, amaf_sums, rave_params, rng_state,
                     max_depth, path,
+                )
+            elif table is not None:
+                node, edge, depth = TT.descend(
+                    nodes, node_values, edges, edge_values, table.node_entry, table.visits,
+                    table.value_sums, rule, params, rng_state, max_depth, path,
                 )
             elif python_rule is None:
                 node, edge, depth = descend(
@@ -309,6 +364,9 @@ class PythonDriver:
             reward0 = 0.0
             if rewards:
                 reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
+            if table is not None:
+                leaf = int(meta[T.M_NUM_NODES])
+                table.node_entry[leaf] = table.entry(key(state))
             if state.is_terminal():
                 if check:
                     checks.returns(spec, state)
@@ -350,6 +408,11 @@ class PythonDriver:
                 )
             if amaf is not None:
                 self._update_amaf(path, depth, value0, playouts)
+            if table is not None:
+                TT.backup_table(
+                    nodes, node_values, table.node_entry, table.visits, table.value_sums,
+                    leaf, value0,
+                )
             if store:
                 states.append(state)
         self.max_depth_seen = max_seen
@@ -522,6 +585,12 @@ class PythonDriver:
         )
         if self._amaf is not None:
             self._update_amaf(path, depth, value0, playouts)
+        table = self._table
+        if table is not None:
+            TT.backup_table(
+                tree.nodes, tree.node_values, table.node_entry, table.visits, table.value_sums,
+                node, value0,
+            )
         return solved
 
     def _evaluate0(self, state: GameState) -> float:

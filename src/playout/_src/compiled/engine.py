@@ -88,13 +88,15 @@ def _selection_problem(selection: SelectionRule | None) -> str:
 def compiled_support(state: GameState, config: SearchConfig) -> tuple[Kernel | None, str]:
     """The kernel the compiled driver would run ``config``'s search of ``state`` on, or
     ``None`` and the reason it cannot (a game without a kernel, a rule or evaluator in
-    Python)."""
+    Python, the transposition table)."""
     kernel, reason = _find_kernel(state)
     if kernel is None:
         return None, reason
     reason = _num_rollouts(config.evaluator)[1] or _selection_problem(config.selection)
     if reason:
         return None, reason
+    if config.transpositions:
+        return None, "the transposition table runs on the Python driver"
     if kernel.encode is None:
         return None, f"kernel {kernel.name!r} has no encode() to convert a Python state"
     return kernel, ""
@@ -136,6 +138,8 @@ class CompiledDriver:
     ) -> None:
         num_rollouts, reason = _num_rollouts(config.evaluator)
         reason = reason or _selection_problem(config.selection)
+        if config.transpositions:
+            reason = reason or "the transposition table runs on the Python driver"
         if reason:
             raise InvalidParameterError(
                 f"the compiled driver cannot run this search: {reason} (use backend='python')"
