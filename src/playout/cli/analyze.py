@@ -11,7 +11,7 @@ from typing import Any
 import playout
 from playout import render
 from playout._src.errors import GameOverError, InvalidParameterError
-from playout.cli.common import DEFAULT_PLAYOUTS, EXIT_OK, note, out
+from playout.cli.common import DEFAULT_PLAYOUTS, EXIT_OK, capped_workers, note, out
 from playout.cli.engine import make_engine, search_budget
 from playout.cli.position import make_game, parse_moves
 from playout.cli.progress import progress_bar
@@ -118,6 +118,7 @@ def run_flat(state: Any, args: argparse.Namespace) -> tuple[playout.FlatResult, 
 def cmd_analyze(args: argparse.Namespace) -> int:
     """``playout analyze``: play the moves, search, render the result."""
     check_flat_options(args)
+    args.workers = capped_workers(args.workers)
     game = make_game(args)
     state, actions = parse_moves(game, args.moves)
     if state.is_terminal():

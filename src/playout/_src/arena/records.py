@@ -7,7 +7,9 @@ every game move by move into :class:`SavedGame` objects.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import json
 import os
 from collections.abc import Mapping
@@ -75,32 +77,106 @@ def record_to_json(
     return data
 
 
-class RecordWriter:
-    """Appends one JSON line per game to a file, flushed and synced as each game ends.
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Refuse a save file that cannot be written, without creating or changing it.
 
-    A line is written with a single ``write`` of the whole line, so an interrupted run leaves
-    every finished game readable. The file is truncated when the writer opens it.
+    Raises:
+        InvalidParameterError: ``path`` is a directory, or not writable, or its directory
+            does not exist or is not writable.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise InvalidParameterError(f"cannot write {str(path)!r}: it is a directory")
+    if target.exists():
+        if not os.access(target, os.W_OK):
+            raise InvalidParameterError(f"cannot write {str(path)!r}: permission denied")
+        return
+    folder = target.parent
+    if not folder.is_dir():
+        raise InvalidParameterError(f"cannot write {str(path)!r}: no directory {str(folder)!r}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InvalidParameterError(
+            f"cannot write {str(path)!r}: directory {str(folder)!r} is not writable"
+        )
+
+
+class RecordWriter:
+    """Appends one JSON line per game to a file, synced to disk as each game ends.
+
+    A line is written whole (unbuffered) before the next one starts, so an interrupted run
+    leaves every finished game readable. The file is appended to (a last line left without
+    its newline by an earlier, interrupted run is ended first), or emptied first with
+    ``overwrite=True``. A write that fails (a full disk) is undone as far as the file allows
+    (the partial line cut off) and raises :class:`~playout.RecordError`; the lines written
+    before stay.
 
     Raises:
         InvalidParameterError: the file cannot be opened for writing.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> None:
         self.path = Path(path)
+        self.written = 0
+        """Games written by this writer."""
         try:
-            self._file: IO[str] = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
+            mode = "wb" if overwrite else "ab"
+            self._file: IO[bytes] = open(self.path, mode, buffering=0)  # noqa: SIM115
         except OSError as error:
             raise InvalidParameterError(f"cannot write {str(path)!r}: {error.strerror}") from None
+        if not overwrite:
+            self._end_last_line()
+
+    def _end_last_line(self) -> None:
+        """Start on a new line when the file ends in the middle of one."""
+        try:
+            size = os.fstat(self._file.fileno()).st_size
+            if size == 0 or not self.path.is_file():
+                return
+            with open(self.path, "rb") as reader:
+                reader.seek(size - 1)
+                last = reader.read(1)
+        except OSError:
+            return
+        if last != b"\n":
+            self._write_bytes(b"\n")
+
+    def _write_bytes(self, data: bytes) -> None:
+        """Write ``data`` whole; on failure cut the file back and raise RecordError."""
+        fileno = self._file.fileno()
+        try:
+            before: int | None = os.lseek(fileno, 0, os.SEEK_END)
+        except OSError:
+            before = None
+        try:
+            view = memoryview(data)
+            while view:
+                count = self._file.write(view)
+                if not count:
+                    raise OSError(errno.EIO, os.strerror(errno.EIO))
+                view = view[count:]
+            if self.path.is_file():
+                os.fsync(fileno)
+        except OSError as error:
+            if before is not None:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fileno, before)
+            reason = error.strerror or str(error)
+            kept = f"; the {self.written} game(s) written before are kept" if self.written else ""
+            raise RecordError(f"cannot write games to {str(self.path)!r}: {reason}{kept}") from None
 
     def write(self, data: Mapping[str, Any]) -> None:
-        """Append ``data`` as one line, flushed and synced to disk."""
-        self._file.write(json.dumps(data, separators=(",", ":")) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        """Append ``data`` as one line, synced to disk.
+
+        Raises:
+            RecordError: the line could not be written (the file keeps the lines before it).
+        """
+        self._write_bytes((json.dumps(data, separators=(",", ":")) + "\n").encode("utf-8"))
+        self.written += 1
 
     def close(self) -> None:
         """Close the file."""
-        self._file.close()
+        with contextlib.suppress(OSError):
+            self._file.close()
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -233,6 +309,7 @@ __all__ = [
     "RECORD_FORMAT",
     "RecordWriter",
     "SavedGame",
+    "check_writable",
     "game_params",
     "read_records",
     "record_to_json",

@@ -19,11 +19,13 @@ from playout._src.arena.executors import (
     GameJob,
     job_players,
     resolve_executor,
+    start_executor,
+    stop_executor,
 )
 from playout._src.arena.match import MatchProgress, check_match_args, in_order
 from playout._src.arena.play import GameRecord, game_seed
 from playout._src.arena.players import EngineFactory, Player
-from playout._src.arena.records import RecordWriter, record_to_json
+from playout._src.arena.records import RecordWriter, check_writable, record_to_json
 from playout._src.arena.specs import as_player
 from playout._src.errors import InvalidParameterError
 from playout._src.game import Game
@@ -205,6 +207,7 @@ def run_tournament(
     executor: ExecutorKind | GameExecutor | None = None,
     save: str | os.PathLike[str] | None = None,
     ray_address: str | None = None,
+    overwrite: bool = False,
     prior_draws: float = 1.0,
     anchor: int | None = None,
 ) -> TournamentResult:
@@ -225,9 +228,16 @@ def run_tournament(
     runner, own_executor = resolve_executor(executor, min(workers, total), ray_address)
     carried = job_players(runner, specs, players)
     jobs, seats = _tournament_jobs(game, carried, games_per_pair, seed, engine_factory)
-    writer = RecordWriter(save) if save is not None else None
     records: dict[int, GameRecord] = {}
+    if save is not None:
+        check_writable(save)
+    writer: RecordWriter | None = None
     try:
+        # The executor is up (Ray connected) before the save file is opened: a failed start
+        # leaves an existing file as it was.
+        start_executor(runner)
+        if save is not None:
+            writer = RecordWriter(save, overwrite=overwrite)
         for record in runner.run(jobs):
             records[record.index] = record
             if writer is not None:
@@ -235,6 +245,12 @@ def run_tournament(
                 writer.write(record_to_json(game, record, extra=extra))
             if progress is not None:
                 progress(len(records), record)
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM), or a failure (a worker died, the disk is full): stop
+        # the games in progress now rather than wait for them.
+        if own_executor:
+            stop_executor(runner)
+        raise
     finally:
         if writer is not None:
             writer.close()
