@@ -213,3 +213,180 @@ def test_match_workers_stop_on_interrupt(
         json.loads(line)
     saved = playout.read_records(save)
     assert len(saved) == len(complete) >= 1
+
+
+# ------------------------------------------------------------------------------ save files
+
+
+MATCH_TTT = ["match", "tictactoe", "--p1", "random", "--p2", "random", "--workers", "1"]
+
+
+def test_failed_ray_connection_keeps_the_save_file(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pytest.importorskip("ray")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    save = tmp_path / "games.jsonl"
+    save.write_text('{"kept": true}\n')
+    argv = ["match", "tictactoe", "--p1", "random", "--p2", "random", "--games", "2"]
+    argv += ["--executor", "ray", "--ray-address", "auto", "--save", str(save)]
+    code, _, err = run_main(capsys, *argv)
+    assert_one_error_line(code, err, "cannot connect to the Ray cluster at 'auto'")
+    assert save.read_text() == '{"kept": true}\n'
+
+
+def test_save_appends_and_overwrite_empties(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    save = tmp_path / "games.jsonl"
+    for games in ("2", "3"):
+        assert main([*MATCH_TTT, "--games", games, "--save", str(save)]) == 0
+    assert len(playout.read_records(save)) == 5
+    assert main([*MATCH_TTT, "--games", "1", "--save", str(save), "--overwrite"]) == 0
+    assert len(playout.read_records(save)) == 1
+    capsys.readouterr()
+    code, _, err = run_main(capsys, *MATCH_TTT, "--games", "1", "--overwrite")
+    assert_one_error_line(code, err, "--overwrite needs --save")
+
+
+def test_appending_after_an_interrupted_write_keeps_every_intact_game(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    save = tmp_path / "games.jsonl"
+    assert main([*MATCH_TTT, "--games", "1", "--save", str(save)]) == 0
+    first = save.read_text()
+    save.write_text(first + first[:50])  # a second game cut short by a crash
+    assert main([*MATCH_TTT, "--games", "1", "--save", str(save)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(save)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("game 0:") == 2
+    assert captured.err.splitlines() == [
+        f"playout: warning: {save}: skipped line 2 cut short: a game whose writing was interrupted"
+    ]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_save_to_a_full_device(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_main(capsys, *MATCH_TTT, "--games", "3", "--save", "/dev/full")
+    assert_one_error_line(code, err, "cannot write games to '/dev/full': No space left on device")
+
+
+def test_a_write_failure_keeps_the_games_written_before(tmp_path: Path) -> None:
+    import resource
+
+    save = tmp_path / "games.jsonl"
+    limit = 1000  # bytes: room for a few tic-tac-toe games, then the file is too large
+
+    def limit_file_size() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of the signal
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    argv = [*MATCH_TTT, "--games", "20", "--save", str(save)]
+    done = subprocess.run(
+        [sys.executable, "-m", "playout", *argv],
+        capture_output=True,
+        text=True,
+        env=module_env(),
+        preexec_fn=limit_file_size,
+        timeout=120,
+    )
+    kept = len(save.read_text().splitlines())
+    assert 1 <= kept < 20
+    assert_one_error_line(
+        done.returncode,
+        done.stderr,
+        f"cannot write games to '{save}': File too large; the {kept} game(s) written before "
+        "are kept",
+    )
+    assert save.read_text().endswith("\n")  # the game that did not fit was cut off whole
+    assert len(playout.read_records(save)) == kept
+
+
+# ---------------------------------------------------------------------------------- workers
+
+
+def test_workers_are_capped_at_the_cpus(capsys: pytest.CaptureFixture[str]) -> None:
+    from playout.cli.common import cpu_count
+
+    many = str(cpu_count() + 3)
+    code, out, err = run_main(capsys, *MATCH_TTT[:-1], many, "--games", "2", "--json")
+    assert code == 0
+    assert err.splitlines() == [
+        f"playout: note: --workers {many} is more than the {cpu_count()} CPU"
+        f"{'s' if cpu_count() != 1 else ''} here; using {cpu_count()}"
+    ]
+    assert json.loads(out)["games"] == 2
+    argv = ["analyze", "connect4", "--simulations", "50", "--workers", many, "--json"]
+    code, out, err = run_main(capsys, *argv)
+    assert code == 0 and f"--workers {many} is more than" in err
+    assert json.loads(out)["workers"] in (1, cpu_count())
+
+
+# ---------------------------------------------------------------------------------- records
+
+
+GOOD = {"game": "tictactoe", "params": {}, "actions": [0, 3, 1, 4, 2], "index": 0}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"returns": 5}, "line 1: field 'returns' must be a list of 2 numbers, got 5"),
+        ({"returns": None}, "line 1: field 'returns' must be a list of 2 numbers, got null"),
+        ({"returns": [1, "x"]}, "field 'returns' must be a list of 2 numbers"),
+        ({"index": "abc"}, "line 1: field 'index' must be a whole number >= 0, got \"abc\""),
+        ({"index": 1.7}, "line 1: field 'index' must be a whole number >= 0, got 1.7"),
+        ({"index": True}, "field 'index' must be a whole number >= 0, got true"),
+        ({"players": 5}, "line 1: field 'players' must be a list of 2 strings, got 5"),
+        ({"players": "xy"}, "line 1: field 'players' must be a list of 2 strings, got \"xy\""),
+        ({"players": ["a"]}, "field 'players' must be a list of 2 strings"),
+        ({"seed": "7"}, "field 'seed' must be a whole number or null"),
+        ({"winner": 2}, "field 'winner' must be a player or null, got 2"),
+        ({"moves": [1, 2]}, "field 'moves' must be a list of strings, got [1, 2]"),
+        ({"moves": ["a1"]}, "field 'moves' has 1 moves for 5 actions"),
+        ({"seconds": -1}, "field 'seconds' must be a number >= 0"),
+        ({"format": 1}, "field 'format' must be a string"),
+        ({"actions": None}, "line 1: 'actions' must be a list of action ids"),
+        ({"actions": [[[0]]]}, "line 1: 'actions' must be a list of action ids"),
+        ({"params": None}, "line 1: 'params' must be an object"),
+        ({"params": {"width": [[3]]}}, "'params' field 'width' must be a number or a string"),
+        ({"game": None}, "line 1: missing 'game'"),
+    ],
+)
+def test_ill_typed_record_fields(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, change: dict, message: str
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(GOOD | change) + "\n")
+    with pytest.raises(playout.RecordError) as caught:
+        playout.read_records(path)
+    assert message in str(caught.value)
+    code, out, err = run_main(capsys, "replay", str(path))
+    assert out == ""
+    assert_one_error_line(code, err, message)
+
+
+def test_deeply_nested_json_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    code, _, err = run_main(capsys, "replay", str(path))
+    assert_one_error_line(code, err, "line 1: JSON nested too deeply")
+
+
+def test_a_truncated_last_line_keeps_the_intact_games(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "cut.jsonl"
+    line = json.dumps(GOOD)
+    path.write_text(line + "\n" + line[:30])
+    with pytest.warns(UserWarning, match="skipped line 2 cut short"):
+        assert len(playout.read_records(path)) == 1
+    code, out, err = run_main(capsys, "replay", str(path))
+    assert code == 0 and out.startswith("game 0: tictactoe")
+    assert err.splitlines() == [
+        f"playout: warning: {path}: skipped line 2 cut short: a game whose writing was interrupted"
+    ]
+    path.write_text(line[:30])
+    code, _, err = run_main(capsys, "replay", str(path))
+    assert_one_error_line(code, err, "no intact games in the file (line 1 cut short")

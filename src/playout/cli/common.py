@@ -35,6 +35,12 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def warning(text: str) -> None:
+    """One line ``playout: warning: ...`` on stderr (the command goes on)."""
+    one_line = " ".join(str(text).split())
+    print(f"{PROG}: warning: {one_line}", file=sys.stderr, flush=True)
+
+
 def capped_workers(workers: int | None, *, cap: bool = True) -> int:
     """``--workers``: the number of CPUs when not given, and at most that many (with a note)
     when ``cap`` (processes on this machine); more would only share the CPUs."""
@@ -68,4 +74,5 @@ __all__ = [
     "fail",
     "note",
     "out",
+    "warning",
 ]

@@ -10,7 +10,7 @@ from typing import Any
 from playout import render
 from playout._src import arena, elo
 from playout._src.errors import InvalidParameterError
-from playout.cli.common import EXIT_OK, capped_workers, out
+from playout.cli.common import EXIT_OK, capped_workers, out, warning
 from playout.cli.engine import engine_factory, with_defaults
 from playout.cli.position import make_game
 from playout.cli.progress import games_progress
@@ -118,7 +118,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """``playout replay``: the boards of saved games, move by move."""
-    games = arena.read_records(args.file)
+    games = arena.read_records(args.file, warn=warning)
     if args.game_index is not None:
         games = [saved for saved in games if saved.index == args.game_index]
         if not games:
