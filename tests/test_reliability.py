@@ -390,3 +390,86 @@ def test_a_truncated_last_line_keeps_the_intact_games(
     path.write_text(line[:30])
     code, _, err = run_main(capsys, "replay", str(path))
     assert_one_error_line(code, err, "no intact games in the file (line 1 cut short")
+
+
+# ------------------------------------------------------------------------------ numba cache
+
+
+def test_a_damaged_numba_cache_is_compiled_afresh(tmp_path: Path) -> None:
+    import shutil
+
+    package = Path(playout.__file__).resolve().parent
+    copy = tmp_path / "playout"
+    shutil.copytree(package, copy)  # copy2: source times kept, so the caches stay valid
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    argv = [sys.executable, "-m", "playout", "analyze", "connect4", "--simulations", "50"]
+    argv += ["--json"]
+    caches = sorted(copy.rglob("*.nbi"))
+    if not caches:  # a fresh checkout: compile once to have caches to damage
+        subprocess.run(argv, env=env, capture_output=True, timeout=600, check=True)
+        caches = sorted(copy.rglob("*.nbi"))
+    data = sorted(copy.rglob("*.nbc"))
+    assert caches and data
+    for number, path in enumerate(caches + data):
+        # Index files and data files cut short or overwritten.
+        path.write_bytes(b"" if number % 3 == 0 else os.urandom(64))
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert json.loads(done.stdout)["simulations"] == 50
+
+
+# -------------------------------------------------------------------------- CLI odds, ends
+
+
+def test_moves_given_twice_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("analyze", "play"):
+        code, out, err = run_main(capsys, command, "tictactoe", "--moves", "1,1", "--moves", "0,0")
+        assert out == ""
+        assert_one_error_line(code, err, "--moves given twice")
+    code, _, err = run_main(capsys, "analyze", "chess", "--fen", "8/8/8/8/8/8/8/K6k w - - 0 1",
+                            "--fen", "8/8/8/8/8/8/8/K6k w - - 0 1")  # fmt: skip
+    assert_one_error_line(code, err, "--fen given twice")
+
+
+@pytest.mark.parametrize(
+    ("option", "position"),
+    [
+        ("--moves", "f3 e5 g4 Qh4"),  # fool's mate
+        ("--fen", "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"),
+        ("--fen", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"),  # stalemate
+    ],
+)
+def test_play_rejects_a_finished_start_position_like_analyze(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, option: str, position: str
+) -> None:
+    pytest.importorskip("chess")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    code, out, err = run_main(capsys, "play", "chess", option, position)
+    assert out == ""
+    assert_one_error_line(code, err, "the game is over", "nothing to play")
+    code, out, err = run_main(capsys, "analyze", "chess", option, position)
+    assert_one_error_line(code, err, "the game is over", "nothing to analyse")
+
+
+def test_a_search_of_no_simulations_warns(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_main(capsys, "analyze", "tictactoe", "--seconds", "0.000001", "--json")
+    assert code == 0
+    assert json.loads(out)["simulations"] == 0
+    assert err.splitlines() == [
+        "playout: warning: the search ran 0 simulations in --seconds 1e-06: the best move "
+        "was not searched, it is a guess (give the search more time)"
+    ]
+
+
+def test_tournament_rows_of_the_same_player_are_numbered(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["tournament", "tictactoe", "--players", "random", "random", "mcts:simulations=20"]
+    code, out, _ = run_main(capsys, *argv, "--games", "2", "--workers", "1", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["players"] == ["random#1", "random#2", "mcts:simulations=20"]
+    assert sorted(row["player"] for row in data["standings"]) == sorted(data["players"])
+    code, out, _ = run_main(capsys, *argv, "--games", "2", "--workers", "1")
+    assert code == 0 and "random#1" in out and "random#2" in out

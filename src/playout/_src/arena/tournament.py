@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import itertools
 import os
@@ -154,6 +155,21 @@ class TournamentResult:
         }
 
 
+def distinct_names(names: Sequence[str]) -> tuple[str, ...]:
+    """``names`` with every repeated one numbered in order (``random#1``, ``random#2``), so
+    that the table's rows can be told apart; names given once are kept as they are."""
+    counts = collections.Counter(names)
+    seen: collections.Counter[str] = collections.Counter()
+    distinct = []
+    for name in names:
+        if counts[name] > 1:
+            seen[name] += 1
+            distinct.append(f"{name}#{seen[name]}")
+        else:
+            distinct.append(name)
+    return tuple(distinct)
+
+
 def _check_tournament_args(
     game: Game, specs: Sequence[str | Player], games_per_pair: int, seed: int, anchor: int | None
 ) -> None:
@@ -213,6 +229,9 @@ def run_tournament(
 ) -> TournamentResult:
     """A round robin: each pair of ``specs`` plays ``games_per_pair`` games, alternating.
 
+    The result names the players by their names, numbered where one is given more than once
+    (``random#1``, ``random#2``: see :func:`distinct_names`).
+
     Pairs are taken in order (``(0, 1), (0, 2), ..., (1, 2), ...``); all games are numbered in
     that order and game ``k`` is played with ``game_seed(seed, k)``, so the records do not
     depend on the executor. See :func:`~playout._src.arena.match.run_match` for the other
@@ -258,7 +277,7 @@ def run_tournament(
             runner.close()
     return TournamentResult(
         game=game.spec.name,
-        players=tuple(p.name for p in players),
+        players=distinct_names([p.name for p in players]),
         games_per_pair=games_per_pair,
         seed=seed,
         records=in_order(records),
@@ -268,4 +287,4 @@ def run_tournament(
     )
 
 
-__all__ = ["Standing", "TournamentResult", "run_tournament"]
+__all__ = ["Standing", "TournamentResult", "distinct_names", "run_tournament"]
