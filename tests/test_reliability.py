@@ -473,3 +473,138 @@ def test_tournament_rows_of_the_same_player_are_numbered(
     assert sorted(row["player"] for row in data["standings"]) == sorted(data["players"])
     code, out, _ = run_main(capsys, *argv, "--games", "2", "--workers", "1")
     assert code == 0 and "random#1" in out and "random#2" in out
+
+
+# --------------------------------------------------------------------- bad inputs, per command
+
+BAD_INPUTS = {
+    "games": [["games", "extra"]],
+    "play": [
+        ["play", "nosuchgame"],
+        ["play", "tictactoe", "--moves", "1,1", "--moves", "0,0"],
+        ["play", "tictactoe", "--moves", "9,9"],
+        ["play", "tictactoe", "--moves", "0,0 1,0 0,1 1,1 0,2"],
+        ["play", "tictactoe", "--seconds", "nan"],
+        ["play", "tictactoe", "--seconds", "inf"],
+        ["play", "connect4", "--width", "0"],
+        ["play", "connect4", "--moves", "8"],
+        ["play", "tictactoe", "--fen", "x"],
+        ["play", "mnk", "--width", "100000", "--height", "100000"],
+    ],
+    "analyze": [
+        ["analyze", "tictactoe", "--moves", "1,1", "--moves", "0,0"],
+        ["analyze", "tictactoe", "--workers", "-1"],
+        ["analyze", "tictactoe", "--seconds", "-inf"],
+        ["analyze", "tictactoe", "--simulations", "1e3"],
+        ["analyze", "tictactoe", "--moves", "\x00"],
+        ["analyze", "connect4", "--moves", "1111111"],
+        ["analyze", "chess", "--fen", "not a fen"],
+        ["analyze", "chess", "--moves", "e2e5"],
+        ["analyze", "tictactoe", "--c", "nan"],
+        ["analyze", "tictactoe", "--values-for", "both", "--flat", "--playouts", "0"],
+    ],
+    "match": [
+        [
+            "match",
+            "tictactoe",
+            "--p1",
+            "random",
+            "--p2",
+            "random",
+            "--executor",
+            "local",
+            "--workers",
+            "2",
+        ],
+        ["match", "tictactoe", "--p1", "random", "--p2", "random", "--overwrite"],
+        ["match", "tictactoe", "--p1", "random", "--p2", "random", "--save", "/"],
+        [
+            "match",
+            "tictactoe",
+            "--p1",
+            "random",
+            "--p2",
+            "random",
+            "--save",
+            "/nonexistent/dir/games.jsonl",
+        ],
+        [
+            "match",
+            "tictactoe",
+            "--p1",
+            "random",
+            "--p2",
+            "random",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--save",
+            "/dev/full",
+        ],
+        ["match", "tictactoe", "--p1", "random", "--p2", "random", "--sprt", "x"],
+        ["match", "tictactoe", "--p1", "random", "--p2", "random", "--sprt", "10,0"],
+        ["match", "tictactoe", "--p1", "mcts:simulations=", "--p2", "random"],
+        ["match", "tictactoe", "--p1", "mcts:seconds=-1", "--p2", "random"],
+        ["match", "tictactoe", "--p1", "", "--p2", "random"],
+        ["match", "tictactoe", "--p1", "random", "--p2", "random", "--seed", "1.5"],
+    ],
+    "tournament": [
+        ["tournament", "tictactoe", "--players", "random"],
+        ["tournament", "tictactoe", "--players", "random", "nobody"],
+        ["tournament", "tictactoe", "--players", "random", "random", "--games", "0"],
+        ["tournament", "tictactoe", "--players", "random", "random", "--anchor", "last"],
+        [
+            "tournament",
+            "tictactoe",
+            "--players",
+            "random",
+            "random",
+            "--executor",
+            "local",
+            "--workers",
+            "3",
+        ],
+    ],
+    "replay": [
+        ["replay", "/nonexistent.jsonl"],
+        ["replay", "/"],
+        ["replay", "/dev/null"],
+        ["replay", "/dev/null", "--game-index", "-1"],
+    ],
+    "bench": [
+        ["bench", "--game", "go"],
+        ["bench", "--sims", "0"],
+        ["bench", "--reps", "x"],
+    ],
+}
+
+BAD_CASES = [argv for cases in BAD_INPUTS.values() for argv in cases]
+
+
+@pytest.mark.parametrize("argv", BAD_CASES, ids=lambda argv: " ".join(argv)[:60])
+def test_bad_input_is_one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    code, out, err = run_main(capsys, *argv)
+    assert out == ""
+    assert_one_error_line(code, err)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [BAD_INPUTS["match"][4], BAD_INPUTS["replay"][2], BAD_INPUTS["analyze"][0]],
+    ids=["save to /dev/full", "replay /dev/null", "moves twice"],
+)
+def test_bad_input_in_a_process_is_one_line_exit_2(argv: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "playout", *argv],
+        capture_output=True,
+        text=True,
+        env=module_env(),
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert done.stdout == ""
+    assert_one_error_line(done.returncode, done.stderr)
