@@ -13,7 +13,7 @@ Usage::
     playout analyze GAME --moves "1,1 0,0" --flat [--playouts N] [--seed K] [--json]
     playout match GAME --p1 SPEC --p2 SPEC --games N [--seed K] [--json] [--workers N]
                   [--executor auto|local|pool|ray] [--ray-address ADDR] [--sprt ELO0,ELO1]
-                  [--save FILE.jsonl] [--backend auto|python|compiled|ray]
+                  [--save FILE.jsonl [--overwrite]] [--backend auto|python|compiled|ray]
                   [--solver | --no-solver] [--final ...] [--max-depth N]
     playout tournament GAME --players SPEC SPEC [SPEC ...] --games N [--anchor mean|first]
     playout replay FILE.jsonl [--game-index I]
