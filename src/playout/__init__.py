@@ -32,6 +32,7 @@ from playout._src.compiled.kernel import Kernel, make_kernel
 from playout._src.config import Budget, SearchConfig
 from playout._src.conformance import ConformanceReport, check_game
 from playout._src.errors import (
+    ExecutorError,
     GameError,
     GameOverError,
     IllegalMoveError,
@@ -77,6 +78,7 @@ __all__ = [
     "EdgeStatistics",
     "EpsilonGreedy",
     "Evaluator",
+    "ExecutorError",
     "FlatResult",
     "Game",
     "GameError",

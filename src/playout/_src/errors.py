@@ -53,7 +53,13 @@ class MissingDependencyError(PlayoutError, ModuleNotFoundError):
 
 
 class RecordError(PlayoutError, ValueError):
-    """A saved game file is unreadable, malformed or holds an illegal move."""
+    """A saved game file is unreadable, malformed or holds an illegal move, or games cannot be
+    written to it."""
+
+
+class ExecutorError(PlayoutError, RuntimeError):
+    """Where games or searches run failed: no Ray cluster to connect to, a worker process that
+    died."""
 
 
 class PlayoutWarning(UserWarning):
@@ -62,6 +68,7 @@ class PlayoutWarning(UserWarning):
 
 
 __all__ = [
+    "ExecutorError",
     "GameError",
     "GameOverError",
     "IllegalMoveError",
