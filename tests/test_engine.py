@@ -377,3 +377,63 @@ def test_bad_memory_bounds_are_rejected() -> None:
         with pytest.raises(InvalidParameterError):
             Budget(max_memory=bad)  # type: ignore[arg-type]
     assert Budget().memory_limit > 0
+
+
+# ------------------------------------------------------------------ stopping and threads
+
+
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_a_stop_callable_ends_the_search_between_chunks(backend: str) -> None:
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 2
+
+    engine = MCTS(Connect4Game().initial_state(), seed=0, backend=backend, solver=False)
+    result = engine.run(Budget(simulations=10**9), stop=stop)
+    assert result.stop_reason == "stopped"
+    assert len(asked) == 3
+    assert 0 < result.simulations <= 2 * playout._src.search.STOPPABLE_CHUNK
+
+
+def test_threads_search_side_by_side_and_merge() -> None:
+    state = Connect4Game().initial_state()
+    result = playout.parallel_search(state, simulations=3000, threads=2, seed=4, solver=False)
+    assert result.total_simulations == sum(result.visit_counts) == 6000
+    again = playout.parallel_search(state, simulations=3000, threads=2, seed=4, solver=False)
+    assert again.visit_counts == result.visit_counts  # reproducible, whatever the timing
+    one = playout.parallel_search(state, simulations=3000, threads=1, seed=4, solver=False)
+    assert one.total_simulations == 3000
+    with pytest.raises(InvalidParameterError, match="not both"):
+        playout.parallel_search(state, simulations=10, threads=2, workers=2)
+    with pytest.raises(InvalidParameterError, match="threads must be"):
+        playout.parallel_search(state, simulations=10, threads=0)
+
+
+def test_a_failed_thread_stops_the_others() -> None:
+    import threading
+
+    calls = []
+
+    class Failing:
+        def evaluate(self, state: object, rng: object) -> float:
+            calls.append(threading.get_ident())
+            if len(calls) > 50:
+                raise RuntimeError("evaluator failed")
+            return 0.0
+
+    with pytest.raises(RuntimeError, match="evaluator failed"):
+        playout.parallel_search(
+            TTT.initial_state(), simulations=10**9, threads=2, seed=0, evaluator=Failing()
+        )
+
+
+@pytest.mark.filterwarnings("ignore::playout.PlayoutWarning")
+def test_threads_share_the_memory_bound() -> None:
+    config = SearchConfig(budget=Budget(simulations=10**6, max_memory=2**20), seed=1, solver=False)
+    one = playout.parallel_search(TTT.initial_state(), config, threads=1)
+    two = playout.parallel_search(TTT.initial_state(), config, threads=2)
+    assert one.stop_reason == two.stop_reason == "memory"
+    assert two.nodes <= one.nodes + 2  # two trees of half the memory each
+    assert two.nodes >= one.nodes - 4

@@ -13,7 +13,9 @@ from __future__ import annotations
 import concurrent.futures
 import math
 import multiprocessing
+import os
 import random
+import threading
 import time
 from typing import Any
 
@@ -32,70 +34,107 @@ def _search_worker(state: GameState, config: SearchConfig) -> SearchResult:
     return MCTS(state, config).run()
 
 
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+_POOL_LOCK = threading.Lock()
+_THREAD_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+_THREAD_POOL_SIZE = 0
+
+
+def _thread_pool(size: int) -> concurrent.futures.ThreadPoolExecutor:
+    """The persistent pool of search threads, with at least ``size`` threads: started once
+    and kept, so that a move's parallel search starts at once."""
+    global _THREAD_POOL, _THREAD_POOL_SIZE
+    with _POOL_LOCK:
+        if _THREAD_POOL is None or size > _THREAD_POOL_SIZE:
+            old = _THREAD_POOL
+            _THREAD_POOL = concurrent.futures.ThreadPoolExecutor(
+                max_workers=size, thread_name_prefix="playout-search"
+            )
+            _THREAD_POOL_SIZE = size
+            if old is not None:
+                old.shutdown(wait=False)
+        return _THREAD_POOL
+
+
+def _count(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParameterError(f"{name} must be a whole number >= 1, got {value!r}")
+    return value
+
+
 def parallel_search(
     state: GameState,
     config: SearchConfig | None = None,
     *,
-    workers: int = 2,
+    threads: int | None = None,
+    workers: int | None = None,
     executor: concurrent.futures.Executor | None = None,
     **options: Any,
 ) -> SearchResult:
-    """Root-parallel search: ``workers`` independent searches of ``state``, merged.
+    """Root-parallel search: independent searches of ``state``, merged.
 
-    Every worker runs the full budget (``simulations`` each, or ``seconds`` of wall time
-    each, in parallel) with its own seed derived from the configuration's seed. The result
-    sums the root statistics of all workers (:func:`~playout._src.results.merge_results`):
-    ``total_simulations`` is about ``workers * simulations``. Values are for the player to
-    move at the root.
+    Each search runs the full budget (``simulations`` each, or ``seconds`` of wall time
+    each, side by side) with its own seed derived from the configuration's seed. The result
+    sums the root statistics of all of them (:func:`~playout._src.results.merge_results`,
+    the engine's final-move rule): ``total_simulations`` is about ``n * simulations``.
+    Values are for the player to move at the root.
+
+    Threads suit the compiled driver, which releases the GIL while it simulates: they share
+    the process (no start-up, no copies) and run from a persistent pool. Processes suit the
+    Python driver, whose simulations hold the GIL.
 
     Args:
-        state: the position (must be picklable: it is sent to the workers).
+        state: the position (picklable, for processes).
         config, options: the search's configuration, as for :class:`~playout.MCTS`.
-        workers: number of worker processes (1 runs in this process).
-        executor: an executor to run the workers on, e.g. a ``ProcessPoolExecutor`` kept
-            between moves so that its processes start (import numba, load the compiled
-            code) once; by default a new pool with the ``"spawn"`` start method is made for
-            the call and shut down after it.
+        threads: searches in threads of this process.
+        workers: searches in worker processes (1 runs in this process).
+        executor: for ``workers``: an executor to run them on (e.g. a process pool kept
+            between moves); by default a new ``"spawn"`` pool is made for the call.
+        With neither ``threads`` nor ``workers``: one search per available CPU, in threads
+        when the compiled driver runs the configuration, else in processes. The budget's
+        memory bound is shared out among the searches.
 
     Raises:
-        InvalidParameterError: ``workers`` < 1, or any error of the configuration.
+        InvalidParameterError: both ``threads`` and ``workers``, a count below 1, or any
+            error of the configuration.
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
+    if threads is not None and workers is not None:
+        raise InvalidParameterError("give threads or workers, not both")
     check_state(state)
     config = make_config(config, **options)
-    # Check the configuration here, where an error is easy to read, before starting processes.
-    MCTS(state, config.replace(seed=0))
+    # Check the configuration here, where an error is easy to read, before starting anything.
+    probe = MCTS(state, config.replace(seed=0))
+    if threads is None and workers is None:
+        if probe.backend == "compiled":
+            threads = available_cpus()
+        else:
+            workers = available_cpus()
+    del probe
+    count = _count("threads", threads) if threads is not None else _count("workers", workers)
     seed = config.seed
     if seed is None:
         seed = random.SystemRandom().randrange(2**63)
     seeds = [
         int(s.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
-        for s in np.random.SeedSequence(int(seed)).spawn(workers)
+        for s in np.random.SeedSequence(int(seed)).spawn(count)
     ]
-    configs = [config.replace(seed=s) for s in seeds]
+    # The memory bound is the whole search's: each of the searches gets its share.
+    share = max(1, config.budget.memory_limit // count)
+    configs = [config.replace(seed=s, max_memory=share) for s in seeds]
     start = time.perf_counter()
-    if workers == 1 and executor is None:
+    if count == 1 and executor is None:
         results = [_search_worker(state, configs[0])]
+    elif threads is not None:
+        results = _in_threads(state, configs)
     else:
-        own = executor is None
-        pool = executor or process_pool(workers, multiprocessing.get_context("spawn"))
-        futures: list[concurrent.futures.Future[SearchResult]] = []
-        try:
-            with sigint_ignored():  # workers that start now do not see a Ctrl-C
-                futures = [pool.submit(_search_worker, state, c) for c in configs]
-            results = [f.result() for f in futures]
-        except BaseException:
-            # Interrupted (Ctrl-C, SIGTERM) or a worker failed: stop the others now instead of
-            # waiting for searches that may run for hours.
-            for future in futures:
-                future.cancel()
-            if own:
-                assert isinstance(pool, concurrent.futures.ProcessPoolExecutor)
-                stop_pool(pool)
-            raise
-        if own:
-            pool.shutdown()
+        results = _in_processes(state, configs, executor)
     elapsed = time.perf_counter() - start
     return merge_results(
         results,
@@ -106,4 +145,47 @@ def parallel_search(
     )
 
 
-__all__ = ["merge_results", "parallel_search"]
+def _in_threads(state: GameState, configs: list[SearchConfig]) -> list[SearchResult]:
+    """The searches in the persistent thread pool; an interrupt (or a failed search) stops
+    the others within a chunk of simulations (see ``MCTS.run``'s ``stop``)."""
+    stop = threading.Event()
+    pool = _thread_pool(len(configs))
+    futures = [
+        pool.submit(lambda c: MCTS(state, c).run(stop=stop.is_set), config) for config in configs
+    ]
+    try:
+        return [f.result() for f in futures]
+    except BaseException:
+        stop.set()
+        concurrent.futures.wait(futures)
+        raise
+
+
+def _in_processes(
+    state: GameState,
+    configs: list[SearchConfig],
+    executor: concurrent.futures.Executor | None,
+) -> list[SearchResult]:
+    """The searches in worker processes; an interrupt or a failure stops them all."""
+    own = executor is None
+    pool = executor or process_pool(len(configs), multiprocessing.get_context("spawn"))
+    futures: list[concurrent.futures.Future[SearchResult]] = []
+    try:
+        with sigint_ignored():  # workers that start now do not see a Ctrl-C
+            futures = [pool.submit(_search_worker, state, c) for c in configs]
+        results = [f.result() for f in futures]
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM) or a worker failed: stop the others now instead of
+        # waiting for searches that may run for hours.
+        for future in futures:
+            future.cancel()
+        if own:
+            assert isinstance(pool, concurrent.futures.ProcessPoolExecutor)
+            stop_pool(pool)
+        raise
+    if own:
+        pool.shutdown()
+    return results
+
+
+__all__ = ["available_cpus", "merge_results", "parallel_search"]

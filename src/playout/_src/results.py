@@ -19,7 +19,7 @@ from playout._src import tree as T
 from playout._src.config import FINAL_CHOICES, FinalChoice
 from playout._src.errors import InvalidParameterError
 
-StopReason = Literal["simulations", "time", "proven", "max_nodes", "memory", ""]
+StopReason = Literal["simulations", "time", "proven", "max_nodes", "memory", "stopped", ""]
 """Why a search stopped (see :attr:`SearchResult.stop_reason`)."""
 
 
@@ -73,8 +73,8 @@ class SearchResult:
             (0 otherwise).
         stop_reason: why the search stopped: ``"simulations"`` (the count was reached),
             ``"time"`` (the time limit), ``"proven"`` (the solver proved the root),
-            ``"max_nodes"`` or ``"memory"`` (the tree reached its bound); ``""`` for a result
-            read without searching.
+            ``"max_nodes"`` or ``"memory"`` (the tree reached its bound), ``"stopped"`` (the
+            caller's ``stop`` said so); ``""`` for a result read without searching.
     """
 
     best_action: int

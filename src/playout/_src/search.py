@@ -54,6 +54,8 @@ _FIRST_TIMED_CHUNK = 64
 """Simulations before the first look at the clock under a time limit."""
 _TIMED_CHUNK_SECONDS = 0.005
 """Seconds of simulations between looks at the clock (sized from the measured rate)."""
+STOPPABLE_CHUNK = 4096
+"""Simulations between two questions to a ``stop`` callable, at most."""
 
 
 class Driver(Protocol):
@@ -247,6 +249,7 @@ class MCTS:
         *,
         progress: ProgressCallback | bool | None = None,
         progress_every: int = 100,
+        stop: Callable[[], bool] | None = None,
     ) -> SearchResult:
         """Run simulations on the current tree until the budget is used; the result.
 
@@ -256,6 +259,10 @@ class MCTS:
                 ``progress_every`` simulations and once more at the end; or ``True`` for a
                 progress bar on the terminal (seed 000's ``trange``).
             progress_every: simulations between progress reports.
+            stop: asked between chunks of simulations (at most
+                :data:`STOPPABLE_CHUNK` simulations, or a few milliseconds under a time
+                limit): ``True`` ends the search there (``stop_reason`` ``"stopped"``). For a
+                stop button, or another thread ending a parallel search.
 
         Raises:
             GameOverError: the root position is terminal.
@@ -269,7 +276,7 @@ class MCTS:
             raise InvalidParameterError(f"progress_every must be >= 1, got {progress_every}")
         if progress is True:
             with _progress_bar(budget) as bar:
-                return self.run(budget, progress=bar, progress_every=progress_every)
+                return self.run(budget, progress=bar, progress_every=progress_every, stop=stop)
         report = progress if callable(progress) else None
         start = time.perf_counter()
         deadline = math.inf if budget.seconds is None else start + budget.seconds
@@ -280,10 +287,16 @@ class MCTS:
         max_nodes = min(budget.node_limit, memory_nodes)
         timed = budget.seconds is not None
         chunk = _FIRST_TIMED_CHUNK if timed else limit
+        if stop is not None:
+            chunk = min(chunk, STOPPABLE_CHUNK)
         done = 0
+        stopped = False
         while done < limit and driver.tree.num_nodes < max_nodes and not self._is_solved():
             now = time.perf_counter()
             if timed and now >= deadline:
+                break
+            if stop is not None and stop():
+                stopped = True
                 break
             wanted = min(limit - done, chunk, driver.max_chunk, max_nodes - driver.tree.num_nodes)
             if report is not None:
@@ -298,9 +311,15 @@ class MCTS:
                 report(done)
             if timed:
                 chunk = _next_timed_chunk(ran, time.perf_counter() - now, deadline)
+                if stop is not None:
+                    chunk = min(chunk, STOPPABLE_CHUNK)
         if report is not None and done % progress_every != 0:
             report(done)
-        reason = self._stop_reason(done, limit, budget.node_limit, memory_nodes)
+        reason = (
+            "stopped"
+            if stopped
+            else self._stop_reason(done, limit, budget.node_limit, memory_nodes)
+        )
         if reason == "memory":
             warnings.warn(
                 f"the search stopped at its memory bound ({budget.memory_limit / 2**20:.0f} MiB,"
@@ -311,9 +330,7 @@ class MCTS:
             )
         return self._result(done, time.perf_counter() - start, reason)
 
-    def _stop_reason(
-        self, done: int, limit: int, node_limit: int, memory_nodes: int
-    ) -> StopReason:
+    def _stop_reason(self, done: int, limit: int, node_limit: int, memory_nodes: int) -> StopReason:
         """Why :meth:`run` stopped after ``done`` simulations."""
         if self._is_solved():
             return "proven"
@@ -349,8 +366,11 @@ class MCTS:
         )
         if self._classes is not None:
             result = symmetry.expand_result(
-                result, self._classes, sample=self._config.final == "sample",
-                rng_state=self._rng_state, sum_priors=self._sum_priors,
+                result,
+                self._classes,
+                sample=self._config.final == "sample",
+                rng_state=self._rng_state,
+                sum_priors=self._sum_priors,
             )
         return result
 
@@ -429,7 +449,10 @@ class MCTS:
         self._classes = symmetry.root_classes(self.root_state) if self._config.symmetry else None
         if self._classes is not None:
             symmetry.collapse_edges(
-                self.tree, T.ROOT, self._classes, self._per_edge_rows(),
+                self.tree,
+                T.ROOT,
+                self._classes,
+                self._per_edge_rows(),
                 sum_priors=self._sum_priors,
             )
 
