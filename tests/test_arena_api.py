@@ -90,3 +90,16 @@ def test_openspiel_string_from_the_spec() -> None:
     assert arena.openspiel_game_string(MnkGame(3, 3, 3)) == "tic_tac_toe"
     with pytest.raises(playout.InvalidParameterError, match="openspiel-mcts plays"):
         arena.openspiel_game_string(_HookedGame(3, 3, 3, name="hooked"))
+
+
+def test_mcts_specs_turn_symmetry_and_transpositions_on() -> None:
+    game = playout.make_game("tictactoe")
+    player = playout.parse_player("mcts:simulations=50,symmetry=yes,transpositions=yes", game)
+    player.reset(game.initial_state(), 1)
+    config = player._engine.config
+    assert (config.symmetry, config.transpositions) == (True, True)
+    plain = playout.parse_player("mcts:simulations=50", game)
+    plain.reset(game.initial_state(), 1)
+    assert (plain._engine.config.symmetry, plain._engine.config.transpositions) == (False, False)
+    with pytest.raises(playout.InvalidParameterError):
+        playout.parse_player("mcts:symmetry=maybe", game)

@@ -109,6 +109,7 @@ class MctsOptions:
         reuse: keep the subtree between moves.
         solver: MCTS-Solver on or off (``MCTS(solver=...)``); ``None`` leaves the engine's
             default (on for deterministic games).
+        symmetry, transpositions: the :class:`~playout.SearchConfig` options of those names.
     """
 
     budget: Budget = dataclasses.field(default_factory=Budget)
@@ -120,6 +121,8 @@ class MctsOptions:
     weight: float | None = None
     reuse: bool = True
     solver: bool | None = None
+    symmetry: bool = False
+    transpositions: bool = False
 
     def selection(self) -> Any:
         """The selection rule object."""
@@ -197,7 +200,14 @@ class MctsPlayer:
         return self._name
 
     def _new_engine(self, state: GameState) -> Any:
-        extra = {} if self.options.solver is None else {"solver": self.options.solver}
+        extra: dict[str, Any] = (
+            {} if self.options.solver is None else {"solver": self.options.solver}
+        )
+        # Only when on, so that engine factories written before these options keep working.
+        if self.options.symmetry:
+            extra["symmetry"] = True
+        if self.options.transpositions:
+            extra["transpositions"] = True
         return self._factory(
             state,
             selection=self._selection,

@@ -40,6 +40,8 @@ MCTS_KEYS = (
     "weight",
     "reuse",
     "solver",
+    "symmetry",
+    "transpositions",
 )
 """The option keys of ``mcts:``."""
 
@@ -88,7 +90,8 @@ def parse_mcts_options(text: str) -> MctsOptions:
     ``c`` (the rule's constant), ``epsilon`` (same as ``c`` for ``rule=epsilon``), ``bias``
     (the RAVE bias, ``rule=rave``), ``weight`` (the progressive-bias weight, ``rule=pb``),
     ``reuse`` (``yes``/``no``), ``solver`` (``yes``/``no``: MCTS-Solver, Winands et al. 2008;
-    default on).
+    default on), ``symmetry`` and ``transpositions`` (``yes``/``no``, default no; see
+    :class:`~playout.SearchConfig`).
 
     Raises:
         InvalidParameterError: an unknown key, a bad value, or an invalid rule setting.
@@ -109,6 +112,8 @@ def parse_mcts_options(text: str) -> MctsOptions:
         weight=_optional_float(values, "weight"),
         reuse=parse_yes_no("reuse", values.get("reuse", "yes")),
         solver=parse_yes_no("solver", values["solver"]) if "solver" in values else None,
+        symmetry=parse_yes_no("symmetry", values.get("symmetry", "no")),
+        transpositions=parse_yes_no("transpositions", values.get("transpositions", "no")),
     )
     options.selection()  # validate the rule and its constants now
     return options
