@@ -40,6 +40,10 @@ NOT_RUN = {
     'playout play tictactoe --moves "1,1" --no-solver --final best-value --max-depth 4': (
         "interactive"
     ),
+    # measurements of minutes (bench/symmetry.py runs at smoke size in test_bench_scripts.py)
+    "python bench/symmetry.py --match ttt-perfect --games 2000": "a benchmark of minutes",
+    "python bench/symmetry.py --match ttt-h2h --games 400 --simulations 50": "minutes",
+    "python bench/symmetry.py --match mnk6-h2h --games 1000 --simulations 1000": "an hour",
     # no smaller size: it adds 1,000,000-simulation decisions, each in a fresh process
     "playout bench --game connect4 --reps 3 --big": "1M-simulation decisions (about a minute)",
 }
