@@ -633,6 +633,19 @@ def test_chess_names_white_and_black(capsys: pytest.CaptureFixture[str]) -> None
     assert "(for Black, to move)" in out
 
 
+def test_play_chess_names_the_colours(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("chess")
+    code, out, err = play(capsys, monkeypatch, "e2e4\nquit\n", "chess", "--simulations", "20",
+                          "--seed", "1")  # fmt: skip
+    assert code == 0 and err == ""
+    assert out.splitlines()[0].startswith("chess: you are White, the AI is Black.")
+    assert "your move (White): e2e4" in out and "AI (Black) plays " in out
+    assert "(for Black, in [-1, 1];" in out
+    assert "(X)" not in out and "(O)" not in out
+
+
 def test_match_and_replay_name_connect4_colours(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
