@@ -84,6 +84,7 @@ def test_every_script_is_covered() -> None:
         "compiled_engine.py",
         "compiled_vs_peers.py",
         "phase_profile.py",
+        "symmetry.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
     }
@@ -228,3 +229,13 @@ def test_phase_profile() -> None:
     assert numbers[1] > 1  # edges descended per simulation
     if platform.machine().lower() in ("x86_64", "amd64"):  # a time-stamp counter that counts
         assert all(n > 0 for n in numbers[2:])
+
+
+def test_symmetry() -> None:
+    out, _ = run_bench("symmetry.py", "--match", "ttt-h2h", "--games", "4", "--simulations", "20")
+    rows = [line for line in out.splitlines() if line.startswith("ttt-h2h")]
+    assert len(rows) == 3  # symmetry, transpositions, both: each against plain
+    for row in rows:
+        wins, draws, losses = (int(x) for x in re.findall(r"[WDL]\s+(\d+)", row))
+        assert wins + draws + losses == 4
+        assert 0.0 <= figure(row, "score") <= 1.0

@@ -145,7 +145,11 @@ def test_time_limit_is_honoured() -> None:
     start = time.perf_counter()
     result = engine.run(Budget(seconds=0.3))
     elapsed = time.perf_counter() - start
-    assert 0.3 <= elapsed < 1.0  # chunks of a few milliseconds; slack for a busy machine
+    assert elapsed < 1.0  # chunks of a few milliseconds; slack for a busy machine
+    # It runs to the deadline, unless growing the full arrays would end past it (then it
+    # stops early rather than late).
+    assert result.stop_reason == "time"
+    assert elapsed >= 0.3 or T.room_for(engine.tree, 81) <= 1
     assert result.simulations > 100
     assert (
         MCTS(C4.initial_state(), backend="compiled", seed=7).run(Budget(seconds=0)).simulations == 0

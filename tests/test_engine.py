@@ -332,3 +332,48 @@ def test_golden_tree(backend: str) -> None:
     )
     assert int(tree.edges[root_edges, T.E_VISITS].sum()) == 300
     assert int(tree.nodes[T.ROOT, T.N_VISITS]) == 300
+
+
+# ------------------------------------------------------------------ bounds and stop reasons
+
+
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_the_memory_bound_stops_the_search_and_says_so(backend: str) -> None:
+    from playout.games import gomoku
+
+    state = gomoku().initial_state()
+    budget = Budget(simulations=10**8, max_memory=20 * 2**20)
+    engine = MCTS(state, seed=0, backend=backend, solver=False)
+    with pytest.warns(playout.PlayoutWarning, match="memory bound"):
+        result = engine.run(budget)
+    assert result.stop_reason == "memory"
+    bound = engine.driver.node_bytes_bound()
+    assert result.nodes <= 20 * 2**20 // (2 * bound)
+    assert result.simulations == result.nodes - 1  # every simulation added one node
+    allocated = sum(a.nbytes for a in engine.tree[:4])
+    assert allocated <= 2 * 20 * 2**20  # arrays as allocated, edges included
+
+
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_every_stop_has_its_reason(backend: str) -> None:
+    ttt = TTT.initial_state()
+    assert MCTS(ttt, seed=0, backend=backend).run(Budget(simulations=50)).stop_reason == (
+        "simulations"
+    )
+    assert MCTS(ttt, seed=0, backend=backend).run(Budget(simulations=10**6)).stop_reason == (
+        "proven"
+    )
+    limited = MCTS(ttt, seed=0, backend=backend, solver=False).run(
+        Budget(simulations=10**6, max_nodes=40)
+    )
+    assert (limited.stop_reason, limited.nodes) == ("max_nodes", 40)
+    timed = MCTS(Connect4Game().initial_state(), seed=0, backend=backend).run(Budget(seconds=0.05))
+    assert timed.stop_reason == "time"
+    assert MCTS(ttt, seed=0, backend=backend).result().stop_reason == ""
+
+
+def test_bad_memory_bounds_are_rejected() -> None:
+    for bad in (-1, 1.5, True, "1GB"):
+        with pytest.raises(InvalidParameterError):
+            Budget(max_memory=bad)  # type: ignore[arg-type]
+    assert Budget().memory_limit > 0

@@ -52,11 +52,16 @@ def test_rules_roll_hold_and_lose_the_turn_total() -> None:
     assert [p for _, p in in_air.chance_outcomes()] == [1 / 6] * 6
     after_four = roll(start, 4)
     assert (after_four.turn_total, after_four.player, after_four.legal_actions()) == (
-        4, 0, (ROLL, HOLD)
+        4,
+        0,
+        (ROLL, HOLD),
     )
     after_one = roll(after_four, 1)  # a 1 loses the turn total and ends the turn
     assert (after_one.scores, after_one.turn_total, after_one.player, after_one.turns) == (
-        (0, 0), 0, 1, 1
+        (0, 0),
+        0,
+        1,
+        1,
     )
     banked = roll(roll(after_four, 6), 3).play(HOLD)
     assert (banked.scores, banked.player, banked.turns) == ((13, 0), 1, 1)
@@ -103,7 +108,12 @@ def test_notation() -> None:
         game.string_to_action(start, "3")  # a face while a player is to move
     in_air = start.play(ROLL)
     assert [game.action_to_string(in_air, a) for a in in_air.legal_actions()] == [
-        "1", "2", "3", "4", "5", "6"
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6",
     ]
     assert game.string_to_action(in_air, "5") == face_action(5)
     with pytest.raises(IllegalMoveError, match="in the air"):
@@ -136,8 +146,10 @@ def exact_value(state: PigState) -> Fraction:
             return Fraction(s.returns()[0]).limit_denominator()
         if s.current_player() == CHANCE:
             return sum(
-                (Fraction(p).limit_denominator() * value0(s.play(a)) for a, p in
-                 s.chance_outcomes()),
+                (
+                    Fraction(p).limit_denominator() * value0(s.play(a))
+                    for a, p in s.chance_outcomes()
+                ),
                 Fraction(0),
             )
         children = [value0(s.play(a)) for a in s.legal_actions()]
@@ -203,3 +215,22 @@ def test_search_samples_chance_edges_by_probability() -> None:
     assert result.priors == pytest.approx([1 / 6] * 6)
     for visits in result.visit_counts:
         assert 120 <= visits <= 280  # 200 expected each
+
+
+@pytest.mark.parametrize("store_states", [True, False])
+def test_recomputed_states_sample_chance_by_probability_too(store_states: bool) -> None:
+    """With ``store_states=False`` a non-deterministic game is searched open loop (each
+    simulation replays its actions, chance outcomes drawn afresh): the chance node's visits
+    still follow the outcome probabilities, and the choices match the stored-state search."""
+    state = PigGame().state((4, 4), 6, 0).play(ROLL)
+    engine = playout.MCTS(
+        state, budget=playout.Budget(simulations=1200), seed=5, store_states=store_states
+    )
+    result = engine.run()
+    for visits in result.visit_counts:
+        assert 120 <= visits <= 280  # 200 expected each
+    near_win = PigGame(target=20).state((0, 19), 15, 0)
+    assert (
+        playout.search(near_win, simulations=1500, seed=2, store_states=store_states).best_action
+        == ROLL
+    )

@@ -32,6 +32,7 @@ from playout._src.compiled.kernel import Kernel, make_kernel
 from playout._src.config import Budget, SearchConfig
 from playout._src.conformance import ConformanceReport, check_game
 from playout._src.errors import (
+    ExecutorError,
     GameError,
     GameOverError,
     IllegalMoveError,
@@ -40,6 +41,7 @@ from playout._src.errors import (
     MoveError,
     MoveParseError,
     PlayoutError,
+    PlayoutWarning,
     RecordError,
     UnknownGameError,
 )
@@ -76,6 +78,7 @@ __all__ = [
     "EdgeStatistics",
     "EpsilonGreedy",
     "Evaluator",
+    "ExecutorError",
     "FlatResult",
     "Game",
     "GameError",
@@ -94,6 +97,7 @@ __all__ = [
     "MoveParseError",
     "Player",
     "PlayoutError",
+    "PlayoutWarning",
     "ProgressiveBias",
     "Proven",
     "RandomPlayer",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from typing import Any, Literal
 
 import numpy as np
@@ -36,6 +37,16 @@ DEFAULT_SIMULATIONS = 1000
 """Simulations of a search given neither a simulation count nor a time limit."""
 
 
+def default_max_memory() -> int:
+    """The default memory bound of one search, in bytes: a quarter of the physical memory
+    (1 GiB when the memory size is unknown)."""
+    try:
+        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return 1 << 30
+    return int(physical // 4)
+
+
 def _is_count(value: object) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
@@ -48,17 +59,23 @@ class Budget:
     Attributes:
         simulations: simulations to run (default 1000 when ``seconds`` is not given either).
         seconds: wall-clock limit in seconds.
-        max_nodes: stop when the tree holds this many nodes (bounds memory).
+        max_nodes: stop when the tree holds this many nodes.
         max_depth: never descend more than this many edges below the root in the tree.
+        max_memory: bytes the tree may take at most (node and edge rows, and the compiled
+            driver's compact states; arrays are counted at their allocated size, which
+            doubles as the tree grows). ``None``: :func:`default_max_memory`, a quarter of
+            the physical memory. The search stops there and says so (``stop_reason``
+            ``"memory"`` and a :class:`~playout.PlayoutWarning`).
     """
 
     simulations: int | None = None
     seconds: float | None = None
     max_nodes: int | None = None
     max_depth: int | None = None
+    max_memory: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("simulations", "max_nodes", "max_depth"):
+        for name in ("simulations", "max_nodes", "max_depth", "max_memory"):
             value = getattr(self, name)
             if value is not None and (not _is_count(value) or value < 0):
                 raise InvalidParameterError(f"{name} must be a whole number >= 0, got {value!r}")
@@ -72,6 +89,8 @@ class Budget:
             raise InvalidParameterError(f"seconds must be a number >= 0, got {seconds!r}")
         if self.max_depth == 0:
             raise InvalidParameterError("max_depth must be at least 1")
+        if self.max_nodes == 0:
+            raise InvalidParameterError("max_nodes must be at least 1 (the root)")
 
     @property
     def simulation_limit(self) -> int:
@@ -84,6 +103,11 @@ class Budget:
     def node_limit(self) -> int:
         """Nodes the tree may hold (:data:`UNLIMITED` when not bounded)."""
         return UNLIMITED if self.max_nodes is None else int(self.max_nodes)
+
+    @property
+    def memory_limit(self) -> int:
+        """Bytes the tree may take (:func:`default_max_memory` when not given)."""
+        return default_max_memory() if self.max_memory is None else int(self.max_memory)
 
     @property
     def depth_limit(self) -> int:
@@ -120,6 +144,21 @@ class SearchConfig:
             same result. ``None`` draws a seed from the operating system.
         backend: ``"auto"`` (the compiled driver when the game has a kernel and the options
             allow it), ``"python"`` or ``"compiled"`` (or an error saying why not).
+        checks: check the game's promises as the search meets them (legal action ids,
+            players, returns, immutable states) and what evaluators and rules return,
+            raising a typed error instead of giving a wrong answer
+            (:mod:`playout._src.checks`); ``False`` saves their small cost.
+        symmetry: use the symmetries the game declares (``action_symmetries``, see
+            :mod:`playout._src.symmetry`): at the root, moves that a symmetry of the root
+            position maps onto each other are searched once, as one class, and the result
+            shares the class's visits and value among them; with ``transpositions``, symmetric
+            positions share one table entry. No effect on a game that declares none. Both
+            drivers.
+        transpositions: a transposition table (Childs, Brodeur & Kocsis 2008, UCT2): nodes of
+            the same position (the same canonical position with ``symmetry``) reached by
+            different move orders share their statistics in selection (see
+            :mod:`playout._src.transpositions`). Python driver only; needs a built-in
+            selection rule (UCB1, PUCT or epsilon-greedy).
     """
 
     selection: SelectionRule | None = None
@@ -132,6 +171,9 @@ class SearchConfig:
     store_states: bool = True
     seed: int | None = None
     backend: Backend = "auto"
+    checks: bool = True
+    symmetry: bool = False
+    transpositions: bool = False
 
     def __post_init__(self) -> None:
         if self.final not in FINAL_CHOICES:
@@ -154,6 +196,11 @@ class SearchConfig:
             )
         if self.seed is not None and (not _is_count(self.seed) or self.seed < 0):
             raise InvalidParameterError(f"seed must be a whole number >= 0, got {self.seed!r}")
+        for flag in ("reuse", "store_states", "checks", "symmetry", "transpositions"):
+            if not isinstance(getattr(self, flag), bool | np.bool_):
+                raise InvalidParameterError(
+                    f"{flag} must be True or False, got {getattr(self, flag)!r}"
+                )
         if self.solver is not None and not isinstance(self.solver, bool | np.bool_):
             raise InvalidParameterError(f"solver must be True, False or None, got {self.solver!r}")
         if self.evaluator is not None and not hasattr(self.evaluator, "evaluate"):

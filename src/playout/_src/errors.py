@@ -53,10 +53,22 @@ class MissingDependencyError(PlayoutError, ModuleNotFoundError):
 
 
 class RecordError(PlayoutError, ValueError):
-    """A saved game file is unreadable, malformed or holds an illegal move."""
+    """A saved game file is unreadable, malformed or holds an illegal move, or games cannot be
+    written to it."""
+
+
+class ExecutorError(PlayoutError, RuntimeError):
+    """Where games or searches run failed: no Ray cluster to connect to, a worker process that
+    died."""
+
+
+class PlayoutWarning(UserWarning):
+    """Something the caller should know about a result: a rollout cut short, a search that
+    stopped at its memory bound. Filter it with :mod:`warnings` like any other warning."""
 
 
 __all__ = [
+    "ExecutorError",
     "GameError",
     "GameOverError",
     "IllegalMoveError",
@@ -65,6 +77,7 @@ __all__ = [
     "MoveError",
     "MoveParseError",
     "PlayoutError",
+    "PlayoutWarning",
     "RecordError",
     "UnknownGameError",
 ]

@@ -17,12 +17,13 @@ import dataclasses
 import math
 import numbers
 import random
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from playout._src.errors import InvalidParameterError
+from playout._src.errors import InvalidParameterError, PlayoutWarning
 from playout._src.game import CHANCE, GameState, value_for
 
 RolloutPolicy = Callable[[GameState, random.Random], int]
@@ -46,7 +47,9 @@ class PriorEvaluator(Evaluator, Protocol):
     def priors(self, state: GameState, actions: Sequence[int]) -> Sequence[float]: ...
 
 
-def _chance_action(state: GameState, rng: random.Random) -> int:
+def chance_action(state: GameState, rng: random.Random) -> int:
+    """A chance outcome of ``state`` (a :data:`~playout.CHANCE` state) drawn with its
+    probabilities from ``rng``."""
     outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
     u = rng.random()
     acc = 0.0
@@ -61,6 +64,11 @@ def _player0_value(state: GameState, value: float) -> float:
     """A value for the player to move in ``state`` as a value for player 0 (the flip is its
     own inverse)."""
     return value_for(state.current_player(), value)
+
+
+ROLLOUT_CAP = 10_000
+"""Moves a rollout plays at most in a game that declares no ``max_length`` (and whose
+:class:`Rollout` has no ``max_depth``): such a game may never end."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -125,15 +133,26 @@ class Rollout:
         policy = self.policy
         choice = rng.choice
         limit = self.max_depth
-        has_chance = not state.game.spec.is_deterministic
+        spec = state.game.spec
+        if limit is None and spec.max_length is None:
+            limit = ROLLOUT_CAP  # a game that may never end: cut, and say so
+        has_chance = not spec.is_deterministic
         steps = 0
         while not state.is_terminal():
             if limit is not None and steps >= limit:
+                if self.max_depth is None:
+                    warnings.warn(
+                        f"{spec.name}: a rollout was cut after {ROLLOUT_CAP} moves (the game "
+                        "declares no max_length) and scored as a draw; give the game a "
+                        "max_length or the Rollout a max_depth and heuristic",
+                        PlayoutWarning,
+                        stacklevel=2,
+                    )
                 estimate = self.heuristic(state) if self.heuristic is not None else 0.0
                 current = state.returns()[0] if state.game.spec.has_intermediate_rewards else 0
                 return current + _player0_value(state, estimate)
             if has_chance and state.current_player() == CHANCE:
-                action = _chance_action(state, rng)
+                action = chance_action(state, rng)
             elif policy is None:
                 action = choice(state.legal_actions())
             else:

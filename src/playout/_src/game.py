@@ -24,6 +24,27 @@ Point of view of values (the one convention used everywhere in playout)
 Chance events (seed 003) are explicit: a state whose ``current_player()`` is :data:`CHANCE`
 offers ``chance_outcomes()``, a sequence of ``(action, probability)`` pairs, and the search
 samples one by its probability instead of choosing.
+
+Optional hooks of a :class:`Game` (none is required; the search works without them)
+-----------------------------------------------------------------------------------
+* ``default_selection()``, ``default_evaluator()``: the game's recommended selection rule and
+  leaf evaluator (:meth:`playout.SearchConfig.for_game`).
+* ``move_heuristic(state, actions)``: move scores for :class:`~playout.ProgressiveBias`.
+* Symmetries (``SearchConfig(symmetry=True)``; :mod:`playout._src.symmetry`; seed 003:
+  "symmetric positions need not be explored twice"):
+
+  - ``action_symmetries() -> tuple[tuple[int, ...], ...]``: the board's symmetry group as
+    permutations of the action ids, the identity first; ``perm[a]`` is the image of action
+    ``a``. Each symmetry ``g`` must map the game onto itself: ``g(s)`` has the legal actions
+    ``{perm[a] for a in s.legal_actions()}``, ``g(s.play(a)) == g(s).play(perm[a])``, and the
+    same player to move, terminal flag and returns as ``s``.
+  - ``transform_state(state, index) -> GameState``: ``g(state)`` for symmetry ``index``.
+  - ``canonical_key(state) -> Hashable`` (optional): one key for all the images of a position
+    (e.g. the least of their bitboards), for the transposition table; without it the set of
+    the images is used.
+
+  The m,n,k games declare the dihedral group of their board (8 symmetries on a square, 4 on
+  a rectangle), connect four its left-right mirror.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ same); only its static type is the Python function's. Code that reads dispatcher
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any, Literal, TypedDict, TypeVar, Unpack, cast
 
@@ -68,15 +69,55 @@ def jit(
         A decorator returning numba's dispatcher for the function, typed as the function.
     """
     njit: Callable[..., Callable[[Callable[..., Any]], Any]] = numba.njit
-    if signature is None:
-        compile_ = njit(inline=inline, **options)
-    else:
-        compile_ = njit(signature, inline=inline, **options)
+    compile_ = njit(inline=inline, **options)
 
     def decorate(function: F) -> F:
-        return cast(F, compile_(function))
+        dispatcher = compile_(function)
+        _tolerate_damaged_cache(dispatcher)
+        if signature is not None:
+            # What njit(signature) does, after the cache is made tolerant: compile eagerly,
+            # then no other signatures.
+            for each in signature if isinstance(signature, list) else [signature]:
+                dispatcher.compile(each)
+            dispatcher.disable_compile()
+        return cast(F, dispatcher)
 
     return decorate
+
+
+def _tolerate_damaged_cache(dispatcher: Any) -> None:
+    """Make a damaged on-disk cache entry of ``dispatcher`` a cache miss.
+
+    numba's cache files (``*.nbi`` index, ``*.nbc`` data, in ``__pycache__`` next to the
+    source) are unpickled as they are: a file cut short or overwritten (a full disk, a copy
+    interrupted, two numba versions) makes every later compile of the function raise, and
+    with it every run, with an error that names a typing failure. Here a failed load empties
+    the function's index and returns no entry, so the function is compiled afresh and saved
+    again (a failed save is retried once on an emptied index, then left uncached).
+    """
+    cache = getattr(dispatcher, "_cache", None)
+    if cache is None or not hasattr(cache, "load_overload") or not hasattr(cache, "flush"):
+        return
+    load, save = cache.load_overload, cache.save_overload
+
+    def load_overload(signature: Any, target_context: Any) -> Any:
+        try:
+            return load(signature, target_context)
+        except Exception:  # unpickling a damaged file raises anything
+            with contextlib.suppress(Exception):
+                cache.flush()
+            return None
+
+    def save_overload(signature: Any, data: Any) -> None:
+        try:
+            save(signature, data)
+        except Exception:  # a damaged index that cannot be read back
+            with contextlib.suppress(Exception):
+                cache.flush()
+                save(signature, data)
+
+    cache.load_overload = load_overload
+    cache.save_overload = save_overload
 
 
 __all__ = ["F", "JitOptions", "jit"]

@@ -22,6 +22,7 @@ import numpy as np
 from playout._src.config import SearchConfig, make_config
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
+from playout._src.processes import process_pool, sigint_ignored, stop_pool
 from playout._src.results import SearchResult, merge_results
 from playout._src.search import MCTS, check_state
 
@@ -78,15 +79,23 @@ def parallel_search(
         results = [_search_worker(state, configs[0])]
     else:
         own = executor is None
-        pool = executor or concurrent.futures.ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
-        )
+        pool = executor or process_pool(workers, multiprocessing.get_context("spawn"))
+        futures: list[concurrent.futures.Future[SearchResult]] = []
         try:
-            futures = [pool.submit(_search_worker, state, c) for c in configs]
+            with sigint_ignored():  # workers that start now do not see a Ctrl-C
+                futures = [pool.submit(_search_worker, state, c) for c in configs]
             results = [f.result() for f in futures]
-        finally:
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM) or a worker failed: stop the others now instead of
+            # waiting for searches that may run for hours.
+            for future in futures:
+                future.cancel()
             if own:
-                pool.shutdown()
+                assert isinstance(pool, concurrent.futures.ProcessPoolExecutor)
+                stop_pool(pool)
+            raise
+        if own:
+            pool.shutdown()
     elapsed = time.perf_counter() - start
     return merge_results(
         results,

@@ -14,6 +14,7 @@ rules. The engine (:class:`playout.MCTS`) owns the budget, the moves and the res
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -21,17 +22,21 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from playout._src import rave
+from playout._src import checks, rave, symmetry
+from playout._src import transpositions as TT
 from playout._src import tree as T
 from playout._src.config import SearchConfig
 from playout._src.errors import GameError, InvalidParameterError
-from playout._src.evaluation import Evaluator, Rollout
+from playout._src.evaluation import Evaluator, Rollout, chance_action
 from playout._src.game import CHANCE, GameState, value_for
 from playout._src.rules import RAVE, UCB1, EdgeStatistics, ProgressiveBias, SelectionRule
 
 _NO_PRIORS = np.zeros(0, dtype=np.float64)
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
 _ACTION_CACHE_SIZE = 4096  # distinct legal-action tuples kept as arrays
+_STATE_BYTES_ESTIMATE = 400
+"""Bytes a stored Python state object takes, as counted against the memory bound (small
+frozen dataclasses of ints take 100-400)."""
 _Playout = tuple[float, Sequence[int], Sequence[int]]
 """One recorded rollout: player 0's return from the leaf, the actions, who played each."""
 
@@ -89,10 +94,23 @@ class PythonDriver:
             and self._evaluator == Rollout()
             and self._spec.is_deterministic
             and not self._spec.has_intermediate_rewards
+            and self._spec.max_length is not None
         )
         self._solver_bounds = T.solver_bounds(self._spec)
+        self._checks = config.checks
+        # Hidden randomness in play() (seed 003's way: no chance nodes, states recomputed):
+        # every simulation replays its actions and lives with what the dice say this time.
+        self._open_loop = not self._store_states and not self._spec.is_deterministic
         self._use_amaf = isinstance(self._selection, RAVE)
         self._amaf: rave.AmafTable | None = None
+        self._use_table = bool(config.transpositions)
+        if self._use_table and (self._rave_params is not None or self._python_rule is not None):
+            raise InvalidParameterError(
+                "transpositions need a built-in selection rule (UCB1, PUCT or epsilon-greedy), "
+                f"not {type(self._selection).__name__}"
+            )
+        self._table: TT.TranspositionTable | None = None
+        self._key = symmetry.key_function(game, bool(config.symmetry))
         self.max_depth_seen = 0
         self.reset(state)
 
@@ -111,7 +129,14 @@ class PythonDriver:
 
     def reset(self, state: GameState) -> None:
         """Start a new tree with ``state`` at its (expanded) root."""
+        if self._checks:
+            if state.is_terminal():
+                checks.returns(self._spec, state)
+            else:
+                checks.player(self._spec, state, state.current_player())
+                checks.legal_action_array(self._spec, state, state.legal_actions())
         self._root_state = state
+        self._root_legal = tuple(state.legal_actions())
         self._tree = T.new_tree()
         self._states: list[GameState] = []
         self.max_depth_seen = 0
@@ -126,6 +151,9 @@ class PythonDriver:
             self._amaf = rave.AmafTable(
                 self._tree.edge_capacity, self._spec.num_players, self._spec.num_actions or 64
             )
+        if self._use_table:
+            self._table = TT.TranspositionTable(self._tree.node_capacity)
+            self._table.node_entry[T.ROOT] = self._table.entry(self._key(state))
 
     def keep_subtree(self, child: int, state: GameState) -> bool:
         """Make node ``child`` (whose position is ``state``) the root, keeping its subtree;
@@ -136,15 +164,42 @@ class PythonDriver:
         new_tree, old_ids = T.subtree(self._tree, child)
         if self._amaf is not None:
             self._amaf = self._amaf.carried(self._tree, new_tree, old_ids)
+        if self._table is not None:
+            self._table.carry(old_ids, new_tree.node_capacity)
         if self._store_states:
             self._states = [self._states[int(i)] for i in old_ids]
             state = self._states[0]
         self._tree = new_tree
         self._root_state = state
+        self._root_legal = tuple(state.legal_actions())
         self.max_depth_seen = 0
         if new_tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
             self._expand_root()
         self._fit_amaf()
+        return True
+
+    def keep_image_subtree(
+        self, child: int, state: GameState, preimage: GameState, index: int
+    ) -> bool:
+        """Make node ``child``, whose position is ``preimage``, the root as the position
+        ``state``, its image under the game's symmetry ``index`` (see
+        :mod:`playout._src.symmetry`): the subtree is kept with every action mapped by the
+        symmetry (and every stored state transformed). ``False`` (nothing changed) when this
+        driver cannot keep it."""
+        if not self._spec.is_deterministic or not self.keep_subtree(child, preimage):
+            return False
+        game: Any = state.game
+        perm = np.asarray(game.action_symmetries()[index], dtype=np.int64)
+        tree = self._tree
+        used = tree.num_edges
+        tree.edges[:used, T.E_ACTION] = perm[tree.edges[:used, T.E_ACTION]]
+        if self._store_states:
+            transform = game.transform_state
+            self._states = [transform(s, index) for s in self._states]
+        self._root_state = state
+        self._root_legal = tuple(state.legal_actions())
+        per_edge = () if self._amaf is None else (self._amaf.visit_count, self._amaf.value_sum)
+        symmetry.sort_all_edges(tree, per_edge)
         return True
 
     def _expand_root(self) -> None:
@@ -164,7 +219,11 @@ class PythonDriver:
             return np.array([outcomes[int(a)] for a in actions], dtype=np.float64)
         if self._priors_fn is None:
             return _NO_PRIORS
-        return np.asarray(self._priors_fn(state, actions), dtype=np.float64)
+        values = self._priors_fn(state, actions)
+        if self._checks:
+            name = getattr(self._priors_fn, "__qualname__", type(self._priors_fn).__name__)
+            return checks.priors(self._spec, values, actions, name)
+        return np.asarray(values, dtype=np.float64)
 
     @property
     def root_state(self) -> GameState:
@@ -182,22 +241,61 @@ class PythonDriver:
         see :mod:`playout._src.rave`), or ``None`` when the selection rule is not RAVE."""
         return self._amaf
 
+    @property
+    def transpositions(self) -> TT.TranspositionTable | None:
+        """The transposition table (read-only use; see :mod:`playout._src.transpositions`),
+        or ``None`` when ``transpositions`` is off."""
+        return self._table
+
     def _fit_amaf(self) -> None:
-        """Give the AMAF table a row for every edge row of the tree (after it grew)."""
+        """Give the AMAF table a row for every edge row of the tree, and the transposition
+        table one for every node row (after the tree grew)."""
         if self._amaf is not None:
             self._amaf.fit(self._tree.edge_capacity)
+        if self._table is not None:
+            self._table.fit(self._tree.node_capacity)
 
     # ----------------------------------------------------------------------------- search
 
+    def node_bytes_bound(self) -> int:
+        """Bytes one more node can take, estimated: its rows, an edge row per action it may
+        have, and (with stored states) a few hundred bytes for the state object."""
+        tree = self._tree
+        node_row = tree.nodes.itemsize * tree.nodes.shape[1]
+        node_row += tree.node_values.itemsize * tree.node_values.shape[1]
+        edge_row = tree.edges.itemsize * tree.edges.shape[1]
+        edge_row += tree.edge_values.itemsize * tree.edge_values.shape[1]
+        state_bytes = _STATE_BYTES_ESTIMATE if self._store_states else 0
+        return int(node_row + state_bytes + self._max_actions * edge_row)
+
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations (fewer if the deadline, in ``time.perf_counter``
-        seconds, passes or the root is proven); the number run."""
+        seconds, passes or the root is proven); the number run (0 when growing the arrays
+        for them would end past the deadline)."""
         del max_nodes  # the engine never asks for more simulations than nodes are left
-        self._tree = T.reserve(self._tree, count, count * self._max_actions)
+        # Open loop may expand a node it finds running that it first saw finished: twice the
+        # edges per simulation at most.
+        edges_per_simulation = self._max_actions * (2 if self._open_loop else 1)
+        seconds = T.growth_seconds(self._tree, count, count * edges_per_simulation)
+        if seconds and time.perf_counter() + seconds > deadline:
+            count = T.room_for(self._tree, edges_per_simulation)  # what fits without growing
+            if count < 1:
+                return 0
+        self._tree = T.reserve(self._tree, count, count * edges_per_simulation)
         self._fit_amaf()
         left = deadline - time.perf_counter()
         check_every = 1 if left < 0.05 else 16
-        return self._simulate_chunk(count, max_depth, deadline, check_every)[0]
+        if self._open_loop:
+            ran = self._simulate_open_loop(count, max_depth, deadline, check_every)
+        else:
+            ran = self._simulate_chunk(count, max_depth, deadline, check_every)[0]
+        root = self._root_state
+        if self._checks and tuple(root.legal_actions()) != self._root_legal:
+            raise GameError(
+                f"{self._spec.name}: the root position changed during the search: play() "
+                "must not change the state it is called on"
+            )
+        return ran
 
     def _simulate_chunk(
         self, chunk: int, max_depth: int, deadline: float, check_every: int
@@ -219,6 +317,7 @@ class PythonDriver:
         inline_rollout = self._inline_rollout
         choice = self._rng.choice
         rewards = self._spec.has_intermediate_rewards
+        check, spec = self._checks, self._spec
         may_have_priors = self._priors_fn is not None or not self._spec.is_deterministic
         action_arrays = self._action_arrays
         descend, finish_new_leaf, perf_counter = T.descend, T.finish_new_leaf, time.perf_counter
@@ -226,9 +325,12 @@ class PythonDriver:
         max_seen = self.max_depth_seen
         rave_params, amaf = self._rave_params, self._amaf
         amaf_visits, amaf_sums = self._amaf_arrays()
+        table = self._table
+        key = self._key
         playouts: Sequence[_Playout] = ()
         solved = False
         ran = 0
+        leaf = 0
         while ran < chunk and not solved:
             if ran % check_every == 0 and perf_counter() >= deadline:
                 break
@@ -237,6 +339,11 @@ class PythonDriver:
                 node, edge, depth = rave.descend(
                     nodes, edges, edge_values, amaf_visits, amaf_sums, rave_params, rng_state,
                     max_depth, path,
+                )
+            elif table is not None:
+                node, edge, depth = TT.descend(
+                    nodes, node_values, edges, edge_values, table.node_entry, table.visits,
+                    table.value_sums, rule, params, rng_state, max_depth, path,
                 )
             elif python_rule is None:
                 node, edge, depth = descend(
@@ -252,10 +359,17 @@ class PythonDriver:
                 continue
             parent_state = states[node] if store else self._state_of(node, path, depth - 1)
             state = parent_state.play(edges.item(edge, e_action))
+            if check:
+                state = checks.child(spec, parent_state, state)
             reward0 = 0.0
             if rewards:
                 reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
+            if table is not None:
+                leaf = int(meta[T.M_NUM_NODES])
+                table.node_entry[leaf] = table.entry(key(state))
             if state.is_terminal():
+                if check:
+                    checks.returns(spec, state)
                 value0 = 0.0 if rewards else float(state.returns()[0])
                 # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
                 solved = finish_new_leaf(
@@ -267,12 +381,14 @@ class PythonDriver:
                 legal = state.legal_actions()
                 actions = action_arrays.get(legal) if type(legal) is tuple else None
                 if actions is None:
-                    actions = self._action_array(legal)
+                    actions = self._action_array(legal, state)
                 if actions.size > self._max_actions:
                     self._grow_edge_room(actions.size, chunk - ran + 1)
                     nodes, node_values, edges, edge_values, meta = self._tree
                     amaf_visits, amaf_sums = self._amaf_arrays()
                 player = state.current_player()
+                if check:
+                    checks.player(spec, state, player)
                 # 3. Evaluation.
                 if amaf is not None:
                     value0, playouts = self._evaluate_recording(state)
@@ -281,7 +397,7 @@ class PythonDriver:
                     end = state
                     while not end.is_terminal():
                         end = end.play(choice(end.legal_actions()))
-                    value0 = float(end.returns()[0])
+                    value0 = checks.returns(spec, end) if check else float(end.returns()[0])
                 else:
                     value0 = self._evaluate0(state)
                 priors = self._priors(state, actions) if may_have_priors else _NO_PRIORS
@@ -292,14 +408,147 @@ class PythonDriver:
                 )
             if amaf is not None:
                 self._update_amaf(path, depth, value0, playouts)
+            if table is not None:
+                TT.backup_table(
+                    nodes, node_values, table.node_entry, table.visits, table.value_sums,
+                    leaf, value0,
+                )
             if store:
                 states.append(state)
         self.max_depth_seen = max_seen
         return ran, bool(solved)
 
-    def _action_array(self, legal: Sequence[int]) -> np.ndarray:
-        """Legal actions as an int64 array, cached by tuple (positions repeat often)."""
-        actions = np.asarray(legal, dtype=np.int64)
+    # ----------------------------------------------------------------------------- open loop
+
+    def _simulate_open_loop(
+        self, chunk: int, max_depth: int, deadline: float, check_every: int
+    ) -> int:
+        """Simulations of a game whose ``play`` draws at random (states recomputed, seed 003).
+
+        Open-loop MCTS: a node stands for the actions leading to it, not for one state. Each
+        simulation replays its actions from the root, so the random events come out afresh:
+        it selects only among the edges legal in the state it has now, ends where the replayed
+        game has ended (backing up this replay's returns, not a value stored on an earlier
+        visit), expands a node it finds running that it first saw finished, and treats a
+        state with a legal action its node has no edge for as a leaf (evaluated, not
+        expanded). UCB's parent count is the visits of the edges legal now (the availability
+        count of Kocsis & Szepesvari's UCT under changing action sets). The solver is off for
+        such games. Returns the number of simulations run.
+        """
+        path = self._path_buffer(max_depth)
+        low, high = self._solver_bounds
+        ran = 0
+        while ran < chunk:
+            if ran % check_every == 0 and time.perf_counter() >= deadline:
+                break
+            ran += 1
+            nodes, node_values, edges, edge_values, meta = self._tree
+            state, node, depth = self._root_state, T.ROOT, 0
+            while True:
+                if state.is_terminal():
+                    value0 = float(state.returns()[0])
+                    T.finish_old_leaf(
+                        nodes, node_values, edges, edge_values, node, value0, False, low, high
+                    )
+                    break
+                legal = self._action_array(state.legal_actions())
+                if nodes[node, T.N_NUM_EDGES] == 0:  # first seen finished, running now
+                    if legal.size > self._max_actions:
+                        self._grow_edge_room(legal.size, chunk - ran + 1)
+                        nodes, node_values, edges, edge_values, meta = self._tree
+                    nodes[node, T.N_PLAYER] = state.current_player()
+                    T.expand(
+                        nodes, edges, edge_values, meta, node, legal,
+                        self._priors(state, legal),
+                    )
+                edge = self._select_legal(node, state, legal) if depth < max_depth else T.NO_EDGE
+                if edge == T.NO_EDGE:  # depth limit, or an action the node has no edge for
+                    T.finish_old_leaf(
+                        nodes, node_values, edges, edge_values, node, self._evaluate0(state),
+                        False, low, high,
+                    )
+                    break
+                path[depth] = edge
+                depth += 1
+                state = state.play(int(edges[edge, T.E_ACTION]))
+                child = int(edges[edge, T.E_CHILD])
+                if child == T.UNVISITED:
+                    self._add_open_loop_leaf(node, edge, state)
+                    break
+                node = child
+            self.max_depth_seen = max(self.max_depth_seen, depth)
+        return ran
+
+    def _select_legal(self, node: int, state: GameState, legal: np.ndarray) -> int:
+        """The edge of ``node`` (whose replayed position is ``state``) to follow among those
+        whose action is in ``legal``, by the
+        engine's rule (UCB1, PUCT or epsilon-greedy; a Python rule on the legal edges), or
+        ``NO_EDGE`` when a legal action has no edge at ``node``."""
+        tree = self._tree
+        first = int(tree.nodes[node, T.N_FIRST_EDGE])
+        count = int(tree.nodes[node, T.N_NUM_EDGES])
+        rows = np.arange(first, first + count)
+        mask = np.isin(tree.edges[rows, T.E_ACTION], legal)
+        if int(mask.sum()) < legal.size:
+            return T.NO_EDGE
+        rows = rows[mask]
+        if state.current_player() == CHANCE:  # an outcome drawn afresh, by its probability
+            outcome = chance_action(state, self._rng)
+            return int(rows[np.flatnonzero(tree.edges[rows, T.E_ACTION] == outcome)[0]])
+        visits = tree.edges[rows, T.E_VISITS].astype(np.float64)
+        sums = tree.edge_values[rows, T.EV_VALUE_SUM]
+        priors = tree.edge_values[rows, T.EV_PRIOR]
+        means = np.divide(sums, visits, out=np.zeros(rows.size), where=visits > 0)
+        if self._python_rule is not None:
+            stats = EdgeStatistics(
+                actions=tree.edges[rows, T.E_ACTION].copy(), visit_count=visits.astype(np.int64),
+                mean_value=means, prior=priors.copy(), parent_visits=int(visits.sum()),
+                rng=self._rng,
+            )
+            return int(rows[checks.selection_index(self._python_rule(stats), rows.size)])
+        rule, c = self._rule, float(self._rule_params[0])
+        if rule != T.RULE_PUCT and (visits == 0).any():
+            return int(self._rng.choice(rows[visits == 0]))
+        if rule == T.RULE_EPSILON_GREEDY:
+            if self._rng.random() < c:
+                return int(self._rng.choice(rows))
+            scores = means
+        elif rule == T.RULE_PUCT:
+            first_play = float(self._rule_params[1])
+            q = np.where(visits > 0, means, first_play)
+            scores = q + c * priors * math.sqrt(max(visits.sum(), 1.0)) / (1.0 + visits)
+        else:
+            scores = means + c * np.sqrt(math.log(max(visits.sum(), 1.0)) / visits)
+        best = np.flatnonzero(scores == scores.max())
+        return int(rows[best[0] if best.size == 1 else self._rng.choice(best)])
+
+    def _add_open_loop_leaf(self, node: int, edge: int, state: GameState) -> None:
+        """Create the child of ``edge`` for the replayed ``state``, evaluate it and back up."""
+        low, high = self._solver_bounds
+        if state.is_terminal():
+            value0 = float(state.returns()[0])
+            T.finish_new_leaf(
+                *self._tree, node, edge, T.TERMINAL, True, 0.0, _NO_ACTIONS, _NO_PRIORS, value0,
+                False, low, high,
+            )
+            return
+        actions = self._action_array(state.legal_actions())
+        if actions.size > self._max_actions:
+            self._grow_edge_room(actions.size, 1)
+        nodes, node_values, edges, edge_values, meta = self._tree
+        T.finish_new_leaf(
+            nodes, node_values, edges, edge_values, meta, node, edge, state.current_player(),
+            False, 0.0, actions, self._priors(state, actions), self._evaluate0(state), False,
+            low, high,
+        )
+
+    def _action_array(self, legal: Sequence[int], state: GameState | None = None) -> np.ndarray:
+        """Legal actions as an int64 array, cached by tuple (positions repeat often); checked
+        once per distinct tuple (:func:`playout._src.checks.legal_action_array`)."""
+        if self._checks:
+            actions = checks.legal_action_array(self._spec, state, legal)  # type: ignore[arg-type]
+        else:
+            actions = np.asarray(legal, dtype=np.int64)
         if actions.size == 0:
             raise GameError(f"{self._spec.name}: a non-terminal state has no legal actions")
         if type(legal) is tuple and len(self._action_arrays) < _ACTION_CACHE_SIZE:
@@ -336,11 +585,19 @@ class PythonDriver:
         )
         if self._amaf is not None:
             self._update_amaf(path, depth, value0, playouts)
+        table = self._table
+        if table is not None:
+            TT.backup_table(
+                tree.nodes, tree.node_values, table.node_entry, table.visits, table.value_sums,
+                node, value0,
+            )
         return solved
 
     def _evaluate0(self, state: GameState) -> float:
-        value = float(self._evaluator.evaluate(state, self._rng))
-        return value_for(state.current_player(), value)
+        value = self._evaluator.evaluate(state, self._rng)
+        if self._checks:
+            value = checks.evaluation(self._spec, value, type(self._evaluator).__name__)
+        return value_for(state.current_player(), float(value))
 
     # ----------------------------------------------------------------------------- RAVE
 
@@ -433,12 +690,7 @@ class PythonDriver:
                     parent_visits=int(nodes[node, T.N_VISITS]),
                     rng=self._rng,
                 )
-                index = int(rule(stats))
-                if not 0 <= index < count:
-                    raise InvalidParameterError(
-                        f"selection rule returned edge index {index}, expected 0..{count - 1}"
-                    )
-                e = first + index
+                e = first + checks.selection_index(rule(stats), count)
             path[depth] = e
             depth += 1
             child = int(edges[e, T.E_CHILD])

@@ -11,13 +11,16 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from playout._src import tree as T
 from playout._src.config import FINAL_CHOICES, FinalChoice
 from playout._src.errors import InvalidParameterError
+
+StopReason = Literal["simulations", "time", "proven", "max_nodes", "memory", ""]
+"""Why a search stopped (see :attr:`SearchResult.stop_reason`)."""
 
 
 class Proven(enum.StrEnum):
@@ -68,6 +71,10 @@ class SearchResult:
             proved that action's result, else ``None`` (empty for merged old results).
         plies: per root action, plies to the end of the game under best play when proven
             (0 otherwise).
+        stop_reason: why the search stopped: ``"simulations"`` (the count was reached),
+            ``"time"`` (the time limit), ``"proven"`` (the solver proved the root),
+            ``"max_nodes"`` or ``"memory"`` (the tree reached its bound); ``""`` for a result
+            read without searching.
     """
 
     best_action: int
@@ -86,6 +93,7 @@ class SearchResult:
     proven: Proven | None = None
     outcomes: tuple[Proven | None, ...] = ()
     plies: tuple[int, ...] = ()
+    stop_reason: StopReason = ""
 
     def policy(self) -> dict[int, float]:
         """Share of the root's visits per action (the move probabilities of seed 001)."""
@@ -130,6 +138,7 @@ def result_from_tree(
     simulations: int,
     seconds: float,
     max_depth: int,
+    stop_reason: StopReason = "",
 ) -> SearchResult:
     """The :class:`SearchResult` of ``tree``'s root (``spec``: the game's ``GameSpec``).
 
@@ -169,6 +178,7 @@ def result_from_tree(
         proven=proven,
         outcomes=tuple(_OUTCOME_OF_CODE[int(o)] for o in outcomes),
         plies=tuple(int(p) for p in plies),
+        stop_reason=stop_reason,
     )
 
 
@@ -262,6 +272,7 @@ def merge_results(
         proven=proven,
         outcomes=tuple(_OUTCOME_OF_CODE[int(o)] for o in outcomes),
         plies=tuple(int(p) for p in plies),
+        stop_reason="proven" if proven is not None else results[0].stop_reason,
     )
 
 

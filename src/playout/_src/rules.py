@@ -46,6 +46,19 @@ class EdgeStatistics(NamedTuple):
     rng: random.Random
 
 
+def _check_number(rule: str, name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise InvalidParameterError(f"{rule} {name} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise InvalidParameterError(f"{rule} {name} must be finite, got {value!r}")
+
+
+def _check_constant(rule: str, name: str, value: object) -> None:
+    _check_number(rule, name, value)
+    if value < 0:  # type: ignore[operator]
+        raise InvalidParameterError(f"{rule} {name} must be a finite number >= 0, got {value!r}")
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class UCB1:
     """UCT's selection rule (Kocsis & Szepesvari 2006): ``Q + c * sqrt(ln N / n)``.
@@ -58,8 +71,7 @@ class UCB1:
     c: float = math.sqrt(2.0)
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.c) and self.c >= 0):
-            raise InvalidParameterError(f"UCB1 c must be a finite number >= 0, got {self.c}")
+        _check_constant("UCB1", "c", self.c)
 
     def compiled(self) -> tuple[int, np.ndarray]:
         return T.RULE_UCB1, np.array([self.c, 0.0])
@@ -77,8 +89,8 @@ class PUCT:
     first_play_value: float = 0.0
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.c) and self.c >= 0):
-            raise InvalidParameterError(f"PUCT c must be a finite number >= 0, got {self.c}")
+        _check_constant("PUCT", "c", self.c)
+        _check_number("PUCT", "first_play_value", self.first_play_value)
 
     def compiled(self) -> tuple[int, np.ndarray]:
         return T.RULE_PUCT, np.array([self.c, self.first_play_value])
@@ -92,6 +104,7 @@ class EpsilonGreedy:
     epsilon: float = 0.1
 
     def __post_init__(self) -> None:
+        _check_number("EpsilonGreedy", "epsilon", self.epsilon)
         if not 0.0 <= self.epsilon <= 1.0:
             raise InvalidParameterError(f"epsilon must be in [0, 1], got {self.epsilon}")
 
@@ -106,13 +119,6 @@ A score is how promising the move is for the player to move in ``state`` (larger
 :class:`ProgressiveBias` adds ``weight * score / (n + 1)`` to values in [-1, 1], so scores in
 [0, 1] are the intended scale (``playout.games.mnk.threat_scores`` gives 1 to the best move).
 """
-
-
-def _check_constant(rule: str, name: str, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating) or not (
-        math.isfinite(value) and value >= 0
-    ):
-        raise InvalidParameterError(f"{rule} {name} must be a finite number >= 0, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

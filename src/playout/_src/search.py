@@ -20,12 +20,14 @@ from __future__ import annotations
 import math
 import random
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from playout._src import symmetry
 from playout._src import tree as T
 from playout._src.config import (
     Backend,
@@ -34,9 +36,16 @@ from playout._src.config import (
     SearchConfig,
     make_config,
 )
-from playout._src.errors import GameError, GameOverError, IllegalMoveError, InvalidParameterError
+from playout._src.errors import (
+    GameError,
+    GameOverError,
+    IllegalMoveError,
+    InvalidParameterError,
+    PlayoutWarning,
+)
 from playout._src.game import GameState
-from playout._src.results import Proven, SearchResult, result_from_tree
+from playout._src.results import Proven, SearchResult, StopReason, result_from_tree
+from playout._src.rules import ProgressiveBias
 
 ProgressCallback = Callable[[int], None]
 """Called now and then during a search with the number of simulations done so far."""
@@ -78,6 +87,9 @@ class Driver(Protocol):
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations (fewer if the root gets proven, the tree reaches
         ``max_nodes`` or ``deadline`` in ``time.perf_counter`` seconds passes); how many ran."""
+
+    def node_bytes_bound(self) -> int:
+        """Bytes one more node of the tree can take at most (for the memory bound)."""
 
 
 def derive_seeds(seed: int | None) -> tuple[np.ndarray, random.Random]:
@@ -142,7 +154,8 @@ class MCTS:
             ``None``).
         **options: shortcuts that replace fields of ``config``: any :class:`SearchConfig`
             field (``selection``, ``evaluator``, ``solver``, ``final``, ``temperature``,
-            ``budget``, ``reuse``, ``store_states``, ``seed``, ``backend``) or a
+            ``budget``, ``reuse``, ``store_states``, ``seed``, ``backend``, ``symmetry``,
+            ``transpositions``) or a
             :class:`~playout.Budget` field (``simulations``, ``seconds``, ``max_nodes``,
             ``max_depth``).
 
@@ -157,6 +170,11 @@ class MCTS:
         self._spec = state.game.spec
         self._rng_state, rng = derive_seeds(self._config.seed)
         self._driver = make_driver(state, self._config, self._rng_state, rng)
+        self._classes: symmetry.RootClasses | None = None
+        # A merged class's prior: the sum of its members' (a policy) or, for progressive
+        # bias, their mean (a move score).
+        self._sum_priors = not isinstance(self._config.selection, ProgressiveBias)
+        self._merge_root_classes()
 
     # ----------------------------------------------------------------------------- views
 
@@ -189,6 +207,18 @@ class MCTS:
     def tree(self) -> T.Tree:
         """The search tree's arrays (read-only use; see :mod:`playout._src.tree`)."""
         return self._driver.tree
+
+    @property
+    def root_classes(self) -> symmetry.RootClasses | None:
+        """The classes of symmetric root moves searched as one (``symmetry=True``), or
+        ``None`` when each root move is its own class."""
+        return self._classes
+
+    @property
+    def transpositions(self) -> Any:
+        """The transposition table (:class:`playout._src.transpositions.TranspositionTable`),
+        or ``None`` when ``transpositions`` is off."""
+        return getattr(self._driver, "transpositions", None)
 
     @property
     def amaf(self) -> Any:
@@ -243,11 +273,12 @@ class MCTS:
         report = progress if callable(progress) else None
         start = time.perf_counter()
         deadline = math.inf if budget.seconds is None else start + budget.seconds
-        limit, max_nodes, max_depth = (
-            budget.simulation_limit, budget.node_limit, budget.depth_limit
-        )
-        timed = budget.seconds is not None
         driver = self._driver
+        limit, max_depth = budget.simulation_limit, budget.depth_limit
+        # Arrays double as they grow: a tree of n nodes may hold 2n rows.
+        memory_nodes = max(2, budget.memory_limit // (2 * driver.node_bytes_bound()))
+        max_nodes = min(budget.node_limit, memory_nodes)
+        timed = budget.seconds is not None
         chunk = _FIRST_TIMED_CHUNK if timed else limit
         done = 0
         while done < limit and driver.tree.num_nodes < max_nodes and not self._is_solved():
@@ -269,7 +300,31 @@ class MCTS:
                 chunk = _next_timed_chunk(ran, time.perf_counter() - now, deadline)
         if report is not None and done % progress_every != 0:
             report(done)
-        return self._result(done, time.perf_counter() - start)
+        reason = self._stop_reason(done, limit, budget.node_limit, memory_nodes)
+        if reason == "memory":
+            warnings.warn(
+                f"the search stopped at its memory bound ({budget.memory_limit / 2**20:.0f} MiB,"
+                f" {driver.tree.num_nodes} nodes) after {done} simulations; raise "
+                "Budget(max_memory=...) or search less",
+                PlayoutWarning,
+                stacklevel=2,
+            )
+        return self._result(done, time.perf_counter() - start, reason)
+
+    def _stop_reason(
+        self, done: int, limit: int, node_limit: int, memory_nodes: int
+    ) -> StopReason:
+        """Why :meth:`run` stopped after ``done`` simulations."""
+        if self._is_solved():
+            return "proven"
+        if done >= limit:
+            return "simulations"
+        num_nodes = self._driver.tree.num_nodes
+        if num_nodes >= node_limit:
+            return "max_nodes"
+        if num_nodes >= memory_nodes:
+            return "memory"
+        return "time"
 
     def _is_solved(self) -> bool:
         return bool(self._driver.tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN)
@@ -278,8 +333,10 @@ class MCTS:
         """The statistics at the root now (no new simulations)."""
         return self._result(0, 0.0)
 
-    def _result(self, simulations: int, seconds: float) -> SearchResult:
-        return result_from_tree(
+    def _result(
+        self, simulations: int, seconds: float, stop_reason: StopReason = ""
+    ) -> SearchResult:
+        result = result_from_tree(
             self._driver.tree,
             self._spec,
             final=self._config.final,
@@ -288,7 +345,14 @@ class MCTS:
             simulations=simulations,
             seconds=seconds,
             max_depth=self._driver.max_depth_seen,
+            stop_reason=stop_reason,
         )
+        if self._classes is not None:
+            result = symmetry.expand_result(
+                result, self._classes, sample=self._config.final == "sample",
+                rng_state=self._rng_state, sum_priors=self._sum_priors,
+            )
+        return result
 
     # ----------------------------------------------------------------------------- moves
 
@@ -314,16 +378,60 @@ class MCTS:
             )
         action = int(action)
         next_state = state.play(action)
-        tree = self._driver.tree
-        edge = int(T.find_child_edge(tree.nodes, tree.edges, T.ROOT, action))
-        child = int(tree.edges[edge, T.E_CHILD]) if edge != T.NO_EDGE else T.UNVISITED
-        kept = (
-            self._config.reuse
-            and child != T.UNVISITED
-            and self._driver.keep_subtree(child, next_state)
-        )
-        if not kept:
+        if not (self._config.reuse and self._keep_subtree(state, action, next_state)):
             self._driver.reset(next_state)
+        self._merge_root_classes()
+
+    def _keep_subtree(self, state: GameState, action: int, next_state: GameState) -> bool:
+        """Make the subtree below ``action`` the tree; ``False`` if there is none or the
+        driver cannot keep it.
+
+        With root symmetry merging, ``action`` may be a member of a class whose
+        representative ``rep`` was searched: the subtree below ``rep`` is then kept mapped by
+        the symmetry that takes ``rep`` to ``action`` (drivers with ``keep_image_subtree``;
+        the others start afresh). Before the subtree becomes the tree, its root's edges are
+        merged into the classes of its position.
+        """
+        tree = self._driver.tree
+        source, index = action, 0
+        edge = int(T.find_child_edge(tree.nodes, tree.edges, T.ROOT, action))
+        if edge == T.NO_EDGE and self._classes is not None:
+            for member in self._classes.class_of(action):
+                edge = int(T.find_child_edge(tree.nodes, tree.edges, T.ROOT, member))
+                if edge != T.NO_EDGE:
+                    source, index = member, self._classes.mapping(member, action)
+                    break
+        child = int(tree.edges[edge, T.E_CHILD]) if edge != T.NO_EDGE else T.UNVISITED
+        if child == T.UNVISITED:
+            return False
+        keep_image = getattr(self._driver, "keep_image_subtree", None)
+        if index != 0 and keep_image is None:
+            return False
+        preimage = next_state if index == 0 else state.play(source)
+        if self._config.symmetry:
+            classes = symmetry.root_classes(preimage)
+            if classes is not None:
+                symmetry.collapse_edges(
+                    tree, child, classes, self._per_edge_rows(), sum_priors=self._sum_priors
+                )
+        if keep_image is None or index == 0:
+            return bool(self._driver.keep_subtree(child, next_state))
+        return bool(keep_image(child, next_state, preimage, index))
+
+    def _per_edge_rows(self) -> tuple[np.ndarray, ...]:
+        """Arrays a driver keeps parallel to the tree's edge rows (RAVE's AMAF rows)."""
+        amaf = self.amaf
+        return () if amaf is None else (amaf.visit_count, amaf.value_sum)
+
+    def _merge_root_classes(self) -> None:
+        """With ``symmetry``: find the root's classes of symmetric moves and keep one root
+        edge per class (see :mod:`playout._src.symmetry`)."""
+        self._classes = symmetry.root_classes(self.root_state) if self._config.symmetry else None
+        if self._classes is not None:
+            symmetry.collapse_edges(
+                self.tree, T.ROOT, self._classes, self._per_edge_rows(),
+                sum_priors=self._sum_priors,
+            )
 
     transition = advance  # seed 000's name
 

@@ -160,6 +160,46 @@ Grow = Callable[[np.ndarray, int, int], np.ndarray]
 """Makes a larger copy of a tree array: ``grow(array, rows, used_rows)``."""
 
 
+GROWTH_BYTES_PER_SECOND = 1e9
+"""A cautious rate for growing tree arrays (a new zeroed array, the old rows copied): the
+engine does not start a growth that would end past a search's deadline at this rate."""
+
+
+def growth_seconds(tree: Tree, extra_nodes: int, extra_edges: int, state_bytes: int = 0) -> float:
+    """Estimated seconds :func:`reserve` would take for the extra rows: 0 when the tree has
+    room, else the bytes of the doubled arrays (plus ``state_bytes`` per node row for per-node
+    data that grows with them) at :data:`GROWTH_BYTES_PER_SECOND`."""
+    need_nodes = tree.num_nodes + extra_nodes
+    need_edges = tree.num_edges + extra_edges
+    total = 0
+    if need_nodes > tree.node_capacity:
+        rows = tree.node_capacity
+        while rows < need_nodes:
+            rows *= 2
+        row_bytes = tree.nodes.itemsize * tree.nodes.shape[1]
+        row_bytes += tree.node_values.itemsize * tree.node_values.shape[1] + state_bytes
+        total += rows * row_bytes
+    if need_edges > tree.edge_capacity:
+        rows = tree.edge_capacity
+        while rows < need_edges:
+            rows *= 2
+        row_bytes = tree.edges.itemsize * tree.edges.shape[1]
+        row_bytes += tree.edge_values.itemsize * tree.edge_values.shape[1]
+        total += rows * row_bytes
+    return total / GROWTH_BYTES_PER_SECOND
+
+
+def room_for(tree: Tree, edges_per_node: int) -> int:
+    """Nodes that can still be added, each with ``edges_per_node`` edges, without growing."""
+    return max(
+        0,
+        min(
+            tree.node_capacity - tree.num_nodes,
+            (tree.edge_capacity - tree.num_edges) // max(1, edges_per_node),
+        ),
+    )
+
+
 def reserve(tree: Tree, extra_nodes: int, extra_edges: int, grow: Grow = grown) -> Tree:
     """``tree`` itself if it has room for the extra rows, else a copy with doubled capacity.
 

@@ -13,7 +13,7 @@ Usage::
     playout analyze GAME --moves "1,1 0,0" --flat [--playouts N] [--seed K] [--json]
     playout match GAME --p1 SPEC --p2 SPEC --games N [--seed K] [--json] [--workers N]
                   [--executor auto|local|pool|ray] [--ray-address ADDR] [--sprt ELO0,ELO1]
-                  [--save FILE.jsonl] [--backend auto|python|compiled|ray]
+                  [--save FILE.jsonl [--overwrite]] [--backend auto|python|compiled|ray]
                   [--solver | --no-solver] [--final ...] [--max-depth N]
     playout tournament GAME --players SPEC SPEC [SPEC ...] --games N [--anchor mean|first]
     playout replay FILE.jsonl [--game-index I]
@@ -25,8 +25,10 @@ in this process) or, with ``--executor ray``, on a Ray cluster; ``--backend ray`
 as a short form of ``--executor ray`` and leaves the search backend on ``auto``. ``analyze
 --workers N`` runs a root-parallel compiled search in N processes.
 
-User errors (unknown game, bad move, impossible size, bad budget or player spec) print one
-line ``playout: error: ...`` on stderr and exit with code 2. The search itself never prints:
+User errors (unknown game, bad move, impossible size, bad budget or player spec, a save file
+that cannot be written) print one line ``playout: error: ...`` on stderr and exit with code 2.
+Ctrl-C (SIGINT) and SIGTERM stop every worker process, print one line and exit with 130 and
+143. The search itself never prints:
 everything shown here is rendered from its results by :mod:`playout.render`.
 
 Modules: :mod:`.parser` (arguments), :mod:`.engine` (engines from options),
@@ -39,12 +41,51 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 
 from playout._src.errors import PlayoutError
-from playout.cli.common import EXIT_INTERRUPTED, EXIT_OK, PROG, fail
+from playout.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, PROG, fail
 from playout.cli.parser import UsageError, build_parser
+
+
+class Terminated(BaseException):
+    """Raised in the main thread on SIGTERM, so that workers are stopped and files closed on
+    the way out (like ``KeyboardInterrupt`` for SIGINT)."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` while the command runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_line(word: str) -> None:
+    """One line on stderr saying the command stopped (on a new line in a terminal, after the
+    ``^C`` the terminal echoes or a progress bar)."""
+    start = "\n" if sys.stderr.isatty() else ""
+    with contextlib.suppress(OSError, ValueError):
+        print(f"{start}{PROG}: {word}", file=sys.stderr, flush=True)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null: nothing more is written, and the flush at exit cannot fail."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,18 +98,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # --help and --version
         return exit_.code if isinstance(exit_.code, int) else EXIT_OK
     try:
-        return int(args.handler(args))
+        with _sigterm_raises():
+            return int(args.handler(args))
     except PlayoutError as error:
         return fail(str(error))
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        _stop_line("interrupted")
         return EXIT_INTERRUPTED
+    except Terminated:
+        _stop_line("terminated")
+        return EXIT_TERMINATED
     except BrokenPipeError:
         # The reader went away (e.g. piped into head): stop quietly.
-        with contextlib.suppress(OSError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()
         return EXIT_OK
+    except OSError as error:
+        # Output that cannot be written (stdout on a full disk, /dev/full).
+        _silence_stdout()
+        where = f" {error.filename!r}" if error.filename else ""
+        return fail(f"cannot write{where}: {error.strerror or error}")
 
 
 __all__ = ["build_parser", "main"]

@@ -11,7 +11,7 @@ from typing import Any
 import playout
 from playout import render
 from playout._src.errors import GameOverError, InvalidParameterError
-from playout.cli.common import DEFAULT_PLAYOUTS, EXIT_OK, note, out
+from playout.cli.common import DEFAULT_PLAYOUTS, EXIT_OK, capped_workers, note, out, warning
 from playout.cli.engine import make_engine, search_budget
 from playout.cli.position import make_game, parse_moves
 from playout.cli.progress import progress_bar
@@ -132,6 +132,7 @@ def run_flat(state: Any, args: argparse.Namespace) -> tuple[playout.FlatResult, 
 def cmd_analyze(args: argparse.Namespace) -> int:
     """``playout analyze``: play the moves, search, render the result."""
     check_flat_options(args)
+    args.workers = capped_workers(args.workers)
     game = make_game(args)
     state, actions = parse_moves(game, args.moves)
     if state.is_terminal():
@@ -155,6 +156,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         else:
             with progress_bar(search_budget(args), "thinking") as callback:
                 result = engine.run(progress=callback)
+    if isinstance(result, playout.SearchResult) and result.simulations == 0:
+        warning(
+            f"the search ran 0 simulations in --seconds {args.seconds:g}: the best move was "
+            "not searched, it is a guess (give the search more time)"
+            if args.seconds is not None
+            else "the search ran 0 simulations: the best move was not searched, it is a guess"
+        )
     if args.json:
         if isinstance(result, playout.FlatResult):
             data = render.flat_json(game, state, result, seconds)

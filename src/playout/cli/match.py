@@ -10,7 +10,7 @@ from typing import Any
 from playout import render
 from playout._src import arena, elo
 from playout._src.errors import InvalidParameterError
-from playout.cli.common import EXIT_OK, out
+from playout.cli.common import EXIT_OK, capped_workers, out, warning
 from playout.cli.engine import engine_factory, with_defaults
 from playout.cli.position import make_game
 from playout.cli.progress import games_progress
@@ -36,6 +36,16 @@ def arena_setup(args: argparse.Namespace) -> tuple[arena.EngineFactory, str]:
         backend, executor = "auto", "ray"
     if args.ray_address is not None and executor != "ray":
         raise InvalidParameterError("--ray-address needs --executor ray")
+    if args.overwrite and args.save is None:
+        raise InvalidParameterError("--overwrite needs --save FILE")
+    if executor == "local" and args.workers is not None and args.workers > 1:
+        raise InvalidParameterError(
+            f"--executor local plays one game at a time in this process; it cannot use "
+            f"--workers {args.workers} (use --executor pool, or leave --workers out)"
+        )
+    # Processes on this machine (a pool, a local Ray instance): at most one per CPU. A Ray
+    # cluster at --ray-address has CPUs of its own.
+    args.workers = capped_workers(args.workers, cap=args.ray_address is None)
     if executor == "auto":
         executor = "local" if args.workers == 1 else "pool"
     return with_defaults(engine_factory(backend), args), executor
@@ -63,6 +73,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             sprt=sprt,
             save=args.save,
             ray_address=args.ray_address,
+            overwrite=args.overwrite,
         )
     if args.json:
         out(json.dumps(result.as_dict(), indent=2))
@@ -93,6 +104,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             executor=executor,  # type: ignore[arg-type]
             save=args.save,
             ray_address=args.ray_address,
+            overwrite=args.overwrite,
             anchor=0 if args.anchor == "first" else None,
         )
     if args.json:
@@ -106,7 +118,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """``playout replay``: the boards of saved games, move by move."""
-    games = arena.read_records(args.file)
+    games = arena.read_records(args.file, warn=warning)
     if args.game_index is not None:
         games = [saved for saved in games if saved.index == args.game_index]
         if not games:

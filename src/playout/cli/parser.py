@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from typing import NoReturn
 
 import playout
@@ -30,6 +29,24 @@ class Parser(argparse.ArgumentParser):
 
 
 # ------------------------------------------------------------------------------ arguments
+
+
+class Once(argparse.Action):
+    """Store an option's value, refusing the option given a second time (argparse would keep
+    only the last one)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        if getattr(namespace, f"_given_{self.dest}", False):
+            hint = " (give all the moves in one, quoted)" if self.dest == "moves" else ""
+            raise argparse.ArgumentError(None, f"{option_string} given twice{hint}")
+        setattr(namespace, f"_given_{self.dest}", True)
+        setattr(namespace, self.dest, values)
 
 
 def positive_int(text: str) -> int:
@@ -156,6 +173,7 @@ def add_position_arguments(parser: argparse.ArgumentParser, *, start: str) -> No
     """``--moves`` and ``--fen``: the position ``play`` / ``analyze`` start from."""
     parser.add_argument(
         "--moves",
+        action=Once,
         default="",
         metavar="MOVES",
         help=f"{start} after these space-separated moves in the game's notation, e.g. "
@@ -163,7 +181,10 @@ def add_position_arguments(parser: argparse.ArgumentParser, *, start: str) -> No
         'e.g. "e2e4 e7e5 Nf3"',
     )
     parser.add_argument(
-        "--fen", metavar="FEN", help="chess: start from this position (then play --moves)"
+        "--fen",
+        action=Once,
+        metavar="FEN",
+        help="chess: start from this position (then play --moves)",
     )
 
 
@@ -234,12 +255,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_int,
         default=1,
         metavar="N",
-        help="root-parallel search: N worker processes search the position independently "
-        "(each with the whole --simulations or --seconds budget and its own seed) and their "
-        "root statistics are added up, so about N times the simulations are reported. It "
-        "needs the compiled search: where the game or the options have none (auto backend) "
-        "it searches with 1 worker and says so on stderr; with --backend python it is an "
-        "error (default 1)",
+        help="root-parallel search: N worker processes (at most one per CPU) search the "
+        "position independently (each with the whole --simulations or --seconds budget and "
+        "its own seed) and their root statistics are added up, so about N times the "
+        "simulations are reported. It needs the compiled search: where the game or the "
+        "options have none (auto backend) it searches with 1 worker and says so on stderr; "
+        "with --backend python it is an error (default 1)",
     )
     analyze.set_defaults(handler=cmd_analyze)
 
@@ -379,14 +400,21 @@ def add_arena_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--save",
         metavar="FILE",
-        help="write every game to FILE as one JSON line as soon as it ends (see replay)",
+        help="write every game to FILE as one JSON line as soon as it ends (see replay); "
+        "added to the end of an existing FILE unless --overwrite",
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="empty the --save file first instead of adding to it",
     )
     parser.add_argument(
         "--workers",
         type=positive_int,
-        default=os.cpu_count() or 1,
+        default=None,
         metavar="N",
-        help="games played at once (default: the number of CPUs; 1 plays in this process)",
+        help="games played at once (default: the number of CPUs; at most that many; 1 plays "
+        "in this process)",
     )
     parser.add_argument(
         "--executor",
@@ -414,6 +442,7 @@ def add_arena_arguments(parser: argparse.ArgumentParser) -> None:
 
 __all__ = [
     "PLAYERS_HELP",
+    "Once",
     "Parser",
     "UsageError",
     "add_arena_arguments",

@@ -70,6 +70,7 @@ class Connect4Game:
         "_initial",
         "_line_shifts",
         "_stride",
+        "_symmetries",
         "_top",
         "_windows",
         "height",
@@ -122,6 +123,9 @@ class Connect4Game:
         self._windows = _windows_through_cells(width, height, k)
         self._hash = hash((Connect4Game, width, height, k, self.spec.name))
         self._initial = Connect4State(self, 0, 0, tuple(range(width)))
+        mirror = tuple(range(width - 1, -1, -1))
+        identity = tuple(range(width))
+        self._symmetries = (identity,) if width == 1 else (identity, mirror)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Connect4Game):
@@ -149,6 +153,44 @@ class Connect4Game:
     def initial_state(self) -> Connect4State:
         """The empty board, player 0 (``X``) to move."""
         return self._initial
+
+    # -- symmetries (the optional hooks of playout._src.game) ---------------------------------
+
+    def action_symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """The board's symmetries as permutations of action ids: the identity and the
+        left-right mirror (column ``c`` goes to ``width - 1 - c``); the identity alone on a
+        one-column board. Gravity rules out any other."""
+        return self._symmetries
+
+    def transform_state(self, state: GameState, index: int) -> Connect4State:
+        """The image of ``state`` under symmetry ``index`` of :meth:`action_symmetries`."""
+        own = self._own(state)
+        if index == 0:
+            return own
+        legal = own.legal
+        if legal:
+            last = self.width - 1
+            legal = tuple(sorted([last - c for c in legal]))
+        return _new_state(self, self._mirror(own.stones0), self._mirror(own.stones1), legal)
+
+    def canonical_key(self, state: GameState) -> tuple[int, int]:
+        """The same key for a position and its mirror image: the least ``(stones0,
+        stones1)`` of the two (a transposition-table key)."""
+        own = self._own(state)
+        key = (own.stones0, own.stones1)
+        if self.width == 1:
+            return key
+        return min(key, (self._mirror(own.stones0), self._mirror(own.stones1)))
+
+    def _mirror(self, stones: int) -> int:
+        """A bitboard with its columns in reverse order."""
+        stride = self._stride
+        column = (1 << stride) - 1
+        last = self.width - 1
+        out = 0
+        for c in range(self.width):
+            out |= ((stones >> (c * stride)) & column) << ((last - c) * stride)
+        return out
 
     def has_line(self, stones: int) -> bool:
         """Whether the bitboard ``stones`` contains ``k`` in a row in any direction."""

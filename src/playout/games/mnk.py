@@ -102,6 +102,7 @@ class MnkGame:
         "_line_shifts",
         "_num_squares",
         "_stride",
+        "_symmetries",
         "_windows",
         "height",
         "k",
@@ -152,6 +153,7 @@ class MnkGame:
         self._windows = _windows_through_squares(width, height, k)
         self._hash = hash((MnkGame, width, height, k, self.spec.name))
         self._initial = MnkState(self, 0, 0, tuple(range(num_squares)))
+        self._symmetries: _BoardSymmetries | None = None  # built on first use
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -183,6 +185,46 @@ class MnkGame:
     def initial_state(self) -> MnkState:
         """The empty board, player 0 (``X``) to move."""
         return self._initial
+
+    # -- symmetries (the optional hooks of playout._src.game) ---------------------------------
+
+    def _board_symmetries(self) -> _BoardSymmetries:
+        if self._symmetries is None:
+            self._symmetries = _BoardSymmetries(self.width, self.height)
+        return self._symmetries
+
+    def action_symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """The board's symmetries as permutations of action ids, identity first.
+
+        ``perms[i][a]`` is the square that square ``a`` goes to under symmetry ``i``. The
+        dihedral group of the board: 8 symmetries on a square board, 4 on a rectangle (2 on
+        a single row or column, 1 on a single square). Each maps lines of ``k`` onto lines
+        of ``k``, so it maps games onto games with the same returns.
+        """
+        return self._board_symmetries().perms
+
+    def transform_state(self, state: GameState, index: int) -> MnkState:
+        """The image of ``state`` under symmetry ``index`` of :meth:`action_symmetries`."""
+        own = self._own(state)
+        table = self._board_symmetries()
+        bits = table.bit_tables[index]
+        legal = own.legal
+        if legal:
+            perm = table.perms[index]
+            legal = tuple(sorted([perm[a] for a in legal]))
+        return _new_state(
+            self, _map_bits(bits, own.stones0), _map_bits(bits, own.stones1), legal
+        )
+
+    def canonical_key(self, state: GameState) -> tuple[int, int]:
+        """The same key for every position that a symmetry maps onto ``state``: the least
+        ``(stones0, stones1)`` over the images of ``state`` (a transposition-table key)."""
+        own = self._own(state)
+        stones0, stones1 = own.stones0, own.stones1
+        return min(
+            (_map_bits(bits, stones0), _map_bits(bits, stones1))
+            for bits in self._board_symmetries().bit_tables
+        )
 
     def move_heuristic(self, state: GameState, actions: Sequence[int]) -> np.ndarray:
         """Move scores for :class:`~playout.ProgressiveBias`: :func:`threat_scores`."""
@@ -326,6 +368,69 @@ class MnkGame:
         if not isinstance(state, MnkState) or state.game != self:
             raise GameError(f"{state!r} is not a position of {self!r}")
         return state
+
+
+class _BoardSymmetries:
+    """The dihedral group of a ``width`` x ``height`` board: permutations of the action ids
+    and, for each, byte tables that move a padded bitboard's bits (8 bits per lookup)."""
+
+    __slots__ = ("bit_tables", "perms")
+
+    def __init__(self, width: int, height: int) -> None:
+        maps: list[Any] = [
+            lambda x, y: (x, y),
+            lambda x, y: (width - 1 - x, y),
+            lambda x, y: (x, height - 1 - y),
+            lambda x, y: (width - 1 - x, height - 1 - y),
+        ]
+        if width == height:
+            n = width
+            maps += [
+                lambda x, y: (y, x),
+                lambda x, y: (n - 1 - y, n - 1 - x),
+                lambda x, y: (n - 1 - y, x),
+                lambda x, y: (y, n - 1 - x),
+            ]
+        perms: list[tuple[int, ...]] = []
+        coordinate_maps = []
+        for f in maps:
+            perm = tuple(
+                f(a % width, a // width)[1] * width + f(a % width, a // width)[0]
+                for a in range(width * height)
+            )
+            if perm not in perms:  # thin boards: several maps are the same permutation
+                perms.append(perm)
+                coordinate_maps.append(f)
+        self.perms: tuple[tuple[int, ...], ...] = tuple(perms)
+        stride = width + 1
+        num_bits = height * stride
+        tables: list[tuple[tuple[int, ...], ...]] = []
+        for f in coordinate_maps:
+            target = [0] * (((num_bits + 7) // 8) * 8)
+            for y in range(height):
+                for x in range(width):
+                    tx, ty = f(x, y)
+                    target[y * stride + x] = 1 << (ty * stride + tx)
+            chunks = []
+            for start in range(0, len(target), 8):
+                chunk = [0] * 256
+                for value in range(1, 256):
+                    low = value & -value
+                    chunk[value] = chunk[value ^ low] | target[start + low.bit_length() - 1]
+                chunks.append(tuple(chunk))
+            tables.append(tuple(chunks))
+        self.bit_tables: tuple[tuple[tuple[int, ...], ...], ...] = tuple(tables)
+
+
+def _map_bits(tables: tuple[tuple[int, ...], ...], stones: int) -> int:
+    """The padded bitboard ``stones`` moved by one symmetry's byte tables."""
+    out = 0
+    index = 0
+    while stones:
+        out |= tables[index][stones & 255]
+        stones >>= 8
+        index += 1
+    return out
 
 
 def _windows_through_squares(width: int, height: int, k: int) -> tuple[tuple[int, ...], ...]:

@@ -21,9 +21,10 @@ from typing import Any, Literal, Protocol
 from playout._src.arena.play import GameRecord, play_game
 from playout._src.arena.players import EngineFactory, Player
 from playout._src.arena.specs import as_player
-from playout._src.errors import GameError, InvalidParameterError
+from playout._src.errors import ExecutorError, GameError, InvalidParameterError
 from playout._src.game import Game
 from playout._src.optional import import_optional
+from playout._src.processes import process_pool, sigint_ignored, stop_pool
 
 ExecutorKind = Literal["local", "pool", "ray"]
 """The executors :func:`make_executor` builds by name."""
@@ -81,6 +82,9 @@ class LocalExecutor:
 
     workers = 1
 
+    def start(self) -> None:
+        """Nothing to start."""
+
     def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
         """Play the jobs in order; yield each record as its game ends."""
         for job in jobs:
@@ -110,10 +114,12 @@ class PoolExecutor:
             context = multiprocessing.get_context(
                 "forkserver" if "forkserver" in methods else "spawn"
             )
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=context
-            )
+            self._pool = process_pool(self.workers, context)
         return self._pool
+
+    def start(self) -> None:
+        """Make the pool (its processes start with the first batch)."""
+        self._started_pool()
 
     def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
         """Play the jobs in the pool; yield the records as games finish.
@@ -122,7 +128,8 @@ class PoolExecutor:
             GameError: a worker process died.
         """
         pool = self._started_pool()
-        futures = [pool.submit(play_job, job) for job in jobs]
+        with sigint_ignored():  # workers that start now do not see a Ctrl-C
+            futures = [pool.submit(play_job, job) for job in jobs]
         try:
             for future in concurrent.futures.as_completed(futures):
                 try:
@@ -141,6 +148,13 @@ class PoolExecutor:
         """Shut the pool down (a later batch starts a new one)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def terminate(self) -> None:
+        """Stop now: cancel the games not started, terminate the workers playing (an
+        interrupt, or an error that ends the match)."""
+        if self._pool is not None:
+            stop_pool(self._pool)
             self._pool = None
 
 
@@ -194,7 +208,13 @@ class RayExecutor:
                 runtime_env={"env_vars": {"PYTHONPATH": path}},
             )
         else:
-            ray.init(address=self._address, log_to_driver=False, logging_level=logging.WARNING)
+            try:
+                ray.init(address=self._address, log_to_driver=False, logging_level=logging.WARNING)
+            except Exception as error:  # Ray raises ConnectionError, RuntimeError, ...
+                first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+                raise ExecutorError(
+                    f"cannot connect to the Ray cluster at {self._address!r}: {first}"
+                ) from None
         self._started = True
 
     def _connect(self) -> Any:
@@ -204,6 +224,10 @@ class RayExecutor:
                 self._init_ray()
             self._remote = self._ray.remote(play_job)
         return self._remote
+
+    def start(self) -> None:
+        """Connect to Ray now (a failed connection raises before any file is written)."""
+        self._connect()
 
     def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
         """Play the jobs as Ray tasks; yield the records as games finish."""
@@ -246,6 +270,24 @@ def make_executor(
     if kind == "ray":
         return RayExecutor(workers, ray_address)
     raise InvalidParameterError(f"unknown executor {kind!r}; choose local, pool or ray")
+
+
+def start_executor(executor: GameExecutor) -> None:
+    """Start ``executor``'s workers or connection where it can say so (a ``start`` method):
+    a failure (no Ray cluster) then comes before any game, and before a save file is opened."""
+    start = getattr(executor, "start", None)
+    if callable(start):
+        start()
+
+
+def stop_executor(executor: GameExecutor) -> None:
+    """Stop ``executor`` at once (its ``terminate`` method, else ``close``): the games in
+    progress are abandoned (an interrupt, or an error that ends the match)."""
+    terminate = getattr(executor, "terminate", None)
+    if callable(terminate):
+        terminate()
+    else:
+        executor.close()
 
 
 def resolve_executor(
@@ -296,4 +338,6 @@ __all__ = [
     "make_executor",
     "play_job",
     "resolve_executor",
+    "start_executor",
+    "stop_executor",
 ]

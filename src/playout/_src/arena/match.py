@@ -20,10 +20,12 @@ from playout._src.arena.executors import (
     GameJob,
     job_players,
     resolve_executor,
+    start_executor,
+    stop_executor,
 )
 from playout._src.arena.play import GameRecord, check_seed, check_two_players, game_seed
 from playout._src.arena.players import EngineFactory, Player
-from playout._src.arena.records import RecordWriter, record_to_json
+from playout._src.arena.records import RecordWriter, check_writable, record_to_json
 from playout._src.arena.specs import as_player
 from playout._src.errors import InvalidParameterError
 from playout._src.game import Game
@@ -225,6 +227,7 @@ def run_match(
     sprt: E.Sprt | None = None,
     save: str | os.PathLike[str] | None = None,
     ray_address: str | None = None,
+    overwrite: bool = False,
 ) -> MatchResult:
     """Play ``games`` games between two players, alternating who moves first.
 
@@ -241,8 +244,11 @@ def run_match(
             ``None`` for ``local`` with one worker and ``pool`` otherwise.
         sprt: stop as soon as this test decides; games then run in batches of ``workers``
             and the test is checked after each batch.
-        save: write every game as a JSON line to this file as soon as it ends.
+        save: write every game as a JSON line to this file as soon as it ends (appended to
+            what the file holds; opened once the executor is up, so a failed start leaves it
+            as it was).
         ray_address: the cluster for ``executor="ray"`` (default: a local instance).
+        overwrite: empty ``save`` first instead of appending to it.
 
     Returns:
         The :class:`MatchResult`, counted from p1's side.
@@ -254,12 +260,19 @@ def run_match(
     runner, own_executor = resolve_executor(executor, min(workers, games), ray_address)
     pair = job_players(runner, (spec1, spec2), (player1, player2))
     jobs = _match_jobs(game, pair, games, seed, engine_factory)
-    writer = RecordWriter(save) if save is not None else None
     extra = {"p1": player1.name, "p2": player2.name}
     records: dict[int, GameRecord] = {}
     status: E.SprtStatus | None = None
     batch = games if sprt is None else max(1, runner.workers)
+    if save is not None:
+        check_writable(save)
+    writer: RecordWriter | None = None
     try:
+        # The executor is up (Ray connected) before the save file is opened: a failed start
+        # leaves an existing file as it was.
+        start_executor(runner)
+        if save is not None:
+            writer = RecordWriter(save, overwrite=overwrite)
         for start in range(0, games, batch):
             for record in runner.run(jobs[start : start + batch]):
                 records[record.index] = record
@@ -271,6 +284,12 @@ def run_match(
                 status = _sprt_status(sprt, game, records, seed)
                 if status.decision is not None:
                     break
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM), or a failure (a worker died, the disk is full): stop
+        # the games in progress now rather than wait for them.
+        if own_executor:
+            stop_executor(runner)
+        raise
     finally:
         if writer is not None:
             writer.close()

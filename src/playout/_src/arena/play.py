@@ -16,6 +16,7 @@ import numpy as np
 
 from playout._src.arena.players import Player
 from playout._src.errors import GameError, InvalidParameterError
+from playout._src.evaluation import chance_action
 from playout._src.game import CHANCE, Game, GameState
 
 
@@ -91,12 +92,6 @@ def check_seed(seed: object) -> None:
         raise InvalidParameterError(f"seed must be a whole number >= 0, got {seed!r}")
 
 
-def _chance_action(state: GameState, rng: random.Random) -> int:
-    """A chance outcome of ``state`` drawn with its probabilities."""
-    outcomes = state.chance_outcomes()  # type: ignore[attr-defined]
-    return int(rng.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
-
-
 def _chosen_action(player: Player, state: GameState) -> int:
     """The action ``player`` chooses in ``state``, checked for legality.
 
@@ -133,7 +128,7 @@ def play_game(game: Game, p0: Player, p1: Player, seed: int = 0, *, index: int =
     while not state.is_terminal():
         mover = state.current_player()
         if mover == CHANCE:
-            action = _chance_action(state, chance_rng)
+            action = chance_action(state, chance_rng)
         else:
             action = _chosen_action(players[mover], state)
         for player in players:

@@ -7,10 +7,13 @@ every game move by move into :class:`SavedGame` objects.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import json
 import os
-from collections.abc import Mapping
+import warnings
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -75,32 +78,106 @@ def record_to_json(
     return data
 
 
-class RecordWriter:
-    """Appends one JSON line per game to a file, flushed and synced as each game ends.
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Refuse a save file that cannot be written, without creating or changing it.
 
-    A line is written with a single ``write`` of the whole line, so an interrupted run leaves
-    every finished game readable. The file is truncated when the writer opens it.
+    Raises:
+        InvalidParameterError: ``path`` is a directory, or not writable, or its directory
+            does not exist or is not writable.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise InvalidParameterError(f"cannot write {str(path)!r}: it is a directory")
+    if target.exists():
+        if not os.access(target, os.W_OK):
+            raise InvalidParameterError(f"cannot write {str(path)!r}: permission denied")
+        return
+    folder = target.parent
+    if not folder.is_dir():
+        raise InvalidParameterError(f"cannot write {str(path)!r}: no directory {str(folder)!r}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InvalidParameterError(
+            f"cannot write {str(path)!r}: directory {str(folder)!r} is not writable"
+        )
+
+
+class RecordWriter:
+    """Appends one JSON line per game to a file, synced to disk as each game ends.
+
+    A line is written whole (unbuffered) before the next one starts, so an interrupted run
+    leaves every finished game readable. The file is appended to (a last line left without
+    its newline by an earlier, interrupted run is ended first), or emptied first with
+    ``overwrite=True``. A write that fails (a full disk) is undone as far as the file allows
+    (the partial line cut off) and raises :class:`~playout.RecordError`; the lines written
+    before stay.
 
     Raises:
         InvalidParameterError: the file cannot be opened for writing.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, overwrite: bool = False) -> None:
         self.path = Path(path)
+        self.written = 0
+        """Games written by this writer."""
         try:
-            self._file: IO[str] = open(self.path, "w", encoding="utf-8")  # noqa: SIM115
+            mode = "wb" if overwrite else "ab"
+            self._file: IO[bytes] = open(self.path, mode, buffering=0)  # noqa: SIM115
         except OSError as error:
             raise InvalidParameterError(f"cannot write {str(path)!r}: {error.strerror}") from None
+        if not overwrite:
+            self._end_last_line()
+
+    def _end_last_line(self) -> None:
+        """Start on a new line when the file ends in the middle of one."""
+        try:
+            size = os.fstat(self._file.fileno()).st_size
+            if size == 0 or not self.path.is_file():
+                return
+            with open(self.path, "rb") as reader:
+                reader.seek(size - 1)
+                last = reader.read(1)
+        except OSError:
+            return
+        if last != b"\n":
+            self._write_bytes(b"\n")
+
+    def _write_bytes(self, data: bytes) -> None:
+        """Write ``data`` whole; on failure cut the file back and raise RecordError."""
+        fileno = self._file.fileno()
+        try:
+            before: int | None = os.lseek(fileno, 0, os.SEEK_END)
+        except OSError:
+            before = None
+        try:
+            view = memoryview(data)
+            while view:
+                count = self._file.write(view)
+                if not count:
+                    raise OSError(errno.EIO, os.strerror(errno.EIO))
+                view = view[count:]
+            if self.path.is_file():
+                os.fsync(fileno)
+        except OSError as error:
+            if before is not None:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fileno, before)
+            reason = error.strerror or str(error)
+            kept = f"; the {self.written} game(s) written before are kept" if self.written else ""
+            raise RecordError(f"cannot write games to {str(self.path)!r}: {reason}{kept}") from None
 
     def write(self, data: Mapping[str, Any]) -> None:
-        """Append ``data`` as one line, flushed and synced to disk."""
-        self._file.write(json.dumps(data, separators=(",", ":")) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        """Append ``data`` as one line, synced to disk.
+
+        Raises:
+            RecordError: the line could not be written (the file keeps the lines before it).
+        """
+        self._write_bytes((json.dumps(data, separators=(",", ":")) + "\n").encode("utf-8"))
+        self.written += 1
 
     def close(self) -> None:
         """Close the file."""
-        self._file.close()
+        with contextlib.suppress(OSError):
+            self._file.close()
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -149,6 +226,10 @@ def _read_text(path: str | os.PathLike[str]) -> str:
         raise RecordError(f"cannot read {str(path)!r}: {reason}") from None
 
 
+class TruncatedLine(RecordError):
+    """A line that ends before its JSON does: the last game of an interrupted write."""
+
+
 def _parse_line(line: str, where: str) -> tuple[dict[str, Any], Game, list[int]]:
     """One line's JSON object, the game it names and its actions (not yet replayed).
 
@@ -158,7 +239,12 @@ def _parse_line(line: str, where: str) -> tuple[dict[str, Any], Game, list[int]]
     try:
         data = json.loads(line)
     except json.JSONDecodeError as error:
+        # Cut short: the text ends inside a string or before a value closes.
+        if error.msg.startswith("Unterminated string") or error.pos >= len(line.rstrip()):
+            raise TruncatedLine(f"{where}: cut short ({error.msg})") from None
         raise RecordError(f"{where}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise RecordError(f"{where}: JSON nested too deeply") from None
     if not isinstance(data, dict):
         raise RecordError(f"{where}: expected a JSON object")
     name, params, actions = data.get("game"), data.get("params", {}), data.get("actions")
@@ -166,15 +252,76 @@ def _parse_line(line: str, where: str) -> tuple[dict[str, Any], Game, list[int]]
         raise RecordError(f"{where}: missing 'game' (the game's name)")
     if not isinstance(params, dict):
         raise RecordError(f"{where}: 'params' must be an object")
-    if not isinstance(actions, list) or not all(
-        isinstance(a, int) and not isinstance(a, bool) for a in actions
-    ):
+    if not isinstance(actions, list) or not all(_is_int(a) for a in actions):
         raise RecordError(f"{where}: 'actions' must be a list of action ids")
+    for key, value in params.items():
+        if not isinstance(value, int | float | str | bool):
+            raise RecordError(
+                f"{where}: 'params' field {key!r} must be a number or a string, got {_shown(value)}"
+            )
     try:
         game = make_game(name, **params)
     except PlayoutError as error:
         raise RecordError(f"{where}: {error}") from None
+    except (TypeError, ValueError) as error:  # a parameter of the wrong type
+        raise RecordError(f"{where}: 'params' do not make a {name} game ({error})") from None
+    _check_fields(data, game.spec.num_players, where)
     return data, game, actions
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _shown(value: object) -> str:
+    """A short JSON rendering of a bad value for a message."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_fields(data: Mapping[str, Any], players: int, where: str) -> None:
+    """Check the optional fields :func:`record_to_json` writes, when present, for their
+    types (``players`` is the game's number of players).
+
+    Raises:
+        RecordError: the first field of the wrong type, named with the line.
+    """
+
+    def list_of(kind: str, test: Any, length: int | None = None) -> Any:
+        def check(value: object) -> bool:
+            if not isinstance(value, list) or not all(test(item) for item in value):
+                return False
+            return length is None or len(value) == length
+
+        count = "" if length is None else f"{length} "
+        return check, f"a list of {count}{kind}"
+
+    checks: dict[str, tuple[Any, str]] = {
+        "format": (lambda v: isinstance(v, str), "a string"),
+        "index": (lambda v: _is_int(v) and v >= 0, "a whole number >= 0"),
+        "seed": (lambda v: v is None or _is_int(v), "a whole number or null"),
+        "players": list_of("strings", lambda v: isinstance(v, str), players),
+        "moves": list_of("strings", lambda v: isinstance(v, str)),
+        "returns": list_of("numbers", _is_number, players),
+        "winner": (lambda v: v is None or (_is_int(v) and 0 <= v < players), "a player or null"),
+        "result": (lambda v: isinstance(v, str), "a string"),
+        "seconds": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
+        "p1": (lambda v: isinstance(v, str), "a string"),
+        "p2": (lambda v: isinstance(v, str), "a string"),
+        "seats": list_of("whole numbers", _is_int, 2),
+    }
+    for key, (check, expected) in checks.items():
+        if key in data and not check(data[key]):
+            raise RecordError(f"{where}: field {key!r} must be {expected}, got {_shown(data[key])}")
+    if "moves" in data and len(data["moves"]) != len(data["actions"]):
+        raise RecordError(
+            f"{where}: field 'moves' has {len(data['moves'])} moves for "
+            f"{len(data['actions'])} actions"
+        )
 
 
 def _replay(game: Game, actions: list[int], where: str) -> list[GameState]:
@@ -203,29 +350,57 @@ def _check_returns(data: Mapping[str, Any], final: GameState, where: str) -> Non
         raise RecordError(f"{where}: 'returns' {returns} do not match the final position")
 
 
-def read_records(path: str | os.PathLike[str]) -> list[SavedGame]:
+def _skipped_text(numbers: list[int]) -> str:
+    """What the lines cut short were, for a message."""
+    plural = "s" if len(numbers) > 1 else ""
+    listed = ", ".join(str(n) for n in numbers)
+    return f"line{plural} {listed} cut short: a game whose writing was interrupted"
+
+
+def read_records(
+    path: str | os.PathLike[str], *, warn: Callable[[str], None] | None = None
+) -> list[SavedGame]:
     """Read and check a file written by :class:`RecordWriter` (blank lines are skipped).
 
     Every line must be a JSON object with ``game`` (a registered name), ``params`` (an object)
     and ``actions`` (a list of action ids legal in turn from the initial position, ending the
-    game); ``returns``, when present, must match the final position.
+    game); ``returns``, when present, must match the final position, and the other fields
+    :func:`record_to_json` writes must have their types when present.
+
+    A line cut short (its JSON ends before the object closes: the game being written when a
+    run was interrupted) is skipped: ``warn`` is called with a message naming it (default:
+    :func:`warnings.warn`), and the intact games are returned.
 
     Raises:
-        RecordError: an unreadable file, bad JSON, a missing field, an unknown game or an
-            illegal move (the message names the line).
+        RecordError: an unreadable file, bad JSON, a missing or ill-typed field (the message
+            names the line and the field), an unknown game, an illegal move, or no intact
+            game in the file.
     """
     text = _read_text(path)
     games: list[SavedGame] = []
+    skipped: list[int] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{path}, line {number}"
-        data, game, actions = _parse_line(line, where)
+        try:
+            data, game, actions = _parse_line(line, where)
+        except TruncatedLine:
+            skipped.append(number)
+            continue
         states = _replay(game, actions, where)
         _check_returns(data, states[-1], where)
         games.append(SavedGame(line=number, data=data, game=game, states=tuple(states)))
     if not games:
+        if skipped:
+            raise RecordError(f"{path}: no intact games in the file ({_skipped_text(skipped)})")
         raise RecordError(f"{path}: no games in the file")
+    if skipped:
+        message = f"{path}: skipped {_skipped_text(skipped)}"
+        if warn is None:
+            warnings.warn(message, stacklevel=2)
+        else:
+            warn(message)
     return games
 
 
@@ -233,6 +408,7 @@ __all__ = [
     "RECORD_FORMAT",
     "RecordWriter",
     "SavedGame",
+    "check_writable",
     "game_params",
     "read_records",
     "record_to_json",

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import itertools
 import os
@@ -19,11 +20,13 @@ from playout._src.arena.executors import (
     GameJob,
     job_players,
     resolve_executor,
+    start_executor,
+    stop_executor,
 )
 from playout._src.arena.match import MatchProgress, check_match_args, in_order
 from playout._src.arena.play import GameRecord, game_seed
 from playout._src.arena.players import EngineFactory, Player
-from playout._src.arena.records import RecordWriter, record_to_json
+from playout._src.arena.records import RecordWriter, check_writable, record_to_json
 from playout._src.arena.specs import as_player
 from playout._src.errors import InvalidParameterError
 from playout._src.game import Game
@@ -152,6 +155,21 @@ class TournamentResult:
         }
 
 
+def distinct_names(names: Sequence[str]) -> tuple[str, ...]:
+    """``names`` with every repeated one numbered in order (``random#1``, ``random#2``), so
+    that the table's rows can be told apart; names given once are kept as they are."""
+    counts = collections.Counter(names)
+    seen: collections.Counter[str] = collections.Counter()
+    distinct = []
+    for name in names:
+        if counts[name] > 1:
+            seen[name] += 1
+            distinct.append(f"{name}#{seen[name]}")
+        else:
+            distinct.append(name)
+    return tuple(distinct)
+
+
 def _check_tournament_args(
     game: Game, specs: Sequence[str | Player], games_per_pair: int, seed: int, anchor: int | None
 ) -> None:
@@ -205,10 +223,14 @@ def run_tournament(
     executor: ExecutorKind | GameExecutor | None = None,
     save: str | os.PathLike[str] | None = None,
     ray_address: str | None = None,
+    overwrite: bool = False,
     prior_draws: float = 1.0,
     anchor: int | None = None,
 ) -> TournamentResult:
     """A round robin: each pair of ``specs`` plays ``games_per_pair`` games, alternating.
+
+    The result names the players by their names, numbered where one is given more than once
+    (``random#1``, ``random#2``: see :func:`distinct_names`).
 
     Pairs are taken in order (``(0, 1), (0, 2), ..., (1, 2), ...``); all games are numbered in
     that order and game ``k`` is played with ``game_seed(seed, k)``, so the records do not
@@ -225,9 +247,16 @@ def run_tournament(
     runner, own_executor = resolve_executor(executor, min(workers, total), ray_address)
     carried = job_players(runner, specs, players)
     jobs, seats = _tournament_jobs(game, carried, games_per_pair, seed, engine_factory)
-    writer = RecordWriter(save) if save is not None else None
     records: dict[int, GameRecord] = {}
+    if save is not None:
+        check_writable(save)
+    writer: RecordWriter | None = None
     try:
+        # The executor is up (Ray connected) before the save file is opened: a failed start
+        # leaves an existing file as it was.
+        start_executor(runner)
+        if save is not None:
+            writer = RecordWriter(save, overwrite=overwrite)
         for record in runner.run(jobs):
             records[record.index] = record
             if writer is not None:
@@ -235,6 +264,12 @@ def run_tournament(
                 writer.write(record_to_json(game, record, extra=extra))
             if progress is not None:
                 progress(len(records), record)
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM), or a failure (a worker died, the disk is full): stop
+        # the games in progress now rather than wait for them.
+        if own_executor:
+            stop_executor(runner)
+        raise
     finally:
         if writer is not None:
             writer.close()
@@ -242,7 +277,7 @@ def run_tournament(
             runner.close()
     return TournamentResult(
         game=game.spec.name,
-        players=tuple(p.name for p in players),
+        players=distinct_names([p.name for p in players]),
         games_per_pair=games_per_pair,
         seed=seed,
         records=in_order(records),
@@ -252,4 +287,4 @@ def run_tournament(
     )
 
 
-__all__ = ["Standing", "TournamentResult", "run_tournament"]
+__all__ = ["Standing", "TournamentResult", "distinct_names", "run_tournament"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import time
 from typing import Any, ClassVar
 
 import numpy as np
@@ -87,13 +88,15 @@ def _selection_problem(selection: SelectionRule | None) -> str:
 def compiled_support(state: GameState, config: SearchConfig) -> tuple[Kernel | None, str]:
     """The kernel the compiled driver would run ``config``'s search of ``state`` on, or
     ``None`` and the reason it cannot (a game without a kernel, a rule or evaluator in
-    Python)."""
+    Python, the transposition table)."""
     kernel, reason = _find_kernel(state)
     if kernel is None:
         return None, reason
     reason = _num_rollouts(config.evaluator)[1] or _selection_problem(config.selection)
     if reason:
         return None, reason
+    if config.transpositions:
+        return None, "the transposition table runs on the Python driver"
     if kernel.encode is None:
         return None, f"kernel {kernel.name!r} has no encode() to convert a Python state"
     return kernel, ""
@@ -135,6 +138,8 @@ class CompiledDriver:
     ) -> None:
         num_rollouts, reason = _num_rollouts(config.evaluator)
         reason = reason or _selection_problem(config.selection)
+        if config.transpositions:
+            reason = reason or "the transposition table runs on the Python driver"
         if reason:
             raise InvalidParameterError(
                 f"the compiled driver cannot run this search: {reason} (use backend='python')"
@@ -302,11 +307,28 @@ class CompiledDriver:
 
     # ----------------------------------------------------------------------------- search
 
+    def node_bytes_bound(self) -> int:
+        """Bytes one more node can take at most: its rows, its compact state, and an edge
+        row per action of the game (a node is expanded with all its edges)."""
+        tree = self._tree
+        node_row = tree.nodes.itemsize * tree.nodes.shape[1]
+        node_row += tree.node_values.itemsize * tree.node_values.shape[1]
+        edge_row = tree.edges.itemsize * tree.edges.shape[1]
+        edge_row += tree.edge_values.itemsize * tree.edge_values.shape[1]
+        return int(node_row + self._kernel.bytes_per_state() + self._kernel.num_actions * edge_row)
+
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations in one compiled call (fewer on huge boards, or
         when the root is proven or the tree reaches ``max_nodes``); the number run. The
-        engine sizes ``count`` to keep a time limit (``deadline`` is not read here)."""
-        del deadline
+        engine sizes ``count`` to keep a time limit; here the deadline only stops a growth
+        of the arrays that would end past it (0 simulations are run then)."""
+        actions = self._kernel.num_actions
+        state_bytes = self._kernel.bytes_per_state()
+        seconds = T.growth_seconds(self._tree, count + 1, (count + 1) * actions, state_bytes)
+        if seconds and time.perf_counter() + seconds > deadline:
+            count = T.room_for(self._tree, actions) - 1  # what fits without growing
+            if count < 1:
+                return 0
         count = self._ensure_room(count)
         return self._run_driver(count, max_depth, max_nodes)
 

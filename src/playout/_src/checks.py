@@ -1,0 +1,171 @@
+"""Cheap checks of a game's promises, made by the search as it meets them.
+
+:func:`playout.check_game` tests a game thoroughly before use; these checks catch, during a
+search, what would otherwise turn into a confident wrong answer (a "proven win" from a broken
+``returns()``, a value read past the end of a prior array). Each raises
+:class:`~playout.GameError` (the game broke its protocol) or
+:class:`~playout.InvalidParameterError` (an evaluator or rule returned something unusable),
+naming the game and the rule broken. The Python driver runs them unless
+``SearchConfig(checks=False)``; they cost well under a microsecond per simulation, since the
+legal actions are checked once per distinct tuple.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from playout._src.errors import GameError, InvalidParameterError
+from playout._src.game import CHANCE, GameSpec, GameState
+
+
+def legal_action_array(spec: GameSpec, state: GameState, legal: Sequence[int]) -> np.ndarray:
+    """``legal`` as an int64 array, after checking that the actions are whole numbers,
+    distinct, at least 0 and below ``spec.num_actions`` (when declared), and that there is one.
+
+    Raises:
+        GameError: a broken promise (the message names the game and the action).
+    """
+    if len(legal) == 0:
+        raise GameError(f"{spec.name}: a non-terminal state has no legal actions")
+    for action in legal:
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise GameError(
+                f"{spec.name}: legal_actions() must return action ids (whole numbers), got "
+                f"{action!r} in {type(state).__name__}"
+            )
+    actions = np.asarray(legal, dtype=np.int64)
+    if int(actions.min()) < 0:
+        raise GameError(f"{spec.name}: legal action id {int(actions.min())} is negative")
+    if spec.num_actions is not None and int(actions.max()) >= spec.num_actions:
+        raise GameError(
+            f"{spec.name}: legal action id {int(actions.max())} is not below the declared "
+            f"num_actions={spec.num_actions}"
+        )
+    if np.unique(actions).size != actions.size:
+        raise GameError(f"{spec.name}: legal_actions() lists an action twice: {list(legal)}")
+    return actions
+
+
+def player(spec: GameSpec, state: GameState, who: int) -> int:
+    """``who`` (a state's ``current_player()``) after checking that it is a player of the
+    game or :data:`~playout.CHANCE` (chance only in games declared non-deterministic)."""
+    if isinstance(who, bool) or not isinstance(who, int | np.integer):
+        raise GameError(f"{spec.name}: current_player() must return an int, got {who!r}")
+    if 0 <= who < spec.num_players:
+        return int(who)
+    if who == CHANCE and not spec.is_deterministic:
+        return int(who)
+    raise GameError(
+        f"{spec.name}: current_player() returned {who}, not a player of a "
+        f"{spec.num_players}-player game"
+        + (" (a chance state needs is_deterministic=False)" if who == CHANCE else "")
+    )
+
+
+def returns(spec: GameSpec, state: GameState) -> float:
+    """Player 0's return in ``state`` after checking ``state.returns()``: one finite number
+    per player, within ``[min_return, max_return]``, summing to 0 in a zero-sum game."""
+    values: Any = state.returns()
+    try:
+        count = len(values)
+    except TypeError:
+        raise GameError(
+            f"{spec.name}: returns() must give one number per player, got {values!r}"
+        ) from None
+    if count != spec.num_players:
+        raise GameError(
+            f"{spec.name}: returns() gave {count} values for a {spec.num_players}-player game"
+        )
+    numbers = []
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            raise GameError(f"{spec.name}: returns() must give numbers, got {values!r}")
+        if not math.isfinite(value):
+            raise GameError(f"{spec.name}: returns() gave a non-finite value: {values!r}")
+        numbers.append(float(value))
+    if not spec.has_intermediate_rewards:
+        low, high = spec.min_return, spec.max_return
+        if any(not low - 1e-9 <= v <= high + 1e-9 for v in numbers):
+            raise GameError(
+                f"{spec.name}: returns() {values!r} lie outside the declared "
+                f"[min_return, max_return] = [{low}, {high}]"
+            )
+    if spec.is_zero_sum and spec.num_players == 2 and abs(sum(numbers)) > 1e-9:
+        raise GameError(f"{spec.name}: returns() {values!r} do not sum to 0 in a zero-sum game")
+    return numbers[0]
+
+
+def child(spec: GameSpec, parent: GameState, state: Any) -> GameState:
+    """``state`` (what ``parent.play(action)`` returned) after checking that it is a new
+    state, not ``parent`` changed in place or ``None``."""
+    if state is parent:
+        raise GameError(
+            f"{spec.name}: play() returned the same object: states must be immutable "
+            "(return a new state, leave the old one unchanged)"
+        )
+    if state is None or not hasattr(state, "legal_actions"):
+        raise GameError(f"{spec.name}: play() must return the next state, got {state!r}")
+    return state  # type: ignore[no-any-return]
+
+
+def evaluation(spec: GameSpec, value: object, what: str) -> float:
+    """An evaluator's ``value`` (for the player to move) as a float, after checking that it
+    is a finite number within the game's return bounds (the bounds only without
+    intermediate rewards, where values are whole-game returns)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise InvalidParameterError(f"{what} must return a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise InvalidParameterError(f"{what} returned a non-finite value: {number}")
+    if not spec.has_intermediate_rewards:
+        low = spec.min_return if spec.num_players == 1 else -spec.max_return
+        if not low - 1e-9 <= number <= spec.max_return + 1e-9:
+            raise InvalidParameterError(
+                f"{what} returned {number}, outside the game's values "
+                f"[{low}, {spec.max_return}] ({spec.name})"
+            )
+    return number
+
+
+def priors(spec: GameSpec, values: Any, actions: np.ndarray, what: str) -> np.ndarray:
+    """Prior probabilities (or move scores) for ``actions`` as a float array, after checking
+    one finite, non-negative number per action."""
+    array = np.asarray(values, dtype=np.float64)
+    if array.shape != actions.shape:
+        raise InvalidParameterError(
+            f"{what} returned {array.size} values for {actions.size} legal actions "
+            f"({spec.name}): one per action expected"
+        )
+    if not np.isfinite(array).all() or (array < 0).any():
+        raise InvalidParameterError(
+            f"{what} returned values that are not finite numbers >= 0 ({spec.name}): {array}"
+        )
+    return array
+
+
+def selection_index(value: object, count: int) -> int:
+    """A Python selection rule's answer as an edge index in ``0 .. count - 1``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InvalidParameterError(
+            f"selection rule must return an edge index (an int), got {value!r}"
+        )
+    if not 0 <= value < count:
+        raise InvalidParameterError(
+            f"selection rule returned edge index {value}, expected 0..{count - 1}"
+        )
+    return int(value)
+
+
+__all__ = [
+    "child",
+    "evaluation",
+    "legal_action_array",
+    "player",
+    "priors",
+    "returns",
+    "selection_index",
+]

@@ -1,0 +1,293 @@
+"""A catalogue of broken games, evaluators and rules: the search raises a typed error naming
+the broken rule instead of giving a confident wrong answer (``SearchConfig.checks``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import playout
+from playout import GameError, GameSpec, InvalidParameterError, PlayoutWarning
+
+
+class RaceGame:
+    """Two players add 1 or 2 to a counter in turn; whoever brings it to ``TARGET`` or more
+    wins. Subclasses of :class:`Race` break one promise each."""
+
+    TARGET = 6
+
+    def __init__(self, state_class: type[Race], **spec_changes: Any) -> None:
+        fields: dict[str, Any] = {
+            "name": "race",
+            "num_players": 2,
+            "num_actions": 2,
+            "max_length": self.TARGET,
+        }
+        fields.update(spec_changes)
+        self.spec = GameSpec(**fields)
+        self.state_class = state_class
+
+    def initial_state(self) -> Race:
+        return self.state_class(self, 0, 0)
+
+    def action_to_string(self, state: Race, action: int) -> str:
+        return f"+{action + 1}"
+
+    def string_to_action(self, state: Race, text: str) -> int:
+        return int(text.lstrip("+")) - 1
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Race:
+    game: Any
+    total: int
+    mover: int
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Race) and (self.total, self.mover) == (other.total, other.mover)
+
+    def __hash__(self) -> int:
+        return hash((self.total, self.mover))
+
+    def current_player(self) -> int:
+        return playout.TERMINAL if self.is_terminal() else self.mover
+
+    def legal_actions(self) -> tuple[Any, ...]:
+        return () if self.is_terminal() else (0, 1)
+
+    def is_terminal(self) -> bool:
+        return self.total >= RaceGame.TARGET
+
+    def play(self, action: int) -> Any:
+        return type(self)(self.game, self.total + action + 1, 1 - self.mover)
+
+    def returns(self) -> Any:
+        if not self.is_terminal():
+            return (0.0, 0.0)
+        winner = 1 - self.mover  # the player who moved last
+        return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
+
+
+class InPlace(Race):
+    def play(self, action: int) -> Any:
+        object.__setattr__(self, "total", self.total + action + 1)
+        object.__setattr__(self, "mover", 1 - self.mover)
+        return self
+
+
+class ReturnsNone(Race):
+    def play(self, action: int) -> Any:
+        return None
+
+
+class ShortReturns(Race):
+    def returns(self) -> Any:
+        return super().returns()[:1]
+
+
+class EmptyReturns(Race):
+    def returns(self) -> Any:
+        return ()
+
+
+class NotZeroSum(Race):
+    def returns(self) -> Any:
+        return (1.0, 1.0) if self.is_terminal() else (0.0, 0.0)
+
+
+class NaNReturns(Race):
+    def returns(self) -> Any:
+        return (math.nan, math.nan) if self.is_terminal() else (0.0, 0.0)
+
+
+class OutOfRange(Race):
+    def returns(self) -> Any:
+        return tuple(3 * r for r in super().returns())
+
+
+class BigActionIds(Race):
+    def legal_actions(self) -> tuple[Any, ...]:
+        return () if self.is_terminal() else (0, 7)
+
+    def play(self, action: int) -> Any:
+        return super().play(min(action, 1))
+
+
+class DuplicateActions(Race):
+    def legal_actions(self) -> tuple[Any, ...]:
+        return () if self.is_terminal() else (0, 1, 1)
+
+
+class NegativeAction(Race):
+    def legal_actions(self) -> tuple[Any, ...]:
+        return () if self.is_terminal() else (-1, 1)
+
+    def play(self, action: int) -> Any:
+        return super().play(max(action, 0))
+
+
+class FloatActions(Race):
+    def legal_actions(self) -> tuple[Any, ...]:
+        return () if self.is_terminal() else (0, 1.5)
+
+    def play(self, action: Any) -> Any:
+        return super().play(int(action))
+
+
+class PlayerFive(Race):
+    def current_player(self) -> int:
+        return playout.TERMINAL if self.is_terminal() else 5
+
+
+CATALOGUE = [
+    (InPlace, "play\\(\\) returned the same object"),
+    (ReturnsNone, "play\\(\\) must return the next state"),
+    (ShortReturns, "returns\\(\\) gave 1 values for a 2-player game"),
+    (EmptyReturns, "returns\\(\\) gave 0 values"),
+    (NotZeroSum, "do not sum to 0"),
+    (NaNReturns, "non-finite"),
+    (OutOfRange, "outside the declared"),
+    (BigActionIds, "not below the declared num_actions=2"),
+    (DuplicateActions, "lists an action twice"),
+    (NegativeAction, "is negative"),
+    (FloatActions, "must return action ids"),
+    (PlayerFive, "returned 5, not a player"),
+]
+
+
+@pytest.mark.parametrize(("state_class", "message"), CATALOGUE)
+def test_a_broken_game_gets_a_typed_error_naming_the_rule(
+    state_class: type[Race], message: str
+) -> None:
+    state = RaceGame(state_class).initial_state()
+    with pytest.raises(GameError, match=message):
+        playout.search(state, simulations=200, seed=0)
+
+
+def test_the_caller_state_is_never_changed_silently() -> None:
+    state = RaceGame(InPlace).initial_state()
+    with pytest.raises(GameError):
+        playout.search(state, simulations=200, seed=0)
+
+
+def test_the_checks_can_be_turned_off_for_a_trusted_game() -> None:
+    state = RaceGame(Race).initial_state()
+    checked = playout.search(state, simulations=500, seed=1)
+    unchecked = playout.search(state, simulations=500, seed=1, checks=False)
+    assert checked == dataclasses.replace(unchecked, seconds=checked.seconds)
+    # Off, a broken game is not caught (that is the cost of the option):
+    playout.search(RaceGame(NotZeroSum).initial_state(), simulations=50, seed=1, checks=False)
+
+
+def test_a_correct_game_passes_the_checks_and_the_conformance_checker() -> None:
+    game = RaceGame(Race)
+    playout.check_game(game, num_games=50, seed=0)
+    # 6 to go in steps of 1 or 2: whoever leaves a multiple of 3 wins, so the first player
+    # loses; with 5 to go the mover wins by adding 2.
+    assert playout.search(game.initial_state(), simulations=3000, seed=2).proven == "loss"
+    result = playout.search(Race(game, 1, 0), simulations=3000, seed=2)
+    assert result.proven == "win" and result.best_action == 1
+
+
+# ------------------------------------------------------------------ evaluators and rules
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [(math.nan, "finite"), (math.inf, "finite"), (2.5, "outside the game's values")],
+)
+def test_a_value_function_must_return_a_finite_value_in_range(value: float, message: str) -> None:
+    state = RaceGame(Race).initial_state()
+    with pytest.raises(InvalidParameterError, match=message):
+        playout.search(
+            state, simulations=50, seed=0, evaluator=playout.ValueFunction(lambda s: value)
+        )
+
+
+class BadPriors:
+    """An evaluator whose priors have the wrong length (or are not finite)."""
+
+    def __init__(self, priors: list[float]) -> None:
+        self._priors = priors
+
+    def evaluate(self, state: Any, rng: Any) -> float:
+        return 0.0
+
+    def priors(self, state: Any, actions: Any) -> list[float]:
+        return self._priors
+
+
+@pytest.mark.parametrize(
+    ("priors", "message"),
+    [
+        ([1.0], "1 values for 2 legal actions"),
+        ([0.5, math.nan], "not finite numbers"),
+        ([0.5, -0.1], "not finite numbers"),
+    ],
+)
+def test_priors_must_fit_the_legal_actions(priors: list[float], message: str) -> None:
+    state = RaceGame(Race).initial_state()
+    with pytest.raises(InvalidParameterError, match=message):
+        playout.search(
+            state, simulations=50, seed=0, evaluator=BadPriors(priors), selection=playout.PUCT()
+        )
+
+
+def test_a_progressive_bias_heuristic_must_fit_the_legal_actions() -> None:
+    state = RaceGame(Race).initial_state()
+    rule = playout.ProgressiveBias(heuristic=lambda s, actions: np.zeros(len(actions) + 1))
+    with pytest.raises(InvalidParameterError, match="values for 2 legal actions"):
+        playout.search(state, simulations=50, seed=0, selection=rule)
+
+
+@pytest.mark.parametrize("answer", [None, 0.0, 1.7, True, 9])
+def test_a_python_rule_must_return_an_edge_index(answer: Any) -> None:
+    state = RaceGame(Race).initial_state()
+    with pytest.raises(InvalidParameterError, match="edge index"):
+        playout.search(state, simulations=50, seed=0, selection=lambda stats: answer)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: playout.UCB1(c="x"),  # type: ignore[arg-type]
+        lambda: playout.UCB1(c=None),  # type: ignore[arg-type]
+        lambda: playout.PUCT(c=math.nan),
+        lambda: playout.EpsilonGreedy(epsilon="0.1"),  # type: ignore[arg-type]
+        lambda: playout.SearchConfig(temperature="1"),  # type: ignore[arg-type]
+        lambda: playout.Budget(simulations=True),
+        lambda: playout.SearchConfig(reuse="yes"),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_rule_and_budget_values_are_typed_errors(make: Any) -> None:
+    with pytest.raises(InvalidParameterError):
+        make()
+
+
+# ------------------------------------------------------------------ games that may not end
+
+
+class Forever(Race):
+    """Adds 0 or 1: a game that can go on for ever (and declares no max_length)."""
+
+    def play(self, action: int) -> Any:
+        return type(self)(self.game, self.total + action * (self.total % 2), 1 - self.mover)
+
+
+def test_a_game_without_max_length_honours_the_time_limit_and_warns() -> None:
+    state = RaceGame(Forever, max_length=None).initial_state()
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = playout.search(state, seconds=1.0, seed=0)
+    assert time.perf_counter() - start < 10.0  # bounded; a rollout could run for ever before
+    assert result.simulations > 0
+    assert any(
+        issubclass(w.category, PlayoutWarning) and "cut after" in str(w.message) for w in caught
+    )
