@@ -81,11 +81,13 @@ def test_analyze_json_schema_and_winning_move(capsys: pytest.CaptureFixture[str]
     moves = {entry["move"]: entry for entry in data["actions"]}
     assert set(moves) == {"2,0", "2,1", "0,2", "1,2", "2,2"}
     for entry in data["actions"]:
-        assert set(entry) == {"action", "move", "visits", "value"}
+        assert set(entry) == {"action", "move", "visits", "value", "proven"}
         assert -1.0 <= entry["value"] <= 1.0
+        assert entry["proven"] in ("win", "draw", "loss", None)
     assert sum(entry["visits"] for entry in data["actions"]) == data["simulations"]
     assert moves["0,2"]["value"] == 1.0
     assert moves["0,2"]["action"] == data["best_action"]
+    assert moves["0,2"]["proven"] == "win"  # the solver's proof of that move
 
 
 def test_analyze_finds_the_only_defence(capsys: pytest.CaptureFixture[str]) -> None:
@@ -298,7 +300,8 @@ def test_play_connect4_and_ai_keeps_its_tree(
     assert code == 0
     assert "there is no column 8" in out
     assert "cannot read that move" in out
-    assert out.count("AI (O) plays") == 2
+    assert out.count("AI (Yellow) plays") == 2  # connect four names its players by colour
+    assert "AI (O)" not in out
     # The second search starts from the subtree kept after the moves: more root visits
     # than its own 200 simulations.
     totals = [
@@ -523,6 +526,44 @@ def test_seed001_grid_says_the_root_is_proven(capsys: pytest.CaptureFixture[str]
     assert "proven: draw" in out
 
 
+def test_seed001_json_gives_each_moves_proof(capsys: pytest.CaptureFixture[str]) -> None:
+    data = analyze_json(capsys, *SEED001_GRID)
+    assert {entry["move"]: entry["proven"] for entry in data["actions"]} == {
+        "1,0": "draw", "2,0": "loss", "0,1": "draw", "2,1": "draw", "0,2": "loss",
+        "1,2": "draw",
+    }  # fmt: skip
+
+
+BLOCK_OR_LOSE = ("tictactoe", "--moves", "0,0 1,1 0,1", "--simulations", "30", "--seed", "1")
+"""X threatens (0,2): O's other moves lose at once, and 30 simulations prove three of them
+but not the root."""
+
+
+def test_moves_proven_before_the_root(capsys: pytest.CaptureFixture[str]) -> None:
+    data = analyze_json(capsys, *BLOCK_OR_LOSE)
+    assert data["proven"] is None and data["simulations"] == 30
+    proofs = {entry["move"]: entry["proven"] for entry in data["actions"]}
+    assert proofs == {
+        "1,0": "loss", "2,0": "loss", "2,1": None, "0,2": None, "1,2": "loss", "2,2": None,
+    }  # fmt: skip
+    # (2,2) lost every simulation so far, but is not proven: the mean is no proof.
+    assert {e["move"]: e["value"] for e in data["actions"]}["2,2"] == -1.0
+    code, out, _ = run_main(capsys, "analyze", *BLOCK_OR_LOSE)
+    assert code == 0
+    assert "proven draw" not in out and "proven win" not in out and "proven loss" not in out
+    grid = out.split("proven moves for O (to move): W won, D drawn, L lost, ? not proven:\n")
+    assert grid[1].splitlines()[:4] == ["  a b c", "1 . L L", "2 . . ?", "3 ? L ?"]
+    assert out.count("proven lost") == 3 and "proven: " not in out
+
+
+def test_workers_merge_each_moves_proof(capsys: pytest.CaptureFixture[str]) -> None:
+    data = analyze_json(capsys, *WIN_IN_ONE, "--workers", "2")
+    assert data["workers"] == 2 and data["proven"] == "win"
+    proofs = {entry["move"]: entry["proven"] for entry in data["actions"]}
+    assert proofs["0,2"] == "win"
+    assert set(proofs.values()) <= {"win", "draw", "loss", None}
+
+
 def test_no_solver_grid_shows_shares_only(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_main(capsys, "analyze", *SEED001_GRID, "--no-solver")
     assert code == 0
@@ -556,6 +597,80 @@ def test_values_for_names_whose_view_each_grid_shows(capsys: pytest.CaptureFixtu
             assert (o is None and x is None) or o == -x
 
 
+def test_values_for_takes_the_players_names(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("analyze", "connect4", "--moves", "44", "--simulations", "100", "--seed", "1")
+    code, out, err = run_main(capsys, *argv)
+    assert code == 0 and err == ""
+    assert out.splitlines()[0] == "connect4: Red to move after 2 moves: 4 4"
+    assert "\nX = Red, O = Yellow\n" in out  # the board's legend
+    assert "move probabilities (100 simulations at the root; Red to move):" in out
+    assert "values for Red (to move):" in out
+    assert "value: " in out and "(for Red, to move)" in out
+    assert "values for X" not in out and "for O" not in out
+    for choice in ("Yellow", "yellow", "O"):
+        code, out, _ = run_main(capsys, *argv, "--values-for", choice)
+        assert code == 0
+        assert "values for Yellow (Red to move):" in out and "values for Red" not in out
+    code, both, _ = run_main(capsys, *argv, "--values-for", "both")
+    assert both.index("values for Red (to move):") < both.index("values for Yellow (Red to move):")
+    code, _, err = run_main(capsys, *argv, "--values-for", "Blue")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "connect4 has no such player (choose from to-move, X, O, Red, Yellow, both)" in err
+
+
+def test_chess_names_white_and_black(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("chess")
+    code, out, err = run_main(capsys, "analyze", "chess", "--simulations", "20", "--seed", "1")
+    assert code == 0 and err == ""
+    assert out.splitlines()[0] == "chess: White to move (initial position)"
+    assert "(for White, to move)" in out
+    assert " X " not in out and "(for X" not in out
+    code, out, _ = run_main(
+        capsys, "analyze", "chess", "--moves", "e2e4", "--simulations", "20", "--seed", "1"
+    )
+    assert code == 0
+    assert out.splitlines()[0] == "chess: Black to move after 1 move: e2e4"
+    assert "(for Black, to move)" in out
+
+
+def test_play_chess_names_the_colours(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("chess")
+    code, out, err = play(capsys, monkeypatch, "e2e4\nquit\n", "chess", "--simulations", "20",
+                          "--seed", "1")  # fmt: skip
+    assert code == 0 and err == ""
+    assert out.splitlines()[0].startswith("chess: you are White, the AI is Black.")
+    assert "your move (White): e2e4" in out and "AI (Black) plays " in out
+    assert "(for Black, in [-1, 1];" in out
+    assert "(X)" not in out and "(O)" not in out
+
+
+def test_match_and_replay_name_connect4_colours(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    save = tmp_path / "games.jsonl"
+    code, out, err = run_main(
+        capsys, "match", "connect4", "--p1", "random", "--p2", "random", "--games", "4",
+        "--workers", "1", "--seed", "2", "--save", str(save),
+    )  # fmt: skip
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("game ")]
+    assert len(lines) == 4
+    for line in lines:
+        assert re.fullmatch(
+            r"game \d/4: p[12] first, (draw|p[12] \((Red|Yellow)\) wins) in \d+ moves "
+            r"\(\d+\.\d s\)",
+            line,
+        ), line
+    code, replay, err = run_main(capsys, "replay", str(save), "--game-index", "0")
+    assert code == 0, err
+    assert replay.splitlines()[0] == "game 0: connect4, random (Red) vs random (Yellow)"
+    assert "\nmove 1: Red plays " in replay and "\nmove 2: Yellow plays " in replay
+    assert "X = Red, O = Yellow" in replay
+    assert re.search(r"^result: (Red wins|Yellow wins|draw)$", replay, re.MULTILINE)
+
+
 # ---------------------------------------------------------------------------------- play --moves
 
 
@@ -576,8 +691,9 @@ def test_play_from_moves(
         "--simulations", "100", "--seed", "1",
     )  # fmt: skip
     assert code == 0
-    assert "after 4 moves: 4 4 5 3" in out  # X to move: the AI plays X
-    assert out.index("AI (X) plays") < out.index("your move (O):")
+    assert "after 4 moves: 4 4 5 3" in out  # Red (X) to move: the AI plays Red
+    assert out.index("AI (Red) plays") < out.index("your move (Yellow):")
+    assert "you are Yellow, the AI is Red" in out
 
 
 # ---------------------------------------------------------------------------------- flat

@@ -171,20 +171,32 @@ def test_flat_result_renders_values_for_either_player() -> None:
 # ------------------------------------------------------------------------------ proven moves
 
 
-def proven(result: playout.SearchResult, status: str | None) -> playout.SearchResult:
-    return playout.SearchResult(**{**result.__dict__, "proven": status})
+W, D, L = playout.Proven.WIN, playout.Proven.DRAW, playout.Proven.LOSS
 
 
-def test_proven_moves_are_derived_from_the_root_proof() -> None:
+def proven(
+    result: playout.SearchResult,
+    status: str | None,
+    outcomes: tuple[playout.Proven | None, ...] = (),
+) -> playout.SearchResult:
+    return playout.SearchResult(**{**result.__dict__, "proven": status, "outcomes": outcomes})
+
+
+def test_proven_moves_come_from_the_per_move_proofs() -> None:
     game = tictactoe()
     result = fake_result([1, 2, 3, 5], [30, 10, 20, 0], [0.0, -1.0, -0.5, 0.0])
-    assert render.proven_moves(game, result) == {}  # unproven root: nothing marked
+    assert render.proven_moves(game, result) == {}  # no per-move proof: nothing marked
     assert render.proven_grid_text(game, result) == ""
     assert render.proven_text(game, result) == ""
-    drawn = proven(result, "draw")
+    # Only what ``outcomes`` says: the root's proof and the exact values infer nothing.
+    assert render.proven_moves(game, proven(result, "draw")) == {}
+    assert render.proven_moves(game, proven(result, "loss")) == {}
+    drawn = proven(result, "draw", (D, L, None, None))
     assert render.proven_moves(game, drawn) == {1: "drawn", 2: "lost"}
-    assert render.proven_moves(game, proven(result, "loss")) == dict.fromkeys([1, 2, 3, 5], "lost")
-    won = proven(fake_result([1, 2], [5, 3], [1.0, 0.2]), "win")
+    lost = proven(result, "loss", (L, L, L, L))
+    assert render.proven_moves(game, lost) == dict.fromkeys([1, 2, 3, 5], "lost")
+    # Two moves worth +1 on average, one of them proven: only that one is won.
+    won = proven(fake_result([1, 2], [5, 3], [1.0, 1.0]), "win", (W, None))
     assert render.proven_moves(game, won) == {1: "won"}
     assert render.proven_grid_text(game, drawn).splitlines() == [
         "proven moves for X (to move): W won, D drawn, L lost, ? not proven:",
@@ -214,6 +226,47 @@ def test_proven_moves_are_derived_from_the_root_proof() -> None:
     ]
 
 
+def test_proven_moves_of_an_unproven_root() -> None:
+    # The solver proved one move lost before the root: the grid shows it, without the
+    # root's proof line.
+    game = tictactoe()
+    result = proven(fake_result([1, 2, 3], [30, 10, 20], [0.25, -1.0, 0.0]), None, (None, L, None))
+    assert render.proven_moves(game, result) == {2: "lost"}
+    assert render.proven_text(game, result) == ""
+    grids = render.grids_text(game, result)
+    assert "proven draw" not in grids and "proven win" not in grids
+    assert grids.split("\n\n")[1].splitlines() == [
+        "proven moves for X (to move): W won, D drawn, L lost, ? not proven:",
+        "  a b c",
+        "1 . ? L",
+        "2 ? . .",
+        "3 . . .",
+    ]
+    assert render.top_moves_text(game, game.initial_state(), result, 3).splitlines()[3] == (
+        "  2,0  visits      10  share 16.7%  value -1.000  proven lost"
+    )
+    flat = playout.FlatResult(actions=(1, 2), values=(0.5, -1.0), playouts=10, player=0)
+    assert render.proven_moves(game, flat) == {}
+
+
+def test_analysis_json_has_each_moves_proof() -> None:
+    game = tictactoe()
+    state = game.initial_state()
+    result = proven(fake_result([1, 2, 3], [30, 10, 20], [0.25, -1.0, 1.0]), "win", (None, L, W))
+    data = render.analysis_json(game, state, result)
+    assert data["proven"] == "win"
+    assert [(entry["move"], entry["proven"]) for entry in data["actions"]] == [
+        ("1,0", None),
+        ("2,0", "loss"),
+        ("0,1", "win"),
+    ]
+    assert all(type(entry["proven"]) in (str, type(None)) for entry in data["actions"])
+    # Results without per-move proofs (merged from old results) say null for every move.
+    bare = render.analysis_json(game, state, proven(result, None))
+    assert [entry["proven"] for entry in bare["actions"]] == [None, None, None]
+    assert bare["proven"] is None
+
+
 def test_label_grid_text_and_board_helpers() -> None:
     assert render.label_grid_text({0: "W", 4: "L"}, 2, 3).splitlines() == [
         "  a b",
@@ -229,3 +282,63 @@ def test_label_grid_text_and_board_helpers() -> None:
         state = state.play(action)
     assert render.outcome_text(game, state) == "X wins"
     assert render.board_text(game, state) == game.render(state)
+
+
+# ------------------------------------------------------------------------------ player names
+
+
+def test_player_labels_are_the_games_player_names() -> None:
+    connect4 = Connect4Game()
+    assert render.player_label(connect4, 0) == "Red"
+    assert render.player_label(connect4, 1) == "Yellow"
+    assert render.player_label(MnkGame(5, 5, 4), 1) == "O"
+    assert render.player_label(playout.make_game("pig"), 1) == "player 2"
+    assert render.board_legend(MnkGame(3, 3, 3)) == ""  # the board draws X and O, their names
+
+
+def test_connect4_board_legend_and_outcome() -> None:
+    game = Connect4Game()
+    state = game.initial_state()
+    for action in (0, 1, 0, 1, 0, 1, 0):  # Red four high in column 1
+        state = state.play(action)
+    assert render.board_legend(game) == "X = Red, O = Yellow"
+    text = render.board_text(game, state)
+    assert text == game.render(state) + "\nX = Red, O = Yellow"
+    assert render.outcome_text(game, state) == "Red wins"
+    result = fake_result(list(range(7)), [1, 1, 1, 10, 1, 1, 1], [0.0] * 7)
+    assert render.probability_grid_text(game, result).splitlines()[0] == (
+        "move probabilities (16 simulations at the root; Red to move):"
+    )
+    assert render.value_grid_text(game, result, player=1).splitlines()[0] == (
+        "values for Yellow (Red to move):"
+    )
+    assert "(for Red, to move)" in render.result_text(game, game.initial_state(), result)
+    lost = proven(result, "loss", (L,) * 7)
+    assert render.proven_text(game, lost) == "proven loss for Red (to move)"
+
+
+def test_match_lines_name_the_winners_colour() -> None:
+    from types import SimpleNamespace
+
+    game = Connect4Game()
+    record = SimpleNamespace(index=1, winner=0, num_moves=7, seconds=0.5)
+    assert render.match_game_line(game, record, 4) == (
+        "game 2/4: p2 first, p2 (Red) wins in 7 moves (0.5 s)"
+    )
+    tictactoe_line = render.match_game_line(tictactoe(), record, 4)
+    assert tictactoe_line == "game 2/4: p2 first, p2 (X) wins in 7 moves (0.5 s)"
+
+
+def test_chess_names_white_and_black() -> None:
+    pytest.importorskip("chess")
+    game = playout.make_game("chess")
+    state = game.initial_state()
+    assert render.player_label(game, 0) == "White" and render.player_label(game, 1) == "Black"
+    assert render.board_legend(game) == ""  # the board draws pieces, no stones
+    assert render.board_text(game, state) == game.render(state)
+    for move in ("f2f3", "e7e5", "g2g4", "d8h4"):  # fool's mate
+        state = state.play(game.string_to_action(state, move))
+    assert render.outcome_text(game, state) == "Black wins"
+    start = game.initial_state()
+    result = fake_result(list(start.legal_actions())[:1], [1], [0.0])
+    assert "(for White, to move)" in render.result_text(game, start, result)

@@ -17,7 +17,8 @@ A cell with no value (an occupied square, an unvisited move) shows ``blank`` in
 Points of view
 --------------
 Search results hold values for the player to move at the root. Every grid title names the
-player whose point of view it shows (``values for X (to move)``); :func:`value_grid` and
+player whose point of view it shows, by the game's player names (``values for X (to move)``,
+``values for Red (to move)``; see :func:`player_label`); :func:`value_grid` and
 :func:`value_grid_text` can show a two-player game from the other player's side as well
 (seed 001 prints its flat grids for the 1s player whatever the side to move).
 
@@ -42,7 +43,8 @@ AnyResult = SearchResult | FlatResult
 """What the rendering functions take: a tree search's or a flat Monte Carlo result."""
 
 SYMBOLS = ("X", "O")
-"""How the built-in two-player games draw player 0 and player 1."""
+"""How the built-in grid games draw player 0's and player 1's stones (their names may differ:
+see :func:`board_legend`)."""
 
 Grid = list[list[float | None]]
 """Rows top to bottom, ``grid[y][x]`` the cell of action ``y * width + x``."""
@@ -263,22 +265,52 @@ def moves_text(game: Any, state: GameState, actions: Sequence[int]) -> list[str]
 
 
 def player_label(game: Any, player: int) -> str:
-    """``X``/``O`` for the players of a two-player game (as the built-in games draw them);
+    """The name of ``player`` in ``game``: ``game.spec.player_name(player)`` (``X``/``O`` in
+    the m,n,k games, ``Red``/``Yellow`` in connect four, ``White``/``Black`` in chess);
     ``the player`` in a one-player game."""
-    if game.spec.num_players == 1:
+    spec = game.spec
+    if spec.num_players == 1:
         return "the player"
+    names = getattr(spec, "player_names", None)
+    if names and 0 <= player < len(names):
+        return str(names[player])
     return SYMBOLS[player] if 0 <= player < len(SYMBOLS) else f"player {player}"
 
 
+def board_legend(game: Any) -> str:
+    """One line naming the players a board draws as ``X`` and ``O``, when their names are
+    others (connect four: ``X = Red, O = Yellow``); empty otherwise.
+
+    The built-in grid games (those with a :func:`grid_shape`) draw player 0's stones ``X``
+    and player 1's ``O``; a game can say what its boards draw with a ``symbols`` attribute
+    (one string per player). Games without either (chess) get no legend.
+    """
+    if game.spec.num_players != 2:
+        return ""
+    symbols = getattr(game, "symbols", None)
+    if symbols is None:
+        if grid_shape(game) is None:
+            return ""
+        symbols = SYMBOLS
+    names = tuple(player_label(game, player) for player in (0, 1))
+    if tuple(symbols) == names:
+        return ""
+    return ", ".join(f"{symbol} = {name}" for symbol, name in zip(symbols, names, strict=True))
+
+
 def board_text(game: Any, state: GameState) -> str:
-    """The game's own picture of ``state`` (``game.render(state)``), else ``str(state)``."""
+    """The game's own picture of ``state`` (``game.render(state)``), else ``str(state)``;
+    followed by the :func:`board_legend` line when the board draws the players under other
+    names than theirs (connect four: ``X = Red, O = Yellow``)."""
     render_fn = getattr(game, "render", None)
-    return render_fn(state) if render_fn is not None else str(state)
+    text = render_fn(state) if render_fn is not None else str(state)
+    legend = board_legend(game)
+    return f"{text}\n{legend}" if legend else text
 
 
 def outcome_text(game: Any, state: GameState) -> str:
-    """Who won a finished game: ``X wins``, ``O wins``, ``draw`` (or the one player's
-    return)."""
+    """Who won a finished game: ``X wins``, ``Black wins``, ``draw`` (the players'
+    :func:`player_label`), or the one player's return."""
     returns = tuple(state.returns())
     if game.spec.num_players == 1:
         return f"game over: return {returns[0]:+g}"
@@ -295,38 +327,28 @@ def outcome_text(game: Any, state: GameState) -> str:
 PROVEN_LETTERS = {"won": "W", "drawn": "D", "lost": "L"}
 """One-letter cell of each proven move status in :func:`proven_grid_text`."""
 
+PROVEN_STATUS = {"win": "won", "draw": "drawn", "loss": "lost"}
+"""The move status of each :class:`~playout.Proven` result (``"win"`` -> ``"won"``)."""
+
 
 def proven_moves(game: Any, result: AnyResult) -> dict[int, str]:
-    """``{action: "won" | "drawn" | "lost"}`` for the root moves the solver has proven, as
-    far as a :class:`~playout.SearchResult` tells (for the player to move).
+    """``{action: "won" | "drawn" | "lost"}`` for the root moves the solver has proven, for
+    the player to move.
 
-    The result holds the root's proof (``proven``) but no per-move proof, so this derives
-    what follows from it: a proven win is won by the moves of the maximal exact value; a
-    proven loss means every move is lost; a proven draw means every move is proven (the
-    solver proves a draw only when all moves are), drawn at exactly the draw value 0 and
-    lost at exactly the least return (a proven move of another mean is left out). Nothing is
-    marked while the root is unproven, and for a :class:`~playout.FlatResult`.
+    Read from the solver's per-move proofs, ``result.outcomes``
+    (:meth:`~playout.SearchResult.action_outcomes`): a move is listed exactly when the search
+    proved it, whether or not the root itself is proven. Empty for a
+    :class:`~playout.FlatResult` and for a search without the solver. ``game`` is not read
+    (kept for a uniform signature with the other renderers).
     """
-    if not isinstance(result, SearchResult) or result.proven is None:
+    del game
+    if not isinstance(result, SearchResult):
         return {}
-    spec = game.spec
-    high = spec.max_return
-    low = spec.min_return if spec.num_players == 1 else -spec.max_return
-    statuses: dict[int, str] = {}
-    for action, visits, value in zip(
-        result.actions, result.visit_counts, result.values, strict=True
-    ):
-        if result.proven == "loss":
-            statuses[action] = "lost"
-        elif visits == 0:
-            continue
-        elif result.proven == "win" and value >= high:
-            statuses[action] = "won"
-        elif result.proven == "draw" and value <= low:
-            statuses[action] = "lost"
-        elif result.proven == "draw" and value == 0.0 and spec.num_players == 2:
-            statuses[action] = "drawn"
-    return statuses
+    return {
+        action: PROVEN_STATUS[str(outcome)]
+        for action, outcome in result.action_outcomes().items()
+        if outcome is not None
+    }
 
 
 def proven_text(game: Any, result: AnyResult, planned_simulations: int | None = None) -> str:
@@ -348,8 +370,8 @@ def proven_text(game: Any, result: AnyResult, planned_simulations: int | None = 
 
 def proven_grid_text(game: Any, result: AnyResult) -> str:
     """A grid of the proven moves (:func:`proven_moves`): ``W`` won, ``D`` drawn, ``L`` lost
-    for the player to move, ``?`` a move not known to be proven, ``.`` no move; with its
-    title. Empty when nothing is proven or the game has no grid."""
+    for the player to move, ``?`` a move not proven, ``.`` no move; with its title. Empty
+    when no move is proven or the game has no grid."""
     shape = grid_shape(game)
     statuses = proven_moves(game, result)
     if shape is None or not statuses:
@@ -415,9 +437,10 @@ def grids_text(
 ) -> str:
     """Every grid of a result, titled, separated by blank lines ("" without a grid).
 
-    A tree search: the move probabilities, then (when the solver proved the root) the proof
-    line of :func:`proven_text` and :func:`proven_grid_text`; then one value grid per entry
-    of ``views`` (None: the player to move; a player id: that player's side).
+    A tree search: the move probabilities, then the proof line of :func:`proven_text` (when
+    the solver proved the root) and the grid of :func:`proven_grid_text` (when it proved
+    some moves); then one value grid per entry of ``views`` (None: the player to move; a
+    player id: that player's side).
     """
     if grid_shape(game) is None:
         return ""
@@ -427,9 +450,9 @@ def grids_text(
         proof = proven_text(game, result, planned_simulations)
         if proof:
             parts.append(proof)
-            proven_grid = proven_grid_text(game, result)
-            if proven_grid:
-                parts.append(proven_grid)
+        proven_grid = proven_grid_text(game, result)
+        if proven_grid:
+            parts.append(proven_grid)
     parts += [value_grid_text(game, result, view) for view in views]
     return "\n\n".join(parts)
 
@@ -462,7 +485,7 @@ def top_moves_text(game: Any, state: GameState, result: AnyResult, limit: int = 
     for action, visits, value in rows:
         line = (
             f"  {notation[action].ljust(pad)}  visits {visits:>7,}  share {visits / total:5.1%}"
-            f"  value {value:+.3f}"
+            f"  value {value + 0.0:+.3f}"
         )
         if action in statuses:
             line += f"  proven {statuses[action]}"
@@ -477,11 +500,12 @@ def result_text(
 
     Best move (in the game's notation), the root value for the player to move, the principal
     variation, and the effort: simulations, seconds, simulations per second, tree nodes and
-    the deepest simulation. ``player_name`` names the player to move (default
-    ``"player <id>"``). A flat result: best move, its value and the games per move.
+    the deepest simulation. ``player_name`` names the player to move (default its
+    :func:`player_label` in ``game``). A flat result: best move, its value and the games per
+    move.
     """
     if player_name is None:
-        player_name = f"player {result.player}"
+        player_name = player_label(game, result.player)
     best = game.action_to_string(state, result.best_action)
     if isinstance(result, FlatResult):
         value = max(result.values)
@@ -516,7 +540,13 @@ def result_text(
 def analysis_json(
     game: Any, state: GameState, result: SearchResult, workers: int = 1
 ) -> dict[str, Any]:
-    """The JSON-ready dict of ``playout analyze --json`` for a tree search of ``state``."""
+    """The JSON-ready dict of ``playout analyze --json`` for a tree search of ``state``.
+
+    Each entry of ``actions`` holds the move's ``proven`` result for the player to move
+    (``"win"``, ``"draw"``, ``"loss"``, or ``None`` when the solver did not prove it), from
+    ``result.outcomes``; the top-level ``proven`` is the root's.
+    """
+    outcomes = result.action_outcomes()
     return {
         "game": game.spec.name,
         "to_play": state.current_player(),
@@ -529,6 +559,7 @@ def analysis_json(
                 "move": game.action_to_string(state, action),
                 "visits": visits,
                 "value": value,
+                "proven": None if outcomes[action] is None else str(outcomes[action]),
             }
             for action, visits, value in zip(
                 result.actions, result.visit_counts, result.values, strict=True
@@ -539,7 +570,7 @@ def analysis_json(
         "seconds": result.seconds,
         "nodes": result.nodes,
         "max_depth": result.max_depth,
-        "proven": result.proven,
+        "proven": None if result.proven is None else str(result.proven),
         "workers": workers,
     }
 
@@ -656,10 +687,12 @@ def replay_text(saved: Any) -> str:
 
 __all__ = [
     "PROVEN_LETTERS",
+    "PROVEN_STATUS",
     "SYMBOLS",
     "AnyResult",
     "Grid",
     "analysis_json",
+    "board_legend",
     "board_text",
     "column_label",
     "flat_json",

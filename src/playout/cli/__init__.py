@@ -9,7 +9,7 @@ Usage::
                  [--max-depth N]
     playout analyze GAME --moves "1,1 0,0" [--simulations N | --seconds S] [--seed K] [--json]
                     [--workers N] [--solver | --no-solver] [--final ...] [--max-depth N]
-                    [--values-for to-move|X|O|both]
+                    [--values-for to-move|X|O|NAME|both]
     playout analyze GAME --moves "1,1 0,0" --flat [--playouts N] [--seed K] [--json]
     playout match GAME --p1 SPEC --p2 SPEC --games N [--seed K] [--json] [--workers N]
                   [--executor auto|local|pool|ray] [--ray-address ADDR] [--sprt ELO0,ELO1]

@@ -48,12 +48,18 @@ def parallel_search(
 def value_views(game: Any, state: Any, args: argparse.Namespace) -> list[int | None]:
     """The players whose values the grids show for ``--values-for`` (None: to move).
 
+    ``to-move``, ``both``, a player's name in the game (``Red``, any case) or the seat
+    symbols ``X`` / ``O`` (player 0 / player 1, in every two-player game).
+
     Raises:
-        InvalidParameterError: a side (X, O, both) for a game that is not two-player.
+        InvalidParameterError: a choice that names no player, or a side for a game that is
+            not two-player.
     """
     choice = args.values_for
     if choice == "to-move":
         return [None]
+    names = [render.player_label(game, p) for p in range(game.spec.num_players)]
+    choices = ["to-move", *dict.fromkeys([*render.SYMBOLS, *names]), "both"]
     if game.spec.num_players != 2:
         raise InvalidParameterError(
             f"--values-for {choice} needs a two-player game; {game.spec.name} has "
@@ -62,7 +68,15 @@ def value_views(game: Any, state: Any, args: argparse.Namespace) -> list[int | N
     mover = state.current_player()
     if choice == "both":
         return [None, 1 - mover]
-    return [render.SYMBOLS.index(choice)]
+    for player, name in enumerate(names):
+        if choice.casefold() == name.casefold():
+            return [player]
+    if choice in render.SYMBOLS:
+        return [render.SYMBOLS.index(choice)]
+    raise InvalidParameterError(
+        f"--values-for {choice!r}: {game.spec.name} has no such player (choose from "
+        f"{', '.join(choices)})"
+    )
 
 
 FLAT_CONFLICTS = (
@@ -159,7 +173,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     moves = render.moves_text(game, game.initial_state(), actions)
     label = render.player_label(game, state.current_player())
     header = f"{game.spec.name}: {label} to move"
-    header += f" after {len(moves)} moves: {' '.join(moves)}" if moves else " (initial position)"
+    plural = "s" if len(moves) != 1 else ""
+    header += (
+        f" after {len(moves)} move{plural}: {' '.join(moves)}" if moves else " (initial position)"
+    )
     if workers > 1:
         header += f"; root-parallel search, {workers} workers"
     if args.flat:
@@ -174,9 +191,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     lines += [
         render.top_moves_text(game, state, result, 5),
         "",
-        render.result_text(
-            game, state, result, player_name=render.player_label(game, result.player)
-        ),
+        render.result_text(game, state, result),
     ]
     out("\n".join(lines))
     return EXIT_OK

@@ -243,10 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     analyze.add_argument(
         "--values-for",
-        choices=("to-move", "X", "O", "both"),
         default="to-move",
-        help="whose point of view the value grid shows: the player to move (default), X, O, "
-        "or both sides (two grids); seed 001 prints its grids for X (its 1s player)",
+        metavar="to-move|X|O|NAME|both",
+        help="whose point of view the value grid shows: the player to move (default), a "
+        "player by name (X, O; Red, Yellow in connect four; any case) or by seat symbol (X "
+        "moves first, O second, whatever the game calls them), or both sides (two grids); "
+        "seed 001 prints its grids for X (its 1s player)",
     )
     analyze.add_argument(
         "--workers",
