@@ -79,8 +79,16 @@ def run_match(
     score = sum(scores) / games
     low, high = wilson_interval(score, games)
     return {
-        "match": match, "a": a, "b": b, "games": games, "wins": wins, "draws": draws,
-        "losses": games - wins - draws, "score": score, "low": low, "high": high,
+        "match": match,
+        "a": a,
+        "b": b,
+        "games": games,
+        "wins": wins,
+        "draws": draws,
+        "losses": games - wins - draws,
+        "score": score,
+        "low": low,
+        "high": high,
         "seconds": time.perf_counter() - start,
     }
 
@@ -89,10 +97,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--match", choices=(*MATCHES, "all"), default="all")
     parser.add_argument("--games", type=int, default=20, help="games per pairing (default 20)")
-    parser.add_argument("--simulations", type=int, default=None,
-                        help="per move (default: 200 on tic-tac-toe, 500 on 6x6)")
-    parser.add_argument("--variants", default="symmetry,transpositions,both",
-                        help="variants to measure, comma-separated (against plain)")
+    parser.add_argument(
+        "--simulations",
+        type=int,
+        default=None,
+        help="per move (default: 200 on tic-tac-toe, 500 on 6x6)",
+    )
+    parser.add_argument(
+        "--variants",
+        default="symmetry,transpositions,both",
+        help="variants to measure, comma-separated (against plain)",
+    )
     parser.add_argument("--backend", default="python", choices=("python", "auto"))
     parser.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     args = parser.parse_args(argv)
@@ -106,7 +121,8 @@ def main(argv: list[str] | None = None) -> None:
     for match in matches:
         simulations = args.simulations or DEFAULT_SIMULATIONS[match]
         pairs = (
-            [(v, "perfect") for v in ("plain", *variants)] if match == "ttt-perfect"
+            [(v, "perfect") for v in ("plain", *variants)]
+            if match == "ttt-perfect"
             else [(v, "plain") for v in variants if v != "plain"]
         )
         for a, b in pairs:

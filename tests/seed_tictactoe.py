@@ -83,9 +83,7 @@ class TicTacToeAction(Action):
 class TicTacToeGameState(GameState):
     """A Tic-Tac-Toe game state."""
 
-    def __init__(
-        self: Self, initial_state: Optional[npt.NDArray[np.int8]] = None
-    ) -> None:
+    def __init__(self: Self, initial_state: Optional[npt.NDArray[np.int8]] = None) -> None:
         """Initialize the game state."""
         if initial_state is None:
             self.board: npt.NDArray[np.int8] = np.zeros((3, 3), dtype=np.int8)
@@ -111,9 +109,7 @@ class TicTacToeGameState(GameState):
             return 0
 
     def get_possible_actions(self: Self) -> list[Action]:
-        return [
-            TicTacToeAction(int(y), int(x)) for x, y in np.argwhere(self.board == 0)
-        ]
+        return [TicTacToeAction(int(y), int(x)) for x, y in np.argwhere(self.board == 0)]
 
     def transition(self: Self, action: TicTacToeAction) -> Self:
         new_state = TicTacToeGameState(self.board.copy())

@@ -893,3 +893,65 @@ def test_module_error_is_one_line() -> None:
     assert proc.stderr.startswith("playout: error: ")
     assert len(proc.stderr.splitlines()) == 1
     assert "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------------ threads, bounds, symmetry
+
+
+def test_analyze_threads_runs_a_root_parallel_search_in_threads(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("playout.cli.common.cpu_count", lambda: 2)
+    report = analyze_json(
+        capsys, "connect4", "--simulations", "3000", "--threads", "2", "--seed", "3", "--no-solver"
+    )
+    assert report["workers"] == 2
+    assert report["simulations"] == 6000
+    code, _, err = run_main(
+        capsys, "analyze", "connect4", "--simulations", "10", "--threads", "2", "--workers", "2"
+    )
+    assert code == 2 and err.count("\n") == 1 and "not both" in err
+
+
+def test_analyze_max_memory_stops_with_one_warning_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run_main(
+        capsys,
+        "analyze",
+        "gomoku",
+        "--simulations",
+        "100000000",
+        "--max-memory",
+        "20",
+        "--seed",
+        "1",
+        "--json",
+    )
+    assert code == 0
+    assert err.startswith("playout: warning: the search stopped at its memory bound (20 MiB")
+    assert err.count("\n") == 1
+    assert json.loads(out)["simulations"] < 100000000
+
+
+def test_analyze_max_nodes_and_symmetry(capsys: pytest.CaptureFixture[str]) -> None:
+    report = analyze_json(
+        capsys,
+        "tictactoe",
+        "--simulations",
+        "100000",
+        "--max-nodes",
+        "50",
+        "--no-solver",
+        "--seed",
+        "2",
+    )
+    assert report["nodes"] == 50
+    report = analyze_json(
+        capsys, "tictactoe", "--simulations", "2000", "--symmetry", "--no-solver", "--seed", "2"
+    )
+    visits = {a["move"]: a["visits"] for a in report["actions"]}
+    corners = [visits[m] for m in ("0,0", "2,0", "0,2", "2,2")]
+    assert max(corners) - min(corners) <= 1  # one class, shared evenly
+    code, _, err = run_main(capsys, "analyze", "tictactoe", "--max-memory", "0")
+    assert code == 2 and err.count("\n") == 1

@@ -56,8 +56,13 @@ class BanditEnvironment:
 
 def bandit_game(**options: object) -> EnvGame:
     return from_env(
-        BanditEnvironment, num_actions=2, max_length=2, min_return=0.0, max_return=1.0,
-        name="seed002", **options,  # type: ignore[arg-type]
+        BanditEnvironment,
+        num_actions=2,
+        max_length=2,
+        min_return=0.0,
+        max_return=1.0,
+        name="seed002",
+        **options,  # type: ignore[arg-type]
     )
 
 
@@ -91,9 +96,7 @@ def test_spec_transitions_and_rewards(restore: str) -> None:
 def test_seed002_optimal_path_through_the_adapter(restore: str) -> None:
     game = bandit_game(restore=restore)
     for evaluator in (None, playout.ValueFunction(future_value)):
-        result = playout.search(
-            game.initial_state(), simulations=200, seed=3, evaluator=evaluator
-        )
+        result = playout.search(game.initial_state(), simulations=200, seed=3, evaluator=evaluator)
         assert result.pv == (1, 1)  # 0 -> 2 -> 6
         assert result.best_action == 1
         values = result.action_values()
@@ -102,7 +105,9 @@ def test_seed002_optimal_path_through_the_adapter(restore: str) -> None:
     native = playout.search(BanditTreeGame().initial_state(), simulations=200, seed=3)
     adapted = playout.search(game.initial_state(), simulations=200, seed=3)
     assert (adapted.visit_counts, adapted.values, adapted.value) == (
-        native.visit_counts, native.values, native.value
+        native.visit_counts,
+        native.values,
+        native.value,
     )
 
 
@@ -130,9 +135,7 @@ def test_max_length_cuts_an_episode_off() -> None:
 
 
 def test_legal_actions_callback_and_errors() -> None:
-    game = from_env(
-        BanditEnvironment, num_actions=2, max_length=2, legal_actions=lambda obs: [1]
-    )
+    game = from_env(BanditEnvironment, num_actions=2, max_length=2, legal_actions=lambda obs: [1])
     root = game.initial_state()
     assert root.legal_actions() == (1,)
     with pytest.raises(IllegalMoveError, match="not legal"):
@@ -181,8 +184,7 @@ def test_a_step_that_returns_no_tuple_is_a_game_error() -> None:
 
 @pytest.mark.parametrize(
     "returned",
-    [None, "0.5", True, np.array([0.5, 0.5]), np.zeros((0,)), [0.5], float("nan"),
-     np.array(["x"])],
+    [None, "0.5", True, np.array([0.5, 0.5]), np.zeros((0,)), [0.5], float("nan"), np.array(["x"])],
 )
 def test_value_function_must_return_one_number(returned: object) -> None:
     evaluator = playout.ValueFunction(lambda state: returned)
@@ -195,8 +197,14 @@ def test_value_function_must_return_one_number(returned: object) -> None:
 
 @pytest.mark.parametrize(
     ("returned", "expected"),
-    [(1, 1.0), (0.25, 0.25), (np.float32(0.5), 0.5), (np.int64(-1), -1.0),
-     (np.array(0.75), 0.75), (np.array([[0.5]]), 0.5)],
+    [
+        (1, 1.0),
+        (0.25, 0.25),
+        (np.float32(0.5), 0.5),
+        (np.int64(-1), -1.0),
+        (np.array(0.75), 0.75),
+        (np.array([[0.5]]), 0.5),
+    ],
 )
 def test_value_function_accepts_numbers(returned: object, expected: float) -> None:
     evaluator = playout.ValueFunction(lambda state: returned)

@@ -26,8 +26,9 @@ def test_defaults() -> None:
 
 
 def test_given_names_become_a_tuple() -> None:
-    spec = GameSpec(name="g", num_players=2, num_actions=3, max_length=3,
-                    player_names=["Light", "Dark"])  # type: ignore[arg-type]
+    spec = GameSpec(
+        name="g", num_players=2, num_actions=3, max_length=3, player_names=["Light", "Dark"]
+    )  # type: ignore[arg-type]
     assert spec.player_names == ("Light", "Dark")
 
 
@@ -46,8 +47,7 @@ def test_given_names_become_a_tuple() -> None:
 )
 def test_invalid_names(names: object, message: str) -> None:
     with pytest.raises(GameError, match=message):
-        GameSpec(name="g", num_players=2, num_actions=3, max_length=3,
-                 player_names=names)  # type: ignore[arg-type]
+        GameSpec(name="g", num_players=2, num_actions=3, max_length=3, player_names=names)  # type: ignore[arg-type]
 
 
 def test_player_name_rejects_unknown_players() -> None:

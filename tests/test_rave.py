@@ -109,8 +109,11 @@ def test_amaf_counts_after_one_known_simulation() -> None:
     seen = set()
     for seed in range(40):
         engine = MCTS(
-            KNOWN_POSITION, selection=RAVE(), evaluator=Rollout(policy=lowest_action),
-            seed=seed, solver=False,
+            KNOWN_POSITION,
+            selection=RAVE(),
+            evaluator=Rollout(policy=lowest_action),
+            seed=seed,
+            solver=False,
         )
         engine.run(Budget(simulations=1))
         edges = engine.tree.edges
@@ -216,8 +219,15 @@ def _select_at_root(
     path = np.zeros(4, dtype=np.int64)
     rng = T.new_rng_state(0)
     _, edge, _ = rave.descend(
-        tree.nodes, tree.edges, tree.edge_values, amaf_visits, amaf_sums, rule.parameters(),
-        rng, 10, path,
+        tree.nodes,
+        tree.edges,
+        tree.edge_values,
+        amaf_visits,
+        amaf_sums,
+        rule.parameters(),
+        rng,
+        10,
+        path,
     )
     return int(tree.edges[edge, T.E_ACTION])
 
@@ -293,9 +303,7 @@ def test_rave_wins_in_one_and_blocks_on_a_gomoku_board(solver: bool) -> None:
         Budget(simulations=2000)
     )
     assert result.best_action == WINNING_MOVE_7
-    result = MCTS(BLOCK_7, selection=RAVE(), seed=3, solver=solver).run(
-        Budget(simulations=3000)
-    )
+    result = MCTS(BLOCK_7, selection=RAVE(), seed=3, solver=solver).run(Budget(simulations=3000))
     assert result.best_action == BLOCKING_MOVE_7
 
 
@@ -309,9 +317,9 @@ def test_progressive_bias_reaches_the_win_in_fewer_simulations(seed: int) -> Non
     # tries the winning move.
     budget = Budget(simulations=500)
     plain = MCTS(WIN_IN_ONE_7, selection=UCB1(), seed=seed).run(budget)
-    biased = MCTS(
-        WIN_IN_ONE_7, selection=ProgressiveBias(heuristic=points_at_win), seed=seed
-    ).run(budget)
+    biased = MCTS(WIN_IN_ONE_7, selection=ProgressiveBias(heuristic=points_at_win), seed=seed).run(
+        budget
+    )
     game_heuristic = MCTS(WIN_IN_ONE_7, selection=ProgressiveBias(), seed=seed).run(budget)
     for result in (plain, biased, game_heuristic):
         assert result.best_action == WINNING_MOVE_7 and result.proven == "win"
@@ -321,7 +329,9 @@ def test_progressive_bias_reaches_the_win_in_fewer_simulations(seed: int) -> Non
     budget = Budget(simulations=300)
     plain = MCTS(WIN_IN_ONE_7, selection=UCB1(), seed=seed, solver=False).run(budget)
     biased = MCTS(
-        WIN_IN_ONE_7, selection=ProgressiveBias(heuristic=points_at_win), seed=seed,
+        WIN_IN_ONE_7,
+        selection=ProgressiveBias(heuristic=points_at_win),
+        seed=seed,
         solver=False,
     ).run(budget)
     assert biased.policy()[WINNING_MOVE_7] > plain.policy()[WINNING_MOVE_7] + 0.1
@@ -364,7 +374,8 @@ def test_a_seed_reproduces_the_search(rule: object) -> None:
     if engines[0].amaf is not None:
         used = engines[0].tree.num_edges
         np.testing.assert_array_equal(
-            engines[0].amaf.value_sum[:used], engines[1].amaf.value_sum[:used]  # type: ignore[union-attr]
+            engines[0].amaf.value_sum[:used],
+            engines[1].amaf.value_sum[:used],  # type: ignore[union-attr]
         )
     other = MCTS(state, selection=rule, seed=22).run(Budget(simulations=400))  # type: ignore[arg-type]
     assert other.visit_counts != first.visit_counts
@@ -425,18 +436,67 @@ def test_player_specs_and_command_line(capsys: pytest.CaptureFixture[str]) -> No
     ]:
         with pytest.raises(playout.InvalidParameterError):
             parse_player(spec, game)
-    code = main(["analyze", "tictactoe", "--moves", "1,1 0,0", "--simulations", "200",
-                 "--rule", "rave", "--rave-bias", "0.1", "--seed", "1", "--json"])
+    code = main(
+        [
+            "analyze",
+            "tictactoe",
+            "--moves",
+            "1,1 0,0",
+            "--simulations",
+            "200",
+            "--rule",
+            "rave",
+            "--rave-bias",
+            "0.1",
+            "--seed",
+            "1",
+            "--json",
+        ]
+    )
     assert code == 0
-    code = main(["analyze", "mnk", "--width", "5", "--height", "5", "--k", "4",
-                 "--simulations", "100", "--rule", "pb", "--bias-weight", "10", "--json"])
+    code = main(
+        [
+            "analyze",
+            "mnk",
+            "--width",
+            "5",
+            "--height",
+            "5",
+            "--k",
+            "4",
+            "--simulations",
+            "100",
+            "--rule",
+            "pb",
+            "--bias-weight",
+            "10",
+            "--json",
+        ]
+    )
     assert code == 0
     capsys.readouterr()
     assert main(["analyze", "tictactoe", "--simulations", "10", "--rave-bias", "0.1"]) == 2
     assert "bias" in capsys.readouterr().err
-    code = main(["match", "mnk", "--width", "5", "--height", "5", "--k", "4", "--workers", "1",
-                 "--p1", "mcts:simulations=60,rule=rave", "--p2", "mcts:simulations=60,rule=pb",
-                 "--games", "2"])
+    code = main(
+        [
+            "match",
+            "mnk",
+            "--width",
+            "5",
+            "--height",
+            "5",
+            "--k",
+            "4",
+            "--workers",
+            "1",
+            "--p1",
+            "mcts:simulations=60,rule=rave",
+            "--p2",
+            "mcts:simulations=60,rule=pb",
+            "--games",
+            "2",
+        ]
+    )
     assert code == 0
 
 

@@ -363,7 +363,11 @@ class _GambleState:
 class _GambleGame:
     p: float
     spec = playout.GameSpec(
-        "gamble", num_players=1, num_actions=2, max_length=2, is_deterministic=False,
+        "gamble",
+        num_players=1,
+        num_actions=2,
+        max_length=2,
+        is_deterministic=False,
         min_return=0.0,
     )
 

@@ -24,8 +24,7 @@ def _negamax(board: bytes) -> int:
     winner = state.get_winner()
     if winner is not None:
         return int(winner)
-    return max(-_negamax(state.transition(a).board.tobytes()) for a in
-               state.get_possible_actions())
+    return max(-_negamax(state.transition(a).board.tobytes()) for a in state.get_possible_actions())
 
 
 def exact_value(state: TicTacToeGameState) -> int:
@@ -33,9 +32,7 @@ def exact_value(state: TicTacToeGameState) -> int:
 
 
 def winning_actions(state: TicTacToeGameState) -> list[TicTacToeAction]:
-    return [
-        a for a in state.get_possible_actions() if exact_value(state.transition(a)) == -1
-    ]
+    return [a for a in state.get_possible_actions() if exact_value(state.transition(a)) == -1]
 
 
 def test_seed000_main_program_runs_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
@@ -144,8 +141,8 @@ def test_transition_after_the_end() -> None:
 
 
 @pytest.mark.parametrize(
-    ("constant", "simulations"), [(-1.0, 10), (float("nan"), 10), ("2", 10), (1.0, 0),
-                                  (1.0, 2.5), (1.0, True)]
+    ("constant", "simulations"),
+    [(-1.0, 10), (float("nan"), 10), ("2", 10), (1.0, 0), (1.0, 2.5), (1.0, True)],
 )
 def test_bad_parameters(constant: object, simulations: object) -> None:
     with pytest.raises(InvalidParameterError):

@@ -149,8 +149,13 @@ def test_sampled_final_moves_spread_over_a_class_and_the_pv_stays_legal() -> Non
     chosen = set()
     for seed in range(12):
         result = playout.search(
-            TTT.initial_state(), simulations=300, seed=seed, symmetry=True, final="sample",
-            temperature=100.0, backend="python",
+            TTT.initial_state(),
+            simulations=300,
+            seed=seed,
+            symmetry=True,
+            final="sample",
+            temperature=100.0,
+            backend="python",
         )
         chosen.add(result.best_action)
         state = TTT.initial_state()
@@ -214,13 +219,17 @@ def _check_tree(engine: MCTS) -> None:
 
 
 def test_advancing_by_a_non_representative_move_keeps_the_mapped_subtree() -> None:
-    engine = MCTS(TTT.initial_state(), simulations=2000, seed=0, symmetry=True,
-                  backend="python", solver=False)
+    engine = MCTS(
+        TTT.initial_state(), simulations=2000, seed=0, symmetry=True, backend="python", solver=False
+    )
     engine.run()
     classes = engine.root_classes
     assert classes is not None
-    rep = next(a for a in CORNERS if int(T.find_child_edge(
-        engine.tree.nodes, engine.tree.edges, T.ROOT, a)) != T.NO_EDGE)
+    rep = next(
+        a
+        for a in CORNERS
+        if int(T.find_child_edge(engine.tree.nodes, engine.tree.edges, T.ROOT, a)) != T.NO_EDGE
+    )
     other = next(a for a in CORNERS if a != rep)
     edge = int(T.find_child_edge(engine.tree.nodes, engine.tree.edges, T.ROOT, rep))
     kept_visits = int(engine.tree.edges[edge, T.E_VISITS])
@@ -235,11 +244,12 @@ def test_advancing_by_a_non_representative_move_keeps_the_mapped_subtree() -> No
 
 
 def test_the_compiled_driver_starts_afresh_after_a_non_representative_move() -> None:
-    engine = MCTS(TTT.initial_state(), simulations=2000, seed=0, symmetry=True,
-                  backend="compiled")
+    engine = MCTS(TTT.initial_state(), simulations=2000, seed=0, symmetry=True, backend="compiled")
     engine.run()
-    reps = {int(a) for a in engine.tree.edges[: int(engine.tree.nodes[T.ROOT, T.N_NUM_EDGES]),
-                                               T.E_ACTION]}
+    reps = {
+        int(a)
+        for a in engine.tree.edges[: int(engine.tree.nodes[T.ROOT, T.N_NUM_EDGES]), T.E_ACTION]
+    }
     other = next(a for a in CORNERS if a not in reps)
     engine.advance(other)
     assert engine.root_state == TTT.initial_state().play(other)
@@ -264,9 +274,16 @@ def test_games_played_with_symmetry_keep_a_consistent_tree(
     selection = RAVE() if rule == "rave" else None
     game = MnkGame(4, 4, 3)
     rng = random.Random(seed)
-    engine = MCTS(game.initial_state(), simulations=150, seed=seed, symmetry=True,
-                  transpositions=transpositions, store_states=store_states, selection=selection,
-                  backend="python")
+    engine = MCTS(
+        game.initial_state(),
+        simulations=150,
+        seed=seed,
+        symmetry=True,
+        transpositions=transpositions,
+        store_states=store_states,
+        selection=selection,
+        backend="python",
+    )
     state = game.initial_state()
     while not state.is_terminal():
         result = engine.run()
@@ -292,12 +309,11 @@ def _node_keys(engine: MCTS, key: object) -> dict[Hashable, list[int]]:
 
 
 @pytest.mark.parametrize("use_symmetry", [False, True])
-def test_transposed_positions_share_one_entry_with_the_summed_visits(
-    use_symmetry: bool
-) -> None:
+def test_transposed_positions_share_one_entry_with_the_summed_visits(use_symmetry: bool) -> None:
     state = TTT.initial_state().play(4)
-    engine = MCTS(state, simulations=3000, seed=5, transpositions=True, symmetry=use_symmetry,
-                  solver=False)
+    engine = MCTS(
+        state, simulations=3000, seed=5, transpositions=True, symmetry=use_symmetry, solver=False
+    )
     assert engine.backend == "python"
     engine.run()
     table = engine.transpositions
@@ -343,15 +359,20 @@ def test_a_new_leaf_of_a_known_position_is_valued_by_the_table() -> None:
 def test_transpositions_find_the_seed000_win() -> None:
     state = TTT.from_grid([[0, -1, 0], [0, 1, 0], [0, 0, 0]], to_move=1)
     for sym in (False, True):
-        result = playout.search(state, simulations=800, seed=0, transpositions=True,
-                                symmetry=sym)
+        result = playout.search(state, simulations=800, seed=0, transpositions=True, symmetry=sym)
         assert result.proven == "win"
 
 
 def test_transpositions_with_puct_and_priors_on_connect_four() -> None:
     c4 = Connect4Game(5, 4, 3)
-    result = playout.search(c4.initial_state(), simulations=400, seed=1, transpositions=True,
-                            symmetry=True, selection=playout.PUCT())
+    result = playout.search(
+        c4.initial_state(),
+        simulations=400,
+        seed=1,
+        transpositions=True,
+        symmetry=True,
+        selection=playout.PUCT(),
+    )
     assert sum(result.visit_counts) == result.total_simulations
     visits = dict(zip(result.actions, result.visit_counts, strict=True))
     assert abs(visits[0] - visits[4]) <= 1 and abs(visits[1] - visits[3]) <= 1

@@ -113,9 +113,7 @@ class GameSpec:
         if names is None:
             return ("X", "O") if self.num_players == 2 else ("player 0",)
         if isinstance(names, str) or not isinstance(names, Sequence):
-            raise GameError(
-                f"{self.name}: player_names must be a tuple of strings, got {names!r}"
-            )
+            raise GameError(f"{self.name}: player_names must be a tuple of strings, got {names!r}")
         names = tuple(names)
         if len(names) != self.num_players:
             raise GameError(

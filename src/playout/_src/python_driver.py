@@ -141,8 +141,15 @@ class PythonDriver:
         self._states: list[GameState] = []
         self.max_depth_seen = 0
         T.add_node(
-            self._tree.nodes, self._tree.node_values, self._tree.edges, self._tree.meta,
-            T.NO_NODE, T.NO_EDGE, state.current_player(), state.is_terminal(), 0.0,
+            self._tree.nodes,
+            self._tree.node_values,
+            self._tree.edges,
+            self._tree.meta,
+            T.NO_NODE,
+            T.NO_EDGE,
+            state.current_player(),
+            state.is_terminal(),
+            0.0,
         )
         self._states.append(state)
         if not state.is_terminal():
@@ -209,8 +216,13 @@ class PythonDriver:
             raise GameError(f"{self._spec.name}: a non-terminal state has no legal actions")
         self._tree = T.reserve(self._tree, 1, actions.size)
         T.expand(
-            self._tree.nodes, self._tree.edges, self._tree.edge_values, self._tree.meta,
-            T.ROOT, actions, self._priors(state, actions),
+            self._tree.nodes,
+            self._tree.edges,
+            self._tree.edge_values,
+            self._tree.meta,
+            T.ROOT,
+            actions,
+            self._priors(state, actions),
         )
 
     def _priors(self, state: GameState, actions: np.ndarray) -> np.ndarray:
@@ -337,13 +349,30 @@ class PythonDriver:
             # 1. Selection.
             if rave_params is not None:
                 node, edge, depth = rave.descend(
-                    nodes, edges, edge_values, amaf_visits, amaf_sums, rave_params, rng_state,
-                    max_depth, path,
+                    nodes,
+                    edges,
+                    edge_values,
+                    amaf_visits,
+                    amaf_sums,
+                    rave_params,
+                    rng_state,
+                    max_depth,
+                    path,
                 )
             elif table is not None:
                 node, edge, depth = TT.descend(
-                    nodes, node_values, edges, edge_values, table.node_entry, table.visits,
-                    table.value_sums, rule, params, rng_state, max_depth, path,
+                    nodes,
+                    node_values,
+                    edges,
+                    edge_values,
+                    table.node_entry,
+                    table.visits,
+                    table.value_sums,
+                    rule,
+                    params,
+                    rng_state,
+                    max_depth,
+                    path,
                 )
             elif python_rule is None:
                 node, edge, depth = descend(
@@ -373,8 +402,22 @@ class PythonDriver:
                 value0 = 0.0 if rewards else float(state.returns()[0])
                 # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
                 solved = finish_new_leaf(
-                    nodes, node_values, edges, edge_values, meta, node, edge, terminal, True,
-                    reward0, _NO_ACTIONS, _NO_PRIORS, value0, solve, low, high,
+                    nodes,
+                    node_values,
+                    edges,
+                    edge_values,
+                    meta,
+                    node,
+                    edge,
+                    terminal,
+                    True,
+                    reward0,
+                    _NO_ACTIONS,
+                    _NO_PRIORS,
+                    value0,
+                    solve,
+                    low,
+                    high,
                 )
                 playouts = ()
             else:
@@ -403,15 +446,34 @@ class PythonDriver:
                 priors = self._priors(state, actions) if may_have_priors else _NO_PRIORS
                 # 2 + 4. Expansion, backpropagation (and the solver), compiled.
                 solved = finish_new_leaf(
-                    nodes, node_values, edges, edge_values, meta, node, edge, player, False,
-                    reward0, actions, priors, value0, solve, low, high,
+                    nodes,
+                    node_values,
+                    edges,
+                    edge_values,
+                    meta,
+                    node,
+                    edge,
+                    player,
+                    False,
+                    reward0,
+                    actions,
+                    priors,
+                    value0,
+                    solve,
+                    low,
+                    high,
                 )
             if amaf is not None:
                 self._update_amaf(path, depth, value0, playouts)
             if table is not None:
                 TT.backup_table(
-                    nodes, node_values, table.node_entry, table.visits, table.value_sums,
-                    leaf, value0,
+                    nodes,
+                    node_values,
+                    table.node_entry,
+                    table.visits,
+                    table.value_sums,
+                    leaf,
+                    value0,
                 )
             if store:
                 states.append(state)
@@ -458,14 +520,26 @@ class PythonDriver:
                         nodes, node_values, edges, edge_values, meta = self._tree
                     nodes[node, T.N_PLAYER] = state.current_player()
                     T.expand(
-                        nodes, edges, edge_values, meta, node, legal,
+                        nodes,
+                        edges,
+                        edge_values,
+                        meta,
+                        node,
+                        legal,
                         self._priors(state, legal),
                     )
                 edge = self._select_legal(node, state, legal) if depth < max_depth else T.NO_EDGE
                 if edge == T.NO_EDGE:  # depth limit, or an action the node has no edge for
                     T.finish_old_leaf(
-                        nodes, node_values, edges, edge_values, node, self._evaluate0(state),
-                        False, low, high,
+                        nodes,
+                        node_values,
+                        edges,
+                        edge_values,
+                        node,
+                        self._evaluate0(state),
+                        False,
+                        low,
+                        high,
                     )
                     break
                 path[depth] = edge
@@ -501,8 +575,11 @@ class PythonDriver:
         means = np.divide(sums, visits, out=np.zeros(rows.size), where=visits > 0)
         if self._python_rule is not None:
             stats = EdgeStatistics(
-                actions=tree.edges[rows, T.E_ACTION].copy(), visit_count=visits.astype(np.int64),
-                mean_value=means, prior=priors.copy(), parent_visits=int(visits.sum()),
+                actions=tree.edges[rows, T.E_ACTION].copy(),
+                visit_count=visits.astype(np.int64),
+                mean_value=means,
+                prior=priors.copy(),
+                parent_visits=int(visits.sum()),
                 rng=self._rng,
             )
             return int(rows[checks.selection_index(self._python_rule(stats), rows.size)])
@@ -528,8 +605,18 @@ class PythonDriver:
         if state.is_terminal():
             value0 = float(state.returns()[0])
             T.finish_new_leaf(
-                *self._tree, node, edge, T.TERMINAL, True, 0.0, _NO_ACTIONS, _NO_PRIORS, value0,
-                False, low, high,
+                *self._tree,
+                node,
+                edge,
+                T.TERMINAL,
+                True,
+                0.0,
+                _NO_ACTIONS,
+                _NO_PRIORS,
+                value0,
+                False,
+                low,
+                high,
             )
             return
         actions = self._action_array(state.legal_actions())
@@ -537,9 +624,22 @@ class PythonDriver:
             self._grow_edge_room(actions.size, 1)
         nodes, node_values, edges, edge_values, meta = self._tree
         T.finish_new_leaf(
-            nodes, node_values, edges, edge_values, meta, node, edge, state.current_player(),
-            False, 0.0, actions, self._priors(state, actions), self._evaluate0(state), False,
-            low, high,
+            nodes,
+            node_values,
+            edges,
+            edge_values,
+            meta,
+            node,
+            edge,
+            state.current_player(),
+            False,
+            0.0,
+            actions,
+            self._priors(state, actions),
+            self._evaluate0(state),
+            False,
+            low,
+            high,
         )
 
     def _action_array(self, legal: Sequence[int], state: GameState | None = None) -> np.ndarray:
@@ -567,10 +667,7 @@ class PythonDriver:
         depth limit (evaluated again). Returns whether the root is proven."""
         tree = self._tree
         playouts: Sequence[_Playout] = ()
-        if (
-            tree.nodes[node, T.N_NUM_EDGES] == 0
-            or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN
-        ):
+        if tree.nodes[node, T.N_NUM_EDGES] == 0 or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN:
             value0 = float(tree.node_values[node, T.NV_EXACT])
         elif self._amaf is not None:
             value0, playouts = self._evaluate_recording(self._state_of(node, path, depth))
@@ -579,8 +676,15 @@ class PythonDriver:
         low, high = self._solver_bounds
         solved = bool(
             T.finish_old_leaf(
-                tree.nodes, tree.node_values, tree.edges, tree.edge_values, node, value0,
-                self._solver, low, high,
+                tree.nodes,
+                tree.node_values,
+                tree.edges,
+                tree.edge_values,
+                node,
+                value0,
+                self._solver,
+                low,
+                high,
             )
         )
         if self._amaf is not None:
@@ -588,8 +692,13 @@ class PythonDriver:
         table = self._table
         if table is not None:
             TT.backup_table(
-                tree.nodes, tree.node_values, table.node_entry, table.visits, table.value_sums,
-                node, value0,
+                tree.nodes,
+                tree.node_values,
+                table.node_entry,
+                table.visits,
+                table.value_sums,
+                node,
+                value0,
             )
         return solved
 
@@ -644,9 +753,18 @@ class PythonDriver:
                 top = int(tree.edges[path[:depth], T.E_ACTION].max(initial=0))
                 amaf.widen(max(top, int(action_array.max(initial=0))))
             rave.update_amaf(
-                tree.nodes, tree.node_values, tree.edges, amaf.visit_count, amaf.value_sum,
-                amaf.marks, amaf.next_stamp(), path, depth, action_array,
-                np.asarray(players, dtype=np.int64), float(playout_value0),
+                tree.nodes,
+                tree.node_values,
+                tree.edges,
+                amaf.visit_count,
+                amaf.value_sum,
+                amaf.marks,
+                amaf.next_stamp(),
+                path,
+                depth,
+                action_array,
+                np.asarray(players, dtype=np.int64),
+                float(playout_value0),
             )
 
     def _state_of(self, node: int, path: np.ndarray, depth: int) -> GameState:
@@ -698,4 +816,3 @@ class PythonDriver:
                 return node, e, depth
             node = child
         return node, T.NO_EDGE, depth
-

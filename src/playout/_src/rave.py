@@ -284,7 +284,14 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
         player = nodes[leaf, T.N_PLAYER]
         if 0 <= player < rows and nodes[leaf, T.N_NUM_EDGES] > 0:
             _credit_node(
-                nodes, edges, amaf_visits, amaf_sums, marks, stamp, leaf, player,
+                nodes,
+                edges,
+                amaf_visits,
+                amaf_sums,
+                marks,
+                stamp,
+                leaf,
+                player,
                 T.value_for(player, g),
             )
         child = leaf
@@ -300,7 +307,14 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
             if 0 <= action < width:
                 marks[player, action] = stamp
             _credit_node(
-                nodes, edges, amaf_visits, amaf_sums, marks, stamp, node, player,
+                nodes,
+                edges,
+                amaf_visits,
+                amaf_sums,
+                marks,
+                stamp,
+                node,
+                player,
                 T.value_for(player, g),
             )
 
@@ -330,6 +344,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
             for k in range(count):
                 new_visits[new_first + k] = old_visits[old_first + k]
                 new_sums[new_first + k] = old_sums[old_first + k]
+
     return descend, update_amaf, carry_amaf
 
 
@@ -392,8 +407,13 @@ class AmafTable:
         out.marks = self.marks
         out._stamp = self._stamp
         carry_amaf(
-            old_tree.nodes, new_tree.nodes, old_ids, self.visit_count, self.value_sum,
-            out.visit_count, out.value_sum,
+            old_tree.nodes,
+            new_tree.nodes,
+            old_ids,
+            self.visit_count,
+            self.value_sum,
+            out.visit_count,
+            out.value_sum,
         )
         return out
 

@@ -221,8 +221,13 @@ def merge_results(
         result_outcomes = result.outcomes or (None,) * len(result.actions)
         result_plies = result.plies or (0,) * len(result.actions)
         for a, n, q, p, o, d in zip(
-            result.actions, result.visit_counts, result.values, result.priors,
-            result_outcomes, result_plies, strict=True,
+            result.actions,
+            result.visit_counts,
+            result.values,
+            result.priors,
+            result_outcomes,
+            result_plies,
+            strict=True,
         ):
             i = index[a]
             visits[i] += n

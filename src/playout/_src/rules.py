@@ -248,8 +248,7 @@ def parse_rule(text: str, **options: float) -> SelectionRule:
     if name == "pb":
         return ProgressiveBias(**{**c, **options})
     raise InvalidParameterError(
-        f"unknown selection rule {name!r}; choose ucb1, puct, epsilon, rave or pb "
-        "(e.g. ucb1:1.41)"
+        f"unknown selection rule {name!r}; choose ucb1, puct, epsilon, rave or pb (e.g. ucb1:1.41)"
     )
 
 

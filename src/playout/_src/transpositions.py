@@ -70,9 +70,9 @@ class TranspositionTable:
             if index >= self.visits.shape[0]:
                 size = 2 * self.visits.shape[0]
                 self.visits = np.concatenate([self.visits, np.zeros_like(self.visits)])[:size]
-                self.value_sums = np.concatenate(
-                    [self.value_sums, np.zeros_like(self.value_sums)]
-                )[:size]
+                self.value_sums = np.concatenate([self.value_sums, np.zeros_like(self.value_sums)])[
+                    :size
+                ]
         return index
 
     def statistics(self, key: Hashable) -> tuple[int, float]:
@@ -215,8 +215,17 @@ def descend(
         and depth < max_depth
     ):
         e = select_edge(
-            nodes, node_values, edges, edge_values, node_entry, visits, value_sums, node,
-            rule, rule_params, rng,
+            nodes,
+            node_values,
+            edges,
+            edge_values,
+            node_entry,
+            visits,
+            value_sums,
+            node,
+            rule,
+            rule_params,
+            rng,
         )
         path[depth] = e
         depth += 1

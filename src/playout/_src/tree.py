@@ -220,13 +220,11 @@ def reserve(tree: Tree, extra_nodes: int, extra_edges: int, grow: Grow = grown) 
     return Tree(
         nodes=grow(tree.nodes, node_rows, tree.num_nodes) if more_nodes else tree.nodes,
         node_values=(
-            grow(tree.node_values, node_rows, tree.num_nodes) if more_nodes
-            else tree.node_values
+            grow(tree.node_values, node_rows, tree.num_nodes) if more_nodes else tree.node_values
         ),
         edges=grow(tree.edges, edge_rows, tree.num_edges) if more_edges else tree.edges,
         edge_values=(
-            grow(tree.edge_values, edge_rows, tree.num_edges) if more_edges
-            else tree.edge_values
+            grow(tree.edge_values, edge_rows, tree.num_edges) if more_edges else tree.edge_values
         ),
         meta=tree.meta,
     )
@@ -688,8 +686,19 @@ def finish_new_leaf(
     proven (the search can stop).
     """
     leaf = expand_and_backup(
-        nodes, node_values, edges, edge_values, meta, parent, parent_edge, player,
-        is_terminal, reward0, actions, priors, value0,
+        nodes,
+        node_values,
+        edges,
+        edge_values,
+        meta,
+        parent,
+        parent_edge,
+        player,
+        is_terminal,
+        reward0,
+        actions,
+        priors,
+        value0,
     )
     if solve:
         solve_upward(nodes, node_values, edges, edge_values, leaf, min_return, max_return)

@@ -8,7 +8,9 @@ Usage::
                  [--solver | --no-solver] [--final most-visits|best-value|sample]
                  [--max-depth N]
     playout analyze GAME --moves "1,1 0,0" [--simulations N | --seconds S] [--seed K] [--json]
-                    [--workers N] [--solver | --no-solver] [--final ...] [--max-depth N]
+                    [--workers N | --threads N] [--solver | --no-solver] [--final ...]
+                    [--max-depth N] [--max-nodes N] [--max-memory MIB]
+                    [--symmetry] [--transpositions]
                     [--values-for to-move|X|O|NAME|both]
     playout analyze GAME --moves "1,1 0,0" --flat [--playouts N] [--seed K] [--json]
     playout match GAME --p1 SPEC --p2 SPEC --games N [--seed K] [--json] [--workers N]
@@ -23,7 +25,8 @@ Usage::
 ``match`` and ``tournament`` run games on ``--workers`` processes (default: one per CPU; 1 runs
 in this process) or, with ``--executor ray``, on a Ray cluster; ``--backend ray`` is accepted
 as a short form of ``--executor ray`` and leaves the search backend on ``auto``. ``analyze
---workers N`` runs a root-parallel compiled search in N processes.
+--workers N`` runs a root-parallel compiled search in N processes, ``--threads N`` in N
+threads of one process (the compiled search releases the GIL).
 
 User errors (unknown game, bad move, impossible size, bad budget or player spec, a save file
 that cannot be written) print one line ``playout: error: ...`` on stderr and exit with code 2.
@@ -44,10 +47,18 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 
-from playout._src.errors import PlayoutError
-from playout.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, PROG, fail
+from playout._src.errors import PlayoutError, PlayoutWarning
+from playout.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    PROG,
+    fail,
+    warning,
+)
 from playout.cli.parser import UsageError, build_parser
 
 
@@ -71,6 +82,20 @@ def _sigterm_raises() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _warnings_as_lines() -> Iterator[None]:
+    """The library's warnings (:class:`~playout.PlayoutWarning`) as one line each,
+    ``playout: warning: ...``, instead of Python's two-line format with a source line."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("default", PlayoutWarning)
+        warnings.showwarning = _show_warning
+        yield
+
+
+def _show_warning(message: Warning | str, *args: object, **kwargs: object) -> None:
+    warning(str(message))
 
 
 def _stop_line(word: str) -> None:
@@ -98,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # --help and --version
         return exit_.code if isinstance(exit_.code, int) else EXIT_OK
     try:
-        with _sigterm_raises():
+        with _sigterm_raises(), _warnings_as_lines():
             return int(args.handler(args))
     except PlayoutError as error:
         return fail(str(error))

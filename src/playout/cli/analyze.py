@@ -108,6 +108,7 @@ def check_flat_options(args: argparse.Namespace) -> None:
             raise InvalidParameterError(f"--flat does not take {option}: {why}")
     for name, option, default in (
         ("workers", "--workers", 1),
+        ("threads", "--threads", 1),
         ("rollouts", "--rollouts", 1),
         ("backend", "--backend", "auto"),
     ):
@@ -132,7 +133,10 @@ def run_flat(state: Any, args: argparse.Namespace) -> tuple[playout.FlatResult, 
 def cmd_analyze(args: argparse.Namespace) -> int:
     """``playout analyze``: play the moves, search, render the result."""
     check_flat_options(args)
+    if args.threads > 1 and args.workers > 1:
+        raise InvalidParameterError("give --threads or --workers, not both")
     args.workers = capped_workers(args.workers)
+    args.threads = capped_workers(args.threads, option="--threads")
     game = make_game(args)
     state, actions = parse_moves(game, args.moves)
     if state.is_terminal():
@@ -148,9 +152,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         result, seconds = run_flat(state, args)
     else:
         engine = make_engine(state, args)  # built first: option errors come before any work
-        result = parallel_search(state, engine, args) if args.workers > 1 else None
+        if args.threads > 1:
+            result = playout.parallel_search(state, engine.config, threads=args.threads)
+        else:
+            result = parallel_search(state, engine, args) if args.workers > 1 else None
         if result is not None:
-            workers = args.workers
+            workers = max(args.threads, args.workers)
         elif args.json:
             result = engine.run()
         else:
@@ -178,7 +185,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         f" after {len(moves)} move{plural}: {' '.join(moves)}" if moves else " (initial position)"
     )
     if workers > 1:
-        header += f"; root-parallel search, {workers} workers"
+        kind = "threads" if args.threads > 1 else "workers"
+        header += f"; root-parallel search, {workers} {kind}"
     if args.flat:
         header += f"; flat Monte Carlo in {seconds:.2f} s"
     lines = [header, render.board_text(game, state), ""]

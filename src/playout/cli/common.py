@@ -41,15 +41,15 @@ def warning(text: str) -> None:
     print(f"{PROG}: warning: {one_line}", file=sys.stderr, flush=True)
 
 
-def capped_workers(workers: int | None, *, cap: bool = True) -> int:
-    """``--workers``: the number of CPUs when not given, and at most that many (with a note)
-    when ``cap`` (processes on this machine); more would only share the CPUs."""
+def capped_workers(workers: int | None, *, cap: bool = True, option: str = "--workers") -> int:
+    """``--workers`` (or ``--threads``): the number of CPUs when not given, and at most that
+    many (with a note) when ``cap`` (on this machine); more would only share the CPUs."""
     cpus = cpu_count()
     if workers is None:
         return cpus
     if cap and workers > cpus:
         plural = "s" if cpus != 1 else ""
-        note(f"--workers {workers} is more than the {cpus} CPU{plural} here; using {cpus}")
+        note(f"{option} {workers} is more than the {cpus} CPU{plural} here; using {cpus}")
         return cpus
     return workers
 

@@ -34,12 +34,18 @@ def final_choice(args: argparse.Namespace) -> str | None:
 
 
 def search_budget(args: argparse.Namespace) -> playout.Budget:
-    """``--simulations`` (default 1000) or ``--seconds``, and ``--max-depth``."""
-    max_depth = getattr(args, "max_depth", None)
+    """``--simulations`` (default 1000) or ``--seconds``, and ``--max-depth``,
+    ``--max-nodes`` and ``--max-memory`` (MiB)."""
+    max_memory = getattr(args, "max_memory", None)
+    bounds: dict[str, Any] = {
+        "max_depth": getattr(args, "max_depth", None),
+        "max_nodes": getattr(args, "max_nodes", None),
+        "max_memory": None if max_memory is None else int(max_memory * 2**20),
+    }
     if args.seconds is not None:
-        return playout.Budget(seconds=args.seconds, max_depth=max_depth)
+        return playout.Budget(seconds=args.seconds, **bounds)
     simulations = DEFAULT_SIMULATIONS if args.simulations is None else args.simulations
-    return playout.Budget(simulations=simulations, max_depth=max_depth)
+    return playout.Budget(simulations=simulations, **bounds)
 
 
 def search_options(args: argparse.Namespace) -> arena.MctsOptions:
@@ -69,7 +75,7 @@ def engine_options(state: playout.GameState, args: argparse.Namespace) -> dict[s
     default_rule = args.rule is None and args.c is None
     default_evaluator = args.rollout == "random" and args.rollouts == 1
     final = final_choice(args)
-    return {
+    chosen = {
         "selection": None if default_rule else options.selection(),
         "evaluator": None if default_evaluator else options.evaluator(state.game),
         "budget": options.budget,
@@ -77,6 +83,10 @@ def engine_options(state: playout.GameState, args: argparse.Namespace) -> dict[s
         "final": "most_visits" if final is None else final,
         "solver": options.solver,
     }
+    for flag in ("symmetry", "transpositions"):
+        if getattr(args, flag, None) is not None:
+            chosen[flag] = getattr(args, flag)
+    return chosen
 
 
 def search_config(state: playout.GameState, args: argparse.Namespace) -> playout.SearchConfig:

@@ -137,6 +137,29 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bias-weight", type=float, metavar="W", help="the heuristic's weight of --rule pb"
     )
+    parser.add_argument(
+        "--symmetry",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="search moves that a symmetry of the position maps onto each other once "
+        "(games that declare symmetries: m,n,k, connect four; default off)",
+    )
+    parser.add_argument(
+        "--transpositions",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="share statistics between transposed positions (UCT2; Python search; default off)",
+    )
+    parser.add_argument(
+        "--max-nodes", type=positive_int, metavar="N", help="stop when the tree has N nodes"
+    )
+    parser.add_argument(
+        "--max-memory",
+        type=positive_float,
+        metavar="MIB",
+        help="memory the tree may take, in MiB (default: a quarter of the machine's memory); "
+        "the search stops there and says so",
+    )
     add_tree_arguments(parser)
     add_backend_argument(parser)
 
@@ -261,6 +284,15 @@ def build_parser() -> argparse.ArgumentParser:
         "simulations are reported. It needs the compiled search: where the game or the "
         "options have none (auto backend) it searches with 1 worker and says so on stderr; "
         "with --backend python it is an error (default 1)",
+    )
+    analyze.add_argument(
+        "--threads",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="root-parallel search in N threads of this process (at most one per CPU; the "
+        "compiled search runs them side by side, no start-up), each with the whole budget "
+        "and its own seed, merged as for --workers (default 1)",
     )
     analyze.set_defaults(handler=cmd_analyze)
 

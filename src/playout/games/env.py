@@ -153,9 +153,7 @@ class EnvGame:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidParameterError(f"{label} must be a whole number >= 1, got {value!r}")
         if restore not in ("deepcopy", "replay"):
-            raise InvalidParameterError(
-                f"restore must be 'deepcopy' or 'replay', got {restore!r}"
-            )
+            raise InvalidParameterError(f"restore must be 'deepcopy' or 'replay', got {restore!r}")
         if not callable(env_factory):
             raise InvalidParameterError(f"env_factory must be callable, got {env_factory!r}")
         self.spec = GameSpec(

@@ -212,9 +212,7 @@ class MnkGame:
         if legal:
             perm = table.perms[index]
             legal = tuple(sorted([perm[a] for a in legal]))
-        return _new_state(
-            self, _map_bits(bits, own.stones0), _map_bits(bits, own.stones1), legal
-        )
+        return _new_state(self, _map_bits(bits, own.stones0), _map_bits(bits, own.stones1), legal)
 
     def canonical_key(self, state: GameState) -> tuple[int, int]:
         """The same key for every position that a symmetry maps onto ``state``: the least

@@ -367,8 +367,6 @@ def encode_connect4(state: object) -> np.ndarray:
     return np.array([stones0, stones1, (stones0 | stones1).bit_count()], dtype=np.uint64)
 
 
-
-
 @functools.lru_cache(maxsize=64)
 def cached_connect4_kernel(width: int, height: int, k: int, name: str) -> Kernel:
     """The connect-four kernel for a board, built once: one 64-bit word when the board fits

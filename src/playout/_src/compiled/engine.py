@@ -216,8 +216,15 @@ class CompiledDriver:
         self._node_states[T.ROOT] = compact
         terminal = state.is_terminal()
         T.add_node(
-            self._tree.nodes, self._tree.node_values, self._tree.edges, self._tree.meta,
-            T.NO_NODE, T.NO_EDGE, state.current_player(), terminal, 0.0,
+            self._tree.nodes,
+            self._tree.node_values,
+            self._tree.edges,
+            self._tree.meta,
+            T.NO_NODE,
+            T.NO_EDGE,
+            state.current_player(),
+            terminal,
+            0.0,
         )
         if not terminal:
             self._expand_root()
@@ -359,7 +366,6 @@ class CompiledDriver:
         )
         self.max_depth_seen = int(self._stats[STAT_MAX_DEPTH])
         return int(ran)
-
 
 
 __all__ = ["CompiledDriver", "compiled_kernel_for", "compiled_support"]

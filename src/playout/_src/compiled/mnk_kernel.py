@@ -266,8 +266,6 @@ def encode_mnk(state: object, num_words: int) -> np.ndarray:
     return encode_words(int(state.stones0), int(state.stones1), num_words)  # type: ignore[attr-defined]
 
 
-
-
 @functools.lru_cache(maxsize=64)
 def cached_mnk_kernel(width: int, height: int, k: int, name: str) -> Kernel | None:
     """:func:`mnk_kernel` built once per board (``None`` for boards above :data:`MAX_SIDE`)."""
