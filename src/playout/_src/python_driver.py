@@ -269,16 +269,17 @@ class PythonDriver:
 
     # ----------------------------------------------------------------------------- search
 
+    @property
+    def state_bytes(self) -> int:
+        """Bytes of per-node data beside the tree, estimated: a few hundred for a stored
+        state object (0 when states are recomputed)."""
+        return _STATE_BYTES_ESTIMATE if self._store_states else 0
+
     def node_bytes_bound(self) -> int:
         """Bytes one more node can take, estimated: its rows, an edge row per action it may
-        have, and (with stored states) a few hundred bytes for the state object."""
+        have, and its state (:attr:`state_bytes`)."""
         tree = self._tree
-        node_row = tree.nodes.itemsize * tree.nodes.shape[1]
-        node_row += tree.node_values.itemsize * tree.node_values.shape[1]
-        edge_row = tree.edges.itemsize * tree.edges.shape[1]
-        edge_row += tree.edge_values.itemsize * tree.edge_values.shape[1]
-        state_bytes = _STATE_BYTES_ESTIMATE if self._store_states else 0
-        return int(node_row + state_bytes + self._max_actions * edge_row)
+        return tree.node_row_bytes + self.state_bytes + self._max_actions * tree.edge_row_bytes
 
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations (fewer if the deadline, in ``time.perf_counter``

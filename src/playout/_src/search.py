@@ -90,6 +90,10 @@ class Driver(Protocol):
         """Run up to ``count`` simulations (fewer if the root gets proven, the tree reaches
         ``max_nodes`` or ``deadline`` in ``time.perf_counter`` seconds passes); how many ran."""
 
+    @property
+    def state_bytes(self) -> int:
+        """Bytes of per-node data the driver keeps beside the tree."""
+
     def node_bytes_bound(self) -> int:
         """Bytes one more node of the tree can take at most (for the memory bound)."""
 
@@ -229,17 +233,9 @@ class MCTS:
         return getattr(self._driver, "amaf", None)
 
     def bytes_per_node(self) -> float:
-        """Bytes of tree storage per node in use: node rows, edge rows per node, and the
-        compiled driver's compact state (the Python driver's state objects not counted)."""
-        tree = self.tree
-        num_nodes = max(1, tree.num_nodes)
-        node_bytes = tree.nodes.itemsize * tree.nodes.shape[1]
-        node_bytes += tree.node_values.itemsize * tree.node_values.shape[1]
-        edge_bytes = tree.edges.itemsize * tree.edges.shape[1]
-        edge_bytes += tree.edge_values.itemsize * tree.edge_values.shape[1]
-        kernel = getattr(self._driver, "kernel", None)
-        state_bytes = kernel.bytes_per_state() if kernel is not None else 0
-        return float(node_bytes + state_bytes + edge_bytes * tree.num_edges / num_nodes)
+        """Bytes per node in use: node rows, edge rows per node, and the driver's per-node
+        state (the compiled driver's compact state; an estimate for Python state objects)."""
+        return self.tree.bytes_per_node(self._driver.state_bytes)
 
     # ----------------------------------------------------------------------------- search
 

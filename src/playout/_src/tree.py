@@ -115,6 +115,28 @@ class Tree(NamedTuple):
         """Rows every edge array has."""
         return int(min(self.edges.shape[0], self.edge_values.shape[0]))
 
+    @property
+    def node_row_bytes(self) -> int:
+        """Bytes of one node's rows (``nodes`` and ``node_values``)."""
+        return int(
+            self.nodes.itemsize * self.nodes.shape[1]
+            + self.node_values.itemsize * self.node_values.shape[1]
+        )
+
+    @property
+    def edge_row_bytes(self) -> int:
+        """Bytes of one edge's rows (``edges`` and ``edge_values``)."""
+        return int(
+            self.edges.itemsize * self.edges.shape[1]
+            + self.edge_values.itemsize * self.edge_values.shape[1]
+        )
+
+    def bytes_per_node(self, state_bytes: int = 0) -> float:
+        """Bytes per node in use: its rows, the edge rows per node so far, and
+        ``state_bytes`` of per-node data kept beside the tree."""
+        edges_per_node = self.num_edges / max(1, self.num_nodes)
+        return float(self.node_row_bytes + state_bytes + self.edge_row_bytes * edges_per_node)
+
     def nbytes_per_node(self) -> float:
         """Bytes of array storage per allocated node (edges included), for reports."""
         total = sum(a.nbytes for a in self)

@@ -185,17 +185,6 @@ class CompiledDriver:
         """``uint64[node_capacity, state_size]``: the compact state of every tree node."""
         return self._node_states
 
-    def bytes_per_node(self) -> float:
-        """Bytes of tree storage (edges included) and compact state per node in use."""
-        tree = self._tree
-        num_nodes = max(1, tree.num_nodes)
-        node_bytes = tree.nodes.itemsize * tree.nodes.shape[1]
-        node_bytes += tree.node_values.itemsize * tree.node_values.shape[1]
-        edge_bytes = tree.edges.itemsize * tree.edges.shape[1]
-        edge_bytes += tree.edge_values.itemsize * tree.edge_values.shape[1]
-        state_bytes = self._kernel.bytes_per_state()
-        return float(node_bytes + state_bytes + edge_bytes * tree.num_edges / num_nodes)
-
     # ----------------------------------------------------------------------------- state
 
     def reset(self, state: GameState) -> None:
@@ -314,15 +303,18 @@ class CompiledDriver:
 
     # ----------------------------------------------------------------------------- search
 
+    @property
+    def state_bytes(self) -> int:
+        """Bytes of a node's compact state."""
+        return int(self._kernel.bytes_per_state())
+
     def node_bytes_bound(self) -> int:
         """Bytes one more node can take at most: its rows, its compact state, and an edge
         row per action of the game (a node is expanded with all its edges)."""
         tree = self._tree
-        node_row = tree.nodes.itemsize * tree.nodes.shape[1]
-        node_row += tree.node_values.itemsize * tree.node_values.shape[1]
-        edge_row = tree.edges.itemsize * tree.edges.shape[1]
-        edge_row += tree.edge_values.itemsize * tree.edge_values.shape[1]
-        return int(node_row + self._kernel.bytes_per_state() + self._kernel.num_actions * edge_row)
+        return (
+            tree.node_row_bytes + self.state_bytes + self._kernel.num_actions * tree.edge_row_bytes
+        )
 
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations in one compiled call (fewer on huge boards, or
