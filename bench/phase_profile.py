@@ -74,7 +74,7 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
         if edge == T.NO_EDGE:  # a terminal node reached again
             T.finish_old_leaf(
                 nodes, node_values, edges, edge_values, node, node_values[node, T.NV_EXACT],
-                False, -1.0, 1.0,
+                False, -1.0, 1.0, path, depth,
             )  # fmt: skip
             continue
         for i in range(states.shape[1]):
@@ -86,7 +86,7 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
             value0 = 0.0 if status == DRAW else T.value_for(mover, 1.0)
             T.finish_new_leaf(
                 nodes, node_values, edges, edge_values, meta, node, edge, T.TERMINAL, True,
-                0.0, actions[:0], no_priors, value0, False, -1.0, 1.0,
+                0.0, actions[:0], no_priors, value0, False, -1.0, 1.0, path, depth,
             )  # fmt: skip
             continue
         count = c4_legal_actions(params, states[new], actions)
@@ -96,7 +96,7 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
         T.finish_new_leaf(
             nodes, node_values, edges, edge_values, meta, node, edge,
             c4_current_player(params, states[new]), False, 0.0, actions[:count], no_priors,
-            value0, False, -1.0, 1.0,
+            value0, False, -1.0, 1.0, path, depth,
         )  # fmt: skip
         t5 = cycle_counter()
         cycles[0] += t1 - t0

@@ -313,9 +313,9 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
             1.0,
         ),
         (
-            "T.finish_new_leaf(*tree, ...): numba dispatch of 16 args + expand, backup, solve",
+            "T.finish_new_leaf(*tree, ...): numba dispatch of 18 args + expand, backup, solve",
             "T.finish_new_leaf(*copy, parent, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5, "
-            "True, -1.0, 1.0)",
+            "True, -1.0, 1.0, path, depth)",
             1.0,
         ),
         (

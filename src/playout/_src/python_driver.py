@@ -419,6 +419,8 @@ class PythonDriver:
                     solve,
                     low,
                     high,
+                    path,
+                    depth,
                 )
                 playouts = ()
             else:
@@ -463,6 +465,8 @@ class PythonDriver:
                     solve,
                     low,
                     high,
+                    path,
+                    depth,
                 )
             if amaf is not None:
                 self._update_amaf(path, depth, value0, playouts)
@@ -511,7 +515,17 @@ class PythonDriver:
                 if state.is_terminal():
                     value0 = float(state.returns()[0])
                     T.finish_old_leaf(
-                        nodes, node_values, edges, edge_values, node, value0, False, low, high
+                        nodes,
+                        node_values,
+                        edges,
+                        edge_values,
+                        node,
+                        value0,
+                        False,
+                        low,
+                        high,
+                        path,
+                        depth,
                     )
                     break
                 legal = self._action_array(state.legal_actions())
@@ -541,6 +555,8 @@ class PythonDriver:
                         False,
                         low,
                         high,
+                        path,
+                        depth,
                     )
                     break
                 path[depth] = edge
@@ -548,7 +564,7 @@ class PythonDriver:
                 state = state.play(int(edges[edge, T.E_ACTION]))
                 child = int(edges[edge, T.E_CHILD])
                 if child == T.UNVISITED:
-                    self._add_open_loop_leaf(node, edge, state)
+                    self._add_open_loop_leaf(node, edge, state, path, depth)
                     break
                 node = child
             self.max_depth_seen = max(self.max_depth_seen, depth)
@@ -600,7 +616,9 @@ class PythonDriver:
         best = np.flatnonzero(scores == scores.max())
         return int(rows[best[0] if best.size == 1 else self._rng.choice(best)])
 
-    def _add_open_loop_leaf(self, node: int, edge: int, state: GameState) -> None:
+    def _add_open_loop_leaf(
+        self, node: int, edge: int, state: GameState, path: np.ndarray, depth: int
+    ) -> None:
         """Create the child of ``edge`` for the replayed ``state``, evaluate it and back up."""
         low, high = self._solver_bounds
         if state.is_terminal():
@@ -618,6 +636,8 @@ class PythonDriver:
                 False,
                 low,
                 high,
+                path,
+                depth,
             )
             return
         actions = self._action_array(state.legal_actions())
@@ -641,6 +661,8 @@ class PythonDriver:
             False,
             low,
             high,
+            path,
+            depth,
         )
 
     def _action_array(self, legal: Sequence[int], state: GameState | None = None) -> np.ndarray:
@@ -686,6 +708,8 @@ class PythonDriver:
                 self._solver,
                 low,
                 high,
+                path,
+                depth,
             )
         )
         if self._amaf is not None:

@@ -111,7 +111,7 @@ def backup_table(
     """Add a simulation's outcome to the entries of ``leaf`` and of every node above it.
 
     ``value0`` is the leaf's future return for player 0; each node's reward is added on the
-    way up (as in :func:`playout._src.tree.backup`).
+    way up (as in :func:`playout._src.tree.backup_path`).
     """
     node = leaf
     g = value0

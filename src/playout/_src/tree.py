@@ -528,31 +528,35 @@ value_for = jit(inline="always", **_JIT)(_game.value_for)
 
 
 @jit(inline="always", **_JIT)
-def backup(
+def backup_path(
     nodes: np.ndarray,
     node_values: np.ndarray,
     edges: np.ndarray,
     edge_values: np.ndarray,
+    path: np.ndarray,
+    depth: int,
     leaf: int,
     value0: float,
 ) -> None:
-    """Backpropagation: add a simulation's outcome to every edge from ``leaf`` to the root.
+    """Backpropagation: add a simulation's outcome to every edge from ``leaf`` up to the root.
 
     ``value0`` is the leaf's value for player 0 (future return from the leaf). Each node's
     reward is added on the way up, and every edge accumulates the return seen by the player
-    who chose it.
+    who chose it. The walk follows the edges the simulation recorded (``path[:depth]``,
+    ending at ``leaf``) rather than the parent pointers: the next edge and parent are known
+    without waiting for the previous load, which makes the walk up cheaper in big trees.
     """
-    node = leaf
-    nodes[node, N_VISITS] += 1
+    nodes[leaf, N_VISITS] += 1
     g = value0
-    while node != ROOT:
-        e = nodes[node, N_PARENT_EDGE]
-        parent = nodes[node, N_PARENT]
-        g += node_values[node, NV_REWARD]
+    child = leaf
+    for t in range(depth - 1, -1, -1):
+        e = path[t]
+        parent = ROOT if t == 0 else edges[path[t - 1], E_CHILD]
+        g += node_values[child, NV_REWARD]
         edges[e, E_VISITS] += 1
         edge_values[e, EV_VALUE_SUM] += value_for(nodes[parent, N_PLAYER], g)
         nodes[parent, N_VISITS] += 1
-        node = parent
+        child = parent
 
 
 @jit(inline="always", **_JIT)
@@ -570,9 +574,12 @@ def expand_and_backup(
     actions: np.ndarray,
     priors: np.ndarray,
     value0: float,
+    path: np.ndarray,
+    depth: int,
 ) -> int:
     """Create the child of ``parent_edge`` of ``parent`` with reward ``reward0`` (for player
-    0) on the way in, expand it with ``actions``, back up ``value0``.
+    0) on the way in, expand it with ``actions``, back up ``value0`` along ``path[:depth]``
+    (the simulation's edges, ``parent_edge`` last).
 
     One call per simulation for the Python driver (phases 2 and 4 together, to pay the call
     overhead once). Returns the new node's id.
@@ -583,7 +590,7 @@ def expand_and_backup(
     node_values[node, NV_REWARD] = reward0
     if not is_terminal:
         expand(nodes, edges, edge_values, meta, node, actions, priors)
-    backup(nodes, node_values, edges, edge_values, node, value0)
+    backup_path(nodes, node_values, edges, edge_values, path, depth, node, value0)
     return node
 
 
@@ -632,7 +639,7 @@ def solve_upward(
 ) -> None:
     """MCTS-Solver (Winands, Bjornsson & Saito 2008): prove nodes from ``leaf`` upwards.
 
-    Called after :func:`backup`. A terminal leaf is proven by its outcome. Going up, a parent
+    Called after :func:`backup_path`. A terminal leaf is proven by its outcome. Going up, a parent
     is proven as soon as one child is a proven win for the player to move there (best play
     takes it), or once every child is proven (its exact value is then the best of them, for
     the player to move). Plies to the end follow best play with the longest resistance: the
@@ -700,9 +707,12 @@ def finish_new_leaf(
     solve: bool,
     min_return: float,
     max_return: float,
+    path: np.ndarray,
+    depth: int,
 ) -> bool:
     """The end of a simulation that left the tree by ``parent_edge`` of ``parent``: create and
-    expand the new leaf, back up ``value0`` and, with ``solve``, run the solver from the leaf.
+    expand the new leaf, back up ``value0`` along the simulation's edges ``path[:depth]``
+    (``parent_edge`` last) and, with ``solve``, run the solver from the leaf.
 
     One compiled call per simulation for the Python driver. Returns whether the root is
     proven (the search can stop).
@@ -721,6 +731,8 @@ def finish_new_leaf(
         actions,
         priors,
         value0,
+        path,
+        depth,
     )
     if solve:
         solve_upward(nodes, node_values, edges, edge_values, leaf, min_return, max_return)
@@ -738,11 +750,13 @@ def finish_old_leaf(
     solve: bool,
     min_return: float,
     max_return: float,
+    path: np.ndarray,
+    depth: int,
 ) -> bool:
     """The end of a simulation that stopped on an existing node (terminal, proven, or at the
-    depth limit): back up ``value0`` and, with ``solve``, run the solver. Returns whether
-    the root is proven."""
-    backup(nodes, node_values, edges, edge_values, leaf, value0)
+    depth limit) reached by the edges ``path[:depth]``: back up ``value0`` and, with
+    ``solve``, run the solver. Returns whether the root is proven."""
+    backup_path(nodes, node_values, edges, edge_values, path, depth, leaf, value0)
     if solve:
         solve_upward(nodes, node_values, edges, edge_values, leaf, min_return, max_return)
     return nodes[ROOT, N_PROVEN] != UNPROVEN

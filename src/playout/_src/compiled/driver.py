@@ -259,7 +259,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                     value0 = total / num_rollouts
                 solved = T.finish_old_leaf(
                     nodes, node_values, edges, edge_values, node, value0, solver, min_return,
-                    max_return,
+                    max_return, path, depth,
                 )  # fmt: skip
                 continue
             # The new leaf's state: the parent's row, copied, and the edge's move played.
@@ -273,7 +273,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                 solved = T.finish_new_leaf(
                     nodes, node_values, edges, edge_values, meta, node, edge, T.TERMINAL, True,
                     0.0, actions[:0], no_priors, terminal_value0(mover, status), solver,
-                    min_return, max_return,
+                    min_return, max_return, path, depth,
                 )  # fmt: skip
                 continue
             count = legal_actions(params, state, actions)
@@ -285,7 +285,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
             solved = T.finish_new_leaf(
                 nodes, node_values, edges, edge_values, meta, node, edge,
                 current_player(params, state), False, 0.0, actions[:count], no_priors,
-                total / num_rollouts, solver, min_return, max_return,
+                total / num_rollouts, solver, min_return, max_return, path, depth,
             )  # fmt: skip
         return done
 
