@@ -264,7 +264,8 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
         the leaf's value for player 0, as given to backup. Walking from the leaf up to the root,
         the node reached at time ``t`` (player ``p`` to move) gets, on every edge whose action
         ``p`` played at a time ``u >= t``, one AMAF sample with the return for ``p``: ``value0``
-        plus the rewards into the path's nodes below it (as in :func:`playout._src.tree.backup_path`).
+        plus the rewards into the path's nodes below it (as in
+        :func:`playout._src.tree.backup_path`).
 
         ``marks`` (int64, ``[players, action ids]``) records which player played which action at
         a time ``>= t``: an entry equal to ``stamp`` (a number no earlier call used) is set.
