@@ -85,6 +85,7 @@ def test_every_script_is_covered() -> None:
         "compiled_vs_peers.py",
         "phase_profile.py",
         "symmetry.py",
+        "time_limits.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
     }
@@ -239,3 +240,18 @@ def test_symmetry() -> None:
         wins, draws, losses = (int(x) for x in re.findall(r"[WDL]\s+(\d+)", row))
         assert wins + draws + losses == 4
         assert 0.0 <= figure(row, "score") <= 1.0
+
+
+def test_time_limits() -> None:
+    out, _ = run_bench(
+        "time_limits.py", "--seconds", "0.05", "--reps", "1", "--games", "tictactoe", "--json"
+    )
+    rows = json.loads(out)["rows"]
+    assert {(r["game"], r["backend"]) for r in rows} == {
+        ("tictactoe", "compiled"),
+        ("tictactoe", "python"),
+    }
+    for row in rows:
+        assert row["worst_overrun_percent"] > -100.0  # it took some of its time
+        assert set(row["stop_reasons"]) <= {"time", "proven", "memory"}
+        assert positive(row["median_sims_per_sec"])

@@ -128,14 +128,14 @@ def parallel_search(
     # The memory bound is the whole search's: each of the searches gets its share.
     share = max(1, config.budget.memory_limit // count)
     configs = [config.replace(seed=s, max_memory=share) for s in seeds]
-    start = time.perf_counter()
     if count == 1 and executor is None:
+        start = time.perf_counter()
         results = [_search_worker(state, configs[0])]
+        elapsed = time.perf_counter() - start
     elif threads is not None:
-        results = _in_threads(state, configs)
+        results, elapsed = _in_threads(state, configs)
     else:
-        results = _in_processes(state, configs, executor)
-    elapsed = time.perf_counter() - start
+        results, elapsed = _in_processes(state, configs, executor)
     return merge_results(
         results,
         final=config.final,
@@ -145,35 +145,52 @@ def parallel_search(
     )
 
 
-def _in_threads(state: GameState, configs: list[SearchConfig]) -> list[SearchResult]:
-    """The searches in the persistent thread pool; an interrupt (or a failed search) stops
-    the others within a chunk of simulations (see ``MCTS.run``'s ``stop``)."""
+def _in_threads(state: GameState, configs: list[SearchConfig]) -> tuple[list[SearchResult], float]:
+    """The searches in the persistent thread pool, and their wall-clock seconds; an interrupt
+    (or a failed search) stops the others within a chunk of simulations (``MCTS.run``'s
+    ``stop``)."""
     stop = threading.Event()
     pool = _thread_pool(len(configs))
+    start = time.perf_counter()
     futures = [
         pool.submit(lambda c: MCTS(state, c).run(stop=stop.is_set), config) for config in configs
     ]
     try:
-        return [f.result() for f in futures]
+        results = [f.result() for f in futures]
     except BaseException:
         stop.set()
         concurrent.futures.wait(futures)
         raise
+    return results, time.perf_counter() - start
+
+
+def _warm_up(state: GameState, config: SearchConfig) -> int:
+    """A worker's first task: import the engine and load its compiled code with a search of
+    a few simulations, so that the searches that follow start at once. Its process id."""
+    MCTS(state, config.replace(simulations=8, seconds=None)).run()
+    time.sleep(0.05)  # hold this worker so that the next warm-up goes to another
+    return os.getpid()
 
 
 def _in_processes(
     state: GameState,
     configs: list[SearchConfig],
     executor: concurrent.futures.Executor | None,
-) -> list[SearchResult]:
-    """The searches in worker processes; an interrupt or a failure stops them all."""
+) -> tuple[list[SearchResult], float]:
+    """The searches in worker processes, and their wall-clock seconds, counted once the
+    workers are up (started and warmed before the clock starts, so that a time limit is the
+    search's); an interrupt or a failure stops them all."""
     own = executor is None
     pool = executor or process_pool(len(configs), multiprocessing.get_context("spawn"))
-    futures: list[concurrent.futures.Future[SearchResult]] = []
+    futures: list[concurrent.futures.Future[Any]] = []
     try:
         with sigint_ignored():  # workers that start now do not see a Ctrl-C
-            futures = [pool.submit(_search_worker, state, c) for c in configs]
+            futures = [pool.submit(_warm_up, state, c) for c in configs]
+        concurrent.futures.wait(futures)
+        start = time.perf_counter()
+        futures = [pool.submit(_search_worker, state, c) for c in configs]
         results = [f.result() for f in futures]
+        elapsed = time.perf_counter() - start
     except BaseException:
         # Interrupted (Ctrl-C, SIGTERM) or a worker failed: stop the others now instead of
         # waiting for searches that may run for hours.
@@ -185,7 +202,7 @@ def _in_processes(
         raise
     if own:
         pool.shutdown()
-    return results
+    return results, elapsed
 
 
 __all__ = ["available_cpus", "merge_results", "parallel_search"]

@@ -34,6 +34,7 @@ from playout._src.rules import RAVE, UCB1, EdgeStatistics, ProgressiveBias, Sele
 _NO_PRIORS = np.zeros(0, dtype=np.float64)
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
 _ACTION_CACHE_SIZE = 4096  # distinct legal-action tuples kept as arrays
+_CHECKED_RETURNS_SIZE = 4096  # distinct returns() tuples remembered as checked
 _STATE_BYTES_ESTIMATE = 400
 """Bytes a stored Python state object takes, as counted against the memory bound (small
 frozen dataclasses of ints take 100-400)."""
@@ -98,6 +99,7 @@ class PythonDriver:
         )
         self._solver_bounds = T.solver_bounds(self._spec)
         self._checks = config.checks
+        self._checked_returns: dict[tuple[float, ...], float] = {}
         # Hidden randomness in play() (seed 003's way: no chance nodes, states recomputed):
         # every simulation replays its actions and lives with what the dice say this time.
         self._open_loop = not self._store_states and not self._spec.is_deterministic
@@ -331,6 +333,8 @@ class PythonDriver:
         choice = self._rng.choice
         rewards = self._spec.has_intermediate_rewards
         check, spec = self._checks, self._spec
+        checked_returns = self._checked_returns
+        num_players = spec.num_players
         may_have_priors = self._priors_fn is not None or not self._spec.is_deterministic
         action_arrays = self._action_arrays
         descend, finish_new_leaf, perf_counter = T.descend, T.finish_new_leaf, time.perf_counter
@@ -389,8 +393,8 @@ class PythonDriver:
                 continue
             parent_state = states[node] if store else self._state_of(node, path, depth - 1)
             state = parent_state.play(edges.item(edge, e_action))
-            if check:
-                state = checks.child(spec, parent_state, state)
+            if check and (state is parent_state or state is None):
+                checks.child(spec, parent_state, state)  # raises
             reward0 = 0.0
             if rewards:
                 reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
@@ -399,7 +403,7 @@ class PythonDriver:
                 table.node_entry[leaf] = table.entry(key(state))
             if state.is_terminal():
                 if check:
-                    checks.returns(spec, state)
+                    self._returns0(state)
                 value0 = 0.0 if rewards else float(state.returns()[0])
                 # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
                 solved = finish_new_leaf(
@@ -433,8 +437,8 @@ class PythonDriver:
                     nodes, node_values, edges, edge_values, meta = self._tree
                     amaf_visits, amaf_sums = self._amaf_arrays()
                 player = state.current_player()
-                if check:
-                    checks.player(spec, state, player)
+                if check and not (0 <= player < num_players):
+                    checks.player(spec, state, player)  # CHANCE where allowed, else raises
                 # 3. Evaluation.
                 if amaf is not None:
                     value0, playouts = self._evaluate_recording(state)
@@ -443,7 +447,12 @@ class PythonDriver:
                     end = state
                     while not end.is_terminal():
                         end = end.play(choice(end.legal_actions()))
-                    value0 = checks.returns(spec, end) if check else float(end.returns()[0])
+                    if check:
+                        returns = end.returns()
+                        known = checked_returns.get(returns) if type(returns) is tuple else None
+                        value0 = self._returns0(end) if known is None else known
+                    else:
+                        value0 = float(end.returns()[0])
                 else:
                     value0 = self._evaluate0(state)
                 priors = self._priors(state, actions) if may_have_priors else _NO_PRIORS
@@ -664,6 +673,18 @@ class PythonDriver:
             path,
             depth,
         )
+
+    def _returns0(self, state: GameState) -> float:
+        """Player 0's return in terminal ``state``, its ``returns()`` checked
+        (:func:`playout._src.checks.returns`); tuples already checked are remembered, so the
+        check costs a dictionary look-up per simulation."""
+        returns = state.returns()
+        if type(returns) is tuple and returns in self._checked_returns:
+            return self._checked_returns[returns]
+        value0 = checks.returns(self._spec, state)
+        if type(returns) is tuple and len(self._checked_returns) < _CHECKED_RETURNS_SIZE:
+            self._checked_returns[returns] = value0
+        return value0
 
     def _action_array(self, legal: Sequence[int], state: GameState | None = None) -> np.ndarray:
         """Legal actions as an int64 array, cached by tuple (positions repeat often); checked
