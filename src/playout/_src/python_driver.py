@@ -283,6 +283,11 @@ class PythonDriver:
         tree = self._tree
         return tree.node_row_bytes + self.state_bytes + self._max_actions * tree.edge_row_bytes
 
+    def reserve(self, simulations: int) -> None:
+        """Room for ``simulations`` more simulations, in one growth of the arrays."""
+        self._tree = T.reserve(self._tree, simulations, simulations * self._max_actions)
+        self._fit_amaf()
+
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations (fewer if the deadline, in ``time.perf_counter``
         seconds, passes or the root is proven); the number run (0 when growing the arrays

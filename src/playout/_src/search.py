@@ -94,6 +94,10 @@ class Driver(Protocol):
     def state_bytes(self) -> int:
         """Bytes of per-node data the driver keeps beside the tree."""
 
+    def reserve(self, simulations: int) -> None:
+        """Make room for ``simulations`` more simulations now (one growth of the arrays
+        while the tree is small, instead of several later)."""
+
     def node_bytes_bound(self) -> int:
         """Bytes one more node of the tree can take at most (for the memory bound)."""
 
@@ -287,6 +291,7 @@ class MCTS:
             chunk = min(chunk, STOPPABLE_CHUNK)
         done = 0
         stopped = False
+        reserved = False
         while done < limit and driver.tree.num_nodes < max_nodes and not self._is_solved():
             now = time.perf_counter()
             if timed and now >= deadline:
@@ -306,7 +311,16 @@ class MCTS:
             if report is not None and done % progress_every == 0:
                 report(done)
             if timed:
-                chunk = _next_timed_chunk(ran, time.perf_counter() - now, deadline)
+                elapsed = time.perf_counter() - now
+                if not reserved:
+                    # Size the arrays for the whole time limit at the rate just measured, so
+                    # that no growth (a copy of the whole tree) falls near the deadline.
+                    expected = int(2 * ran * (deadline - time.perf_counter()) / elapsed)
+                    expected = min(expected, limit - done, max_nodes - driver.tree.num_nodes)
+                    if expected > 0:
+                        driver.reserve(expected)
+                    reserved = True
+                chunk = _next_timed_chunk(ran, elapsed, deadline)
                 if stop is not None:
                     chunk = min(chunk, STOPPABLE_CHUNK)
         if report is not None and done % progress_every != 0:

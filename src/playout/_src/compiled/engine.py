@@ -316,6 +316,18 @@ class CompiledDriver:
             tree.node_row_bytes + self.state_bytes + self._kernel.num_actions * tree.edge_row_bytes
         )
 
+    def reserve(self, simulations: int) -> None:
+        """Room for ``simulations`` more simulations, in one growth of the arrays (new rows
+        are not touched until used, so this costs the copy of the tree so far)."""
+        actions = self._kernel.num_actions
+        simulations = min(simulations, (_MAX_ROWS - self._tree.num_edges) // actions - 2)
+        if simulations < 1:
+            return
+        tree = memory.reserve(self._tree, simulations + 1, (simulations + 1) * actions)
+        if tree is not self._tree or self._node_states.shape[0] < tree.node_capacity:
+            states = memory.with_rows(self._node_states, tree.node_capacity, tree.num_nodes)
+            self._replace_tree(tree, states)
+
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations in one compiled call (fewer on huge boards, or
         when the root is proven or the tree reaches ``max_nodes``); the number run. The
