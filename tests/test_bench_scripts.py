@@ -86,6 +86,7 @@ def test_every_script_is_covered() -> None:
         "phase_profile.py",
         "symmetry.py",
         "time_limits.py",
+        "threads.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
     }
@@ -244,7 +245,14 @@ def test_symmetry() -> None:
 
 def test_time_limits() -> None:
     out, _ = run_bench(
-        "time_limits.py", "--seconds", "0.05", "--reps", "1", "--games", "tictactoe", "--json"
+        "time_limits.py",
+        "--seconds",
+        "0.05",
+        "--reps",
+        "1",
+        "--games",
+        "tictactoe",
+        "--json",
     )
     rows = json.loads(out)["rows"]
     assert {(r["game"], r["backend"]) for r in rows} == {
@@ -255,3 +263,15 @@ def test_time_limits() -> None:
         assert row["worst_overrun_percent"] > -100.0  # it took some of its time
         assert set(row["stop_reasons"]) <= {"time", "proven", "memory"}
         assert positive(row["median_sims_per_sec"])
+
+
+def test_threads() -> None:
+    out, _ = run_bench(
+        "threads.py", "--sims", "2000", "--reps", "1", "--games", "connect4", "--json"
+    )
+    (row,) = json.loads(out)["rows"]
+    assert row["threads"] == 2 and row["sims_per_thread"] == 2000
+    assert positive(row["one_thread_sims_per_sec"]) and positive(row["threads_sims_per_sec"])
+    assert row["speed_up"] == pytest.approx(
+        row["threads_sims_per_sec"] / row["one_thread_sims_per_sec"]
+    )
