@@ -480,3 +480,18 @@ def test_tree_capacity_is_that_of_its_shortest_array() -> None:
     assert min(grown.nodes.shape[0], grown.node_values.shape[0]) >= 70
     assert min(grown.edges.shape[0], grown.edge_values.shape[0]) >= 600
     assert grown.node_capacity >= 70 and grown.edge_capacity >= 600
+
+
+def test_tree_arrays_skip_the_huge_page_advice_and_restore_it() -> None:
+    from playout._src.compiled import memory
+
+    advise = memory._set_madvise_hugepage  # numpy >= 2; None on older numpy
+    before = advise(True) if advise is not None else None
+    try:
+        array = memory.empty_array((1000, 4), np.int32)
+        assert array.shape == (1000, 4) and array.dtype == np.int32
+        if advise is not None:
+            assert advise(True) is True  # numpy's own setting is back as it was
+    finally:
+        if advise is not None:
+            advise(before)

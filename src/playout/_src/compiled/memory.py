@@ -33,6 +33,30 @@ _MIN_POOL_BYTES = 256 << 20
 _MAX_POOL_BYTES = 1 << 30
 
 
+_set_madvise_hugepage = getattr(
+    getattr(getattr(np, "_core", None), "multiarray", None), "_set_madvise_hugepage", None
+)
+_ADVICE_LOCK = threading.Lock()
+
+
+def empty_array(shape: tuple[int, int], dtype: np.dtype | type) -> np.ndarray:
+    """``np.empty(shape, dtype)`` without numpy's transparent-huge-page advice.
+
+    numpy advises the kernel to back large arrays with huge pages; for a tree filled row by
+    row that made the first million-simulation connect-four decision of a process run at
+    0.72-0.75M simulations per second against 1.12-1.15M without the advice (the kernel
+    zeroes and compacts 2 MiB pages on first touch), and later decisions no faster.
+    """
+    if _set_madvise_hugepage is None:
+        return np.empty(shape, dtype=dtype)
+    with _ADVICE_LOCK:
+        previous = _set_madvise_hugepage(False)
+        try:
+            return np.empty(shape, dtype=dtype)
+        finally:
+            _set_madvise_hugepage(previous)
+
+
 def default_pool_bytes() -> int:
     """The default bound of :data:`POOL`, in bytes: an eighth of the physical memory, between
     256 MiB and 1 GiB (256 MiB when the memory size is unknown)."""
@@ -83,7 +107,7 @@ class ArrayPool:
                     best = i
             if best >= 0:
                 return self._arrays.pop(best)
-        return np.empty((rows, cols), dtype=dtype)
+        return empty_array((rows, cols), dtype)
 
     def give(self, array: np.ndarray) -> None:
         """Keep ``array`` for a later :meth:`take` (the caller no longer uses it)."""
