@@ -7,6 +7,7 @@ search (and say why in the commit).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pathlib
@@ -437,3 +438,76 @@ def test_threads_share_the_memory_bound() -> None:
     assert one.stop_reason == two.stop_reason == "memory"
     assert two.nodes <= one.nodes + 2  # two trees of half the memory each
     assert two.nodes >= one.nodes - 4
+
+
+def test_one_failed_thread_stops_the_other_at_once() -> None:
+    import threading
+
+    failing: list[int] = []
+
+    class FailsOnOneThread:
+        def evaluate(self, state: object, rng: object) -> float:
+            ident = threading.get_ident()
+            if not failing:
+                failing.append(ident)
+            if ident == failing[0]:
+                raise RuntimeError("one search failed")
+            return 0.0
+
+    with pytest.raises(RuntimeError, match="one search failed"):
+        # Without the stop, the healthy search would run its 10 million simulations.
+        playout.parallel_search(
+            TTT.initial_state(),
+            simulations=10**7,
+            threads=2,
+            seed=0,
+            solver=False,
+            evaluator=FailsOnOneThread(),
+        )
+
+
+def test_a_game_without_max_length_cannot_overrun_the_path() -> None:
+    class Chain:
+        spec = playout.GameSpec(
+            name="chain",
+            num_players=1,
+            num_actions=1,
+            max_length=None,
+            is_zero_sum=False,
+            min_return=0.0,
+            max_return=1.0,
+        )
+
+        def initial_state(self) -> Link:
+            return Link(0)
+
+    game = Chain()
+
+    @dataclasses.dataclass(frozen=True)
+    class Link:
+        n: int
+
+        @property
+        def game(self) -> Chain:
+            return game
+
+        def current_player(self) -> int:
+            return 0
+
+        def legal_actions(self) -> tuple[int, ...]:
+            return (0,)
+
+        def play(self, action: int) -> Link:
+            return Link(self.n + 1)
+
+        def is_terminal(self) -> bool:
+            return self.n >= 100_000
+
+        def returns(self) -> tuple[float]:
+            return (1.0,)
+
+    result = playout.search(
+        Link(0), simulations=6000, seed=0, evaluator=playout.ValueFunction(lambda s: 0.5)
+    )
+    assert result.simulations == 6000
+    assert result.max_depth == 4096  # the walk stops where its path buffer ends

@@ -174,3 +174,64 @@ def test_search_when_the_random_past_changes_the_legal_actions() -> None:
     result = engine.run()
     assert sum(result.visit_counts) == 2000
     assert all(-1.0 <= v <= 1.0 for v in result.values)
+
+
+# ------------------------------------------------------------------ open-loop edge cases
+
+
+class Turns:
+    """Seed-style: rolling keeps the turn with probability 1/2, so the same actions can
+    leave either player to move; six moves, the player with more points wins."""
+
+    def __init__(self, me: int, you: int, moves: int, rng: random.Random) -> None:
+        self.me, self.you, self.moves, self.rng = me, you, moves, rng
+
+    def get_winner(self) -> int | None:
+        if self.moves < 6:
+            return None
+        return (self.me > self.you) - (self.me < self.you)
+
+    def get_possible_actions(self) -> list[Move]:
+        return [STEP, ROLL]
+
+    def transition(self, action: Move) -> Turns:
+        if action == ROLL and self.rng.random() < 0.5:
+            return Turns(self.me + 1, self.you, self.moves + 1, self.rng)  # again
+        return Turns(self.you, self.me, self.moves + 1, self.rng)
+
+
+def test_open_loop_keeps_the_mover_of_each_replay_and_starts_afresh_on_advance() -> None:
+    game = from_seed_state(Turns(0, 0, 0, random.Random(1)), deterministic=False)
+    for seed in range(10):
+        engine = playout.MCTS(game.initial_state(), seed=seed, store_states=False, backend="python")
+        engine.run(playout.Budget(simulations=200))
+        engine.advance(game.find_id(ROLL))
+        result = engine.result()
+        assert result.player == engine.root_state.current_player()
+        assert result.total_simulations == 0  # nothing kept: the tree was of other replays
+
+
+class Wide:
+    """Seed-style, 300 actions (more than the engine reserves by default), random gains."""
+
+    def __init__(self, depth: int, score: float, rng: random.Random) -> None:
+        self.depth, self.score, self.rng = depth, score, rng
+
+    def get_winner(self) -> int | None:
+        return None if self.depth < 4 else (1 if self.score > 0.3 else -1)
+
+    def get_possible_actions(self) -> list[int]:
+        return list(range(300))
+
+    def transition(self, action: int) -> Wide:
+        gain = self.rng.random() * (action % 3) / 8
+        return Wide(self.depth + 1, -(self.score + gain), self.rng)
+
+
+def test_open_loop_makes_room_for_wide_nodes() -> None:
+    game = from_seed_state(Wide(0, 0.0, random.Random(2)), deterministic=False)
+    engine = playout.MCTS(game.initial_state(), seed=0, store_states=False, backend="python")
+    result = engine.run(playout.Budget(simulations=600))
+    tree = engine.tree
+    assert result.simulations == 600
+    assert tree.num_edges <= tree.edge_capacity and tree.num_nodes <= tree.node_capacity

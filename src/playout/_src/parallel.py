@@ -156,6 +156,11 @@ def _in_threads(state: GameState, configs: list[SearchConfig]) -> tuple[list[Sea
         pool.submit(lambda c: MCTS(state, c).run(stop=stop.is_set), config) for config in configs
     ]
     try:
+        # The first failure stops the others at once, whichever search it is.
+        done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_EXCEPTION)
+        for future in done:
+            if future.exception() is not None:
+                raise future.exception()  # type: ignore[misc]
         results = [f.result() for f in futures]
     except BaseException:
         stop.set()

@@ -8,7 +8,7 @@ One simulation (:meth:`PythonDriver.simulate` runs a chunk of them)::
     finish_new_leaf(...)                      # 2. expansion + 4. backup + solver (compiled)
 
 The game's code stays in Python; everything that touches the tree is compiled and shared with
-the compiled driver (:mod:`playout._src.compiled.compiled_driver`), so there is one set of
+the compiled driver (:mod:`playout._src.compiled.engine`), so there is one set of
 rules. The engine (:class:`playout.MCTS`) owns the budget, the moves and the results.
 """
 
@@ -168,8 +168,10 @@ class PythonDriver:
         """Make node ``child`` (whose position is ``state``) the root, keeping its subtree;
         ``False`` (and nothing changed) when this driver cannot keep it."""
         chance = state.current_player() == CHANCE or self._root_state.current_player() == CHANCE
-        if chance and not self._store_states:
-            return False  # a replayed chance outcome would be drawn afresh
+        if (chance and not self._store_states) or self._open_loop:
+            # A replayed chance outcome would be drawn afresh; in open loop a node's player
+            # and edges are those of one replay, not of the position now at the root.
+            return False
         new_tree, old_ids = T.subtree(self._tree, child)
         if self._amaf is not None:
             self._amaf = self._amaf.carried(self._tree, new_tree, old_ids)
@@ -216,6 +218,7 @@ class PythonDriver:
         actions = np.asarray(state.legal_actions(), dtype=np.int64)
         if actions.size == 0:
             raise GameError(f"{self._spec.name}: a non-terminal state has no legal actions")
+        self._max_actions = max(self._max_actions, int(actions.size))
         self._tree = T.reserve(self._tree, 1, actions.size)
         T.expand(
             self._tree.nodes,
@@ -278,10 +281,14 @@ class PythonDriver:
         return _STATE_BYTES_ESTIMATE if self._store_states else 0
 
     def node_bytes_bound(self) -> int:
-        """Bytes one more node can take, estimated: its rows, an edge row per action it may
-        have, and its state (:attr:`state_bytes`)."""
+        """Bytes one more node can take, estimated: its rows, twice the edges per node seen
+        so far (at least 8, at most the game's action count), and its state
+        (:attr:`state_bytes`). Games with many action ids and few legal moves (chess) would
+        otherwise be bounded a hundred times too tightly."""
         tree = self._tree
-        return tree.node_row_bytes + self.state_bytes + self._max_actions * tree.edge_row_bytes
+        seen = 2 * math.ceil(tree.num_edges / max(1, tree.num_nodes))
+        edges = min(self._max_actions, max(8, seen))
+        return tree.node_row_bytes + self.state_bytes + edges * tree.edge_row_bytes
 
     def reserve(self, simulations: int) -> None:
         """Room for ``simulations`` more simulations, in one growth of the arrays."""
@@ -328,6 +335,7 @@ class PythonDriver:
         """
         nodes, node_values, edges, edge_values, meta = self._tree
         path = self._path_buffer(max_depth)
+        max_depth = min(max_depth, path.shape[0] - 1)  # games that declare no max_length
         rule, params, rng_state = self._rule, self._rule_params, self._rng_state
         python_rule = self._python_rule
         solve = self._solver
@@ -517,7 +525,9 @@ class PythonDriver:
         such games. Returns the number of simulations run.
         """
         path = self._path_buffer(max_depth)
+        max_depth = min(max_depth, path.shape[0] - 1)
         low, high = self._solver_bounds
+        rewards = self._spec.has_intermediate_rewards
         ran = 0
         while ran < chunk:
             if ran % check_every == 0 and time.perf_counter() >= deadline:
@@ -526,60 +536,46 @@ class PythonDriver:
             nodes, node_values, edges, edge_values, meta = self._tree
             state, node, depth = self._root_state, T.ROOT, 0
             while True:
+                # This replay's mover is the node's player for this simulation's backup (with
+                # hidden randomness the same actions can leave another player to move).
+                nodes[node, T.N_PLAYER] = (
+                    T.TERMINAL if state.is_terminal() else (state.current_player())
+                )
                 if state.is_terminal():
-                    value0 = float(state.returns()[0])
+                    value0 = 0.0 if rewards else float(state.returns()[0])
                     T.finish_old_leaf(
-                        nodes,
-                        node_values,
-                        edges,
-                        edge_values,
-                        node,
-                        value0,
-                        False,
-                        low,
-                        high,
-                        path,
-                        depth,
-                    )
+                        nodes, node_values, edges, edge_values, node, value0, False, low, high,
+                        path, depth,
+                    )  # fmt: skip
                     break
                 legal = self._action_array(state.legal_actions())
                 if nodes[node, T.N_NUM_EDGES] == 0:  # first seen finished, running now
                     if legal.size > self._max_actions:
                         self._grow_edge_room(legal.size, chunk - ran + 1)
                         nodes, node_values, edges, edge_values, meta = self._tree
-                    nodes[node, T.N_PLAYER] = state.current_player()
                     T.expand(
-                        nodes,
-                        edges,
-                        edge_values,
-                        meta,
-                        node,
-                        legal,
-                        self._priors(state, legal),
+                        nodes, edges, edge_values, meta, node, legal, self._priors(state, legal)
                     )
                 edge = self._select_legal(node, state, legal) if depth < max_depth else T.NO_EDGE
                 if edge == T.NO_EDGE:  # depth limit, or an action the node has no edge for
                     T.finish_old_leaf(
-                        nodes,
-                        node_values,
-                        edges,
-                        edge_values,
-                        node,
-                        self._evaluate0(state),
-                        False,
-                        low,
-                        high,
-                        path,
-                        depth,
-                    )
+                        nodes, node_values, edges, edge_values, node, self._evaluate0(state),
+                        False, low, high, path, depth,
+                    )  # fmt: skip
                     break
                 path[depth] = edge
                 depth += 1
+                parent_state = state
                 state = state.play(int(edges[edge, T.E_ACTION]))
+                # This replay's reward into the child (games with rewards on the way).
+                reward0 = (
+                    float(state.returns()[0]) - float(parent_state.returns()[0]) if rewards else 0.0
+                )
                 child = int(edges[edge, T.E_CHILD])
                 if child == T.UNVISITED:
-                    self._add_open_loop_leaf(node, edge, state, path, depth)
+                    self._add_open_loop_leaf(node, edge, state, reward0, path, depth, chunk - ran)
                     break
+                node_values[child, T.NV_REWARD] = reward0
                 node = child
             self.max_depth_seen = max(self.max_depth_seen, depth)
         return ran
@@ -631,53 +627,32 @@ class PythonDriver:
         return int(rows[best[0] if best.size == 1 else self._rng.choice(best)])
 
     def _add_open_loop_leaf(
-        self, node: int, edge: int, state: GameState, path: np.ndarray, depth: int
+        self,
+        node: int,
+        edge: int,
+        state: GameState,
+        reward0: float,
+        path: np.ndarray,
+        depth: int,
+        simulations_left: int,
     ) -> None:
-        """Create the child of ``edge`` for the replayed ``state``, evaluate it and back up."""
+        """Create the child of ``edge`` for the replayed ``state`` (``reward0`` on the way in,
+        for player 0), evaluate it and back up."""
         low, high = self._solver_bounds
         if state.is_terminal():
-            value0 = float(state.returns()[0])
+            value0 = 0.0 if self._spec.has_intermediate_rewards else float(state.returns()[0])
             T.finish_new_leaf(
-                *self._tree,
-                node,
-                edge,
-                T.TERMINAL,
-                True,
-                0.0,
-                _NO_ACTIONS,
-                _NO_PRIORS,
-                value0,
-                False,
-                low,
-                high,
-                path,
-                depth,
-            )
+                *self._tree, node, edge, T.TERMINAL, True, reward0, _NO_ACTIONS, _NO_PRIORS,
+                value0, False, low, high, path, depth,
+            )  # fmt: skip
             return
         actions = self._action_array(state.legal_actions())
         if actions.size > self._max_actions:
-            self._grow_edge_room(actions.size, 1)
-        nodes, node_values, edges, edge_values, meta = self._tree
+            self._grow_edge_room(actions.size, simulations_left + 1)
         T.finish_new_leaf(
-            nodes,
-            node_values,
-            edges,
-            edge_values,
-            meta,
-            node,
-            edge,
-            state.current_player(),
-            False,
-            0.0,
-            actions,
-            self._priors(state, actions),
-            self._evaluate0(state),
-            False,
-            low,
-            high,
-            path,
-            depth,
-        )
+            *self._tree, node, edge, state.current_player(), False, reward0, actions,
+            self._priors(state, actions), self._evaluate0(state), False, low, high, path, depth,
+        )  # fmt: skip
 
     def _returns0(self, state: GameState) -> float:
         """Player 0's return in terminal ``state``, its ``returns()`` checked
@@ -708,7 +683,8 @@ class PythonDriver:
         """A state has more legal actions than room was made for (games that declare no
         ``num_actions``): reserve more edges per simulation from now on."""
         self._max_actions = max(num_actions, 2 * self._max_actions)
-        self._tree = T.reserve(self._tree, simulations_left, simulations_left * self._max_actions)
+        per_simulation = self._max_actions * (2 if self._open_loop else 1)
+        self._tree = T.reserve(self._tree, simulations_left, simulations_left * per_simulation)
         self._fit_amaf()
 
     def _finish_old_leaf(self, node: int, path: np.ndarray, depth: int) -> bool:

@@ -277,8 +277,20 @@ def merge_results(
         proven=proven,
         outcomes=tuple(_OUTCOME_OF_CODE[int(o)] for o in outcomes),
         plies=tuple(int(p) for p in plies),
-        stop_reason="proven" if proven is not None else results[0].stop_reason,
+        stop_reason=_merged_stop_reason(results, proven),
     )
+
+
+def _merged_stop_reason(results: Sequence[SearchResult], proven: Proven | None) -> StopReason:
+    """Why a set of searches stopped: ``"proven"`` when one proved the root, else a bound
+    any of them hit (``"memory"``, then ``"max_nodes"``), else the first one's reason."""
+    if proven is not None:
+        return "proven"
+    reasons = {r.stop_reason for r in results}
+    for reason in ("memory", "max_nodes", "stopped"):
+        if reason in reasons:
+            return reason
+    return results[0].stop_reason
 
 
 __all__ = ["Proven", "SearchResult", "merge_results", "result_from_tree"]

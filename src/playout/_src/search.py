@@ -312,7 +312,7 @@ class MCTS:
                 report(done)
             if timed:
                 elapsed = time.perf_counter() - now
-                if not reserved:
+                if not reserved and elapsed > 0:
                     # Size the arrays for the whole time limit at the rate just measured, so
                     # that no growth (a copy of the whole tree) falls near the deadline.
                     expected = int(2 * ran * (deadline - time.perf_counter()) / elapsed)
