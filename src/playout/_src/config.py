@@ -119,6 +119,42 @@ BUDGET_FIELDS = tuple(f.name for f in dataclasses.fields(Budget))
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class DirichletNoise:
+    """Exploration noise on the root's priors (Silver et al. 2017): each search mixes
+    ``(1 - fraction) * P + fraction * eta`` with ``eta ~ Dirichlet(alpha)`` over the root's
+    legal moves, drawn from the search's seeded generator. AlphaZero used ``fraction = 0.25``
+    and ``alpha`` about ten divided by the typical number of legal moves (0.3 for chess,
+    0.03 for Go); self-play uses it, play against people does not.
+
+    Attributes:
+        alpha: concentration, > 0 (smaller: the noise lands on fewer moves).
+        fraction: weight of the noise, in [0, 1].
+    """
+
+    alpha: float = 0.3
+    fraction: float = 0.25
+
+    def __post_init__(self) -> None:
+        for name in ("alpha", "fraction"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InvalidParameterError(f"Dirichlet {name} must be a number, got {value!r}")
+        if not (math.isfinite(self.alpha) and self.alpha > 0):
+            raise InvalidParameterError(f"Dirichlet alpha must be > 0, got {self.alpha!r}")
+        if not 0.0 <= self.fraction <= 1.0:
+            raise InvalidParameterError(
+                f"Dirichlet fraction must be in [0, 1], got {self.fraction!r}"
+            )
+
+    def mix(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """``priors`` (one per legal move) with the noise mixed in."""
+        if priors.shape[0] < 2 or self.fraction == 0.0:
+            return priors
+        eta = rng.dirichlet(np.full(priors.shape[0], float(self.alpha)))
+        return (1.0 - self.fraction) * priors + self.fraction * eta
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SearchConfig:
     """How to search: every setting of the engine, in one immutable value.
 
@@ -159,6 +195,12 @@ class SearchConfig:
             different move orders share their statistics in selection (see
             :mod:`playout._src.transpositions`). Python driver only; needs a built-in
             selection rule (UCB1, PUCT or epsilon-greedy).
+        root_noise: :class:`DirichletNoise` on the root's priors at every search (AlphaZero's
+            self-play exploration), or ``None``. Python and batched drivers.
+        leaf_batch: with an evaluator that values batches (``evaluate_batch``, e.g. a
+            network), the leaves evaluated per call: the search descends this many times
+            with virtual loss (Chaslot et al. 2008) before one evaluation. 1 evaluates leaf
+            by leaf, exactly as the unbatched search does.
     """
 
     selection: SelectionRule | None = None
@@ -174,6 +216,8 @@ class SearchConfig:
     checks: bool = True
     symmetry: bool = False
     transpositions: bool = False
+    root_noise: DirichletNoise | None = None
+    leaf_batch: int = 8
 
     def __post_init__(self) -> None:
         if self.final not in FINAL_CHOICES:
@@ -201,6 +245,14 @@ class SearchConfig:
                 raise InvalidParameterError(
                     f"{flag} must be True or False, got {getattr(self, flag)!r}"
                 )
+        if self.root_noise is not None and not isinstance(self.root_noise, DirichletNoise):
+            raise InvalidParameterError(
+                f"root_noise must be a playout.DirichletNoise or None, got {self.root_noise!r}"
+            )
+        if not _is_count(self.leaf_batch) or not 1 <= self.leaf_batch <= 4096:
+            raise InvalidParameterError(
+                f"leaf_batch must be a whole number in [1, 4096], got {self.leaf_batch!r}"
+            )
         if self.solver is not None and not isinstance(self.solver, bool | np.bool_):
             raise InvalidParameterError(f"solver must be True, False or None, got {self.solver!r}")
         if self.evaluator is not None and not hasattr(self.evaluator, "evaluate"):
@@ -270,6 +322,7 @@ def make_config(config: SearchConfig | None = None, /, **options: Any) -> Search
 __all__ = [
     "Backend",
     "Budget",
+    "DirichletNoise",
     "FinalChoice",
     "SearchConfig",
     "make_config",

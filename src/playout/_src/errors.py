@@ -57,6 +57,11 @@ class RecordError(PlayoutError, ValueError):
     written to it."""
 
 
+class ModelFileError(PlayoutError, ValueError):
+    """A network file (:mod:`playout.zero`) is missing, unreadable, not a playout model, or
+    made for another game; the message names the file."""
+
+
 class ExecutorError(PlayoutError, RuntimeError):
     """Where games or searches run failed: no Ray cluster to connect to, a worker process that
     died."""
@@ -68,6 +73,7 @@ class PlayoutWarning(UserWarning):
 
 
 __all__ = [
+    "ModelFileError",
     "ExecutorError",
     "GameError",
     "GameOverError",

@@ -47,6 +47,22 @@ class PriorEvaluator(Evaluator, Protocol):
     def priors(self, state: GameState, actions: Sequence[int]) -> Sequence[float]: ...
 
 
+@runtime_checkable
+class BatchEvaluator(Evaluator, Protocol):
+    """An evaluator that values many leaves in one call (a neural network): the engine then
+    runs the batched driver (:mod:`playout._src.batched_driver`), which collects
+    ``SearchConfig.leaf_batch`` leaves per call with virtual loss.
+
+    ``evaluate_batch(states, actions)`` returns, for each state, its value for the player to
+    move (an array of ``len(states)`` floats) and one prior probability per action of
+    ``actions[i]`` (the state's legal actions, in the order given).
+    """
+
+    def evaluate_batch(
+        self, states: Sequence[GameState], actions: Sequence[np.ndarray]
+    ) -> tuple[np.ndarray, Sequence[np.ndarray]]: ...
+
+
 def chance_action(state: GameState, rng: random.Random) -> int:
     """A chance outcome of ``state`` (a :data:`~playout.CHANCE` state) drawn with its
     probabilities from ``rng``."""

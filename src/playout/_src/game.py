@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Protocol, Self, TypeVar, runtime_checkable
+from typing import Any, Protocol, Self, TypeVar, runtime_checkable
 
 from playout._src.errors import GameError
 
@@ -203,6 +203,18 @@ def value_for(player: int, value_for_player0: float) -> float:
     return -value_for_player0 if player == 1 else value_for_player0
 
 
+def grid_planes(grid: Sequence[Sequence[int]], second_to_move: bool) -> Any:
+    """A two-player board as network input planes seen by the player to move:
+    ``float32[2, rows, columns]``, plane 0 the mover's stones, plane 1 the opponent's.
+    ``grid`` holds 1 for player 0's stones, -1 for player 1's, 0 for empty squares."""
+    import numpy as np
+
+    board = np.asarray(grid, dtype=np.float32)
+    if second_to_move:
+        board = -board
+    return np.stack([board > 0, board < 0]).astype(np.float32)
+
+
 S = TypeVar("S", bound=GameState)
 
-__all__ = ["CHANCE", "TERMINAL", "Game", "GameSpec", "GameState", "value_for"]
+__all__ = ["CHANCE", "TERMINAL", "Game", "GameSpec", "GameState", "grid_planes", "value_for"]

@@ -18,6 +18,7 @@ EXTRA_PACKAGES: dict[str, str] = {
     "chess": "chess",
     "openspiel": "open-spiel",
     "ray": "ray",
+    "zero": "torch",
 }
 """The distribution each extra of ``pyproject.toml`` installs (for the messages)."""
 

@@ -113,6 +113,7 @@ class PythonDriver:
             )
         self._table: TT.TranspositionTable | None = None
         self._key = symmetry.key_function(game, bool(config.symmetry))
+        self._root_noise = config.root_noise
         self.max_depth_seen = 0
         self.reset(state)
 
@@ -163,6 +164,7 @@ class PythonDriver:
         if self._use_table:
             self._table = TT.TranspositionTable(self._tree.node_capacity)
             self._table.node_entry[T.ROOT] = self._table.entry(self._key(state))
+        self._noise_root()
 
     def keep_subtree(self, child: int, state: GameState) -> bool:
         """Make node ``child`` (whose position is ``state``) the root, keeping its subtree;
@@ -187,7 +189,21 @@ class PythonDriver:
         if new_tree.nodes[T.ROOT, T.N_NUM_EDGES] == T.UNEXPANDED:
             self._expand_root()
         self._fit_amaf()
+        self._noise_root()
         return True
+
+    def _noise_root(self) -> None:
+        """Mix the configured Dirichlet noise into the root's priors (AlphaZero's self-play
+        exploration), once per root, from the search's seeded generator."""
+        noise = self._root_noise
+        count = int(self._tree.nodes[T.ROOT, T.N_NUM_EDGES])
+        if noise is None or count < 2 or self._root_state.current_player() == CHANCE:
+            return
+        first = int(self._tree.nodes[T.ROOT, T.N_FIRST_EDGE])
+        rows = slice(first, first + count)
+        generator = np.random.default_rng(self._rng.getrandbits(64))
+        priors = self._tree.edge_values[rows, T.EV_PRIOR]
+        self._tree.edge_values[rows, T.EV_PRIOR] = noise.mix(priors, generator)
 
     def keep_image_subtree(
         self, child: int, state: GameState, preimage: GameState, index: int
@@ -300,16 +316,9 @@ class PythonDriver:
         seconds, passes or the root is proven); the number run (0 when growing the arrays
         for them would end past the deadline)."""
         del max_nodes  # the engine never asks for more simulations than nodes are left
-        # Open loop may expand a node it finds running that it first saw finished: twice the
-        # edges per simulation at most.
-        edges_per_simulation = self._max_actions * (2 if self._open_loop else 1)
-        seconds = T.growth_seconds(self._tree, count, count * edges_per_simulation)
-        if seconds and time.perf_counter() + seconds > deadline:
-            count = T.room_for(self._tree, edges_per_simulation)  # what fits without growing
-            if count < 1:
-                return 0
-        self._tree = T.reserve(self._tree, count, count * edges_per_simulation)
-        self._fit_amaf()
+        count = self._make_room(count, deadline)
+        if count < 1:
+            return 0
         left = deadline - time.perf_counter()
         check_every = 1 if left < 0.05 else 16
         if self._open_loop:
@@ -323,6 +332,21 @@ class PythonDriver:
                 "must not change the state it is called on"
             )
         return ran
+
+    def _make_room(self, count: int, deadline: float) -> int:
+        """Grow the tree for ``count`` more simulations; fewer (maybe 0) when growing would
+        end past ``deadline``. Returns the simulations there is room for."""
+        # Open loop may expand a node it finds running that it first saw finished: twice the
+        # edges per simulation at most.
+        edges_per_simulation = self._max_actions * (2 if self._open_loop else 1)
+        seconds = T.growth_seconds(self._tree, count, count * edges_per_simulation)
+        if seconds and time.perf_counter() + seconds > deadline:
+            count = T.room_for(self._tree, edges_per_simulation)  # what fits without growing
+            if count < 1:
+                return 0
+        self._tree = T.reserve(self._tree, count, count * edges_per_simulation)
+        self._fit_amaf()
+        return count
 
     def _simulate_chunk(
         self, chunk: int, max_depth: int, deadline: float, check_every: int
@@ -610,7 +634,8 @@ class PythonDriver:
                 rng=self._rng,
             )
             return int(rows[checks.selection_index(self._python_rule(stats), rows.size)])
-        rule, c = self._rule, float(self._rule_params[0])
+        rule = self._rule
+        c, scale = T.exploration(rule, self._rule_params, int(visits.sum()))
         if rule != T.RULE_PUCT and (visits == 0).any():
             return int(self._rng.choice(rows[visits == 0]))
         if rule == T.RULE_EPSILON_GREEDY:
@@ -620,9 +645,9 @@ class PythonDriver:
         elif rule == T.RULE_PUCT:
             first_play = float(self._rule_params[1])
             q = np.where(visits > 0, means, first_play)
-            scores = q + c * priors * math.sqrt(max(visits.sum(), 1.0)) / (1.0 + visits)
+            scores = q + c * priors * scale / (1.0 + visits)
         else:
-            scores = means + c * np.sqrt(math.log(max(visits.sum(), 1.0)) / visits)
+            scores = means + c * np.sqrt(scale / visits)
         best = np.flatnonzero(scores == scores.max())
         return int(rows[best[0] if best.size == 1 else self._rng.choice(best)])
 
@@ -687,12 +712,17 @@ class PythonDriver:
         self._tree = T.reserve(self._tree, simulations_left, simulations_left * per_simulation)
         self._fit_amaf()
 
-    def _finish_old_leaf(self, node: int, path: np.ndarray, depth: int) -> bool:
+    def _finish_old_leaf(
+        self, node: int, path: np.ndarray, depth: int, value0: float | None = None
+    ) -> bool:
         """End a simulation that stopped on an existing node: terminal, proven, or at the
-        depth limit (evaluated again). Returns whether the root is proven."""
+        depth limit (evaluated again, unless its value for player 0 is given as ``value0``).
+        Returns whether the root is proven."""
         tree = self._tree
         playouts: Sequence[_Playout] = ()
-        if tree.nodes[node, T.N_NUM_EDGES] == 0 or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN:
+        if value0 is not None:
+            pass
+        elif tree.nodes[node, T.N_NUM_EDGES] == 0 or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN:
             value0 = float(tree.node_values[node, T.NV_EXACT])
         elif self._amaf is not None:
             value0, playouts = self._evaluate_recording(self._state_of(node, path, depth))

@@ -79,21 +79,26 @@ class UCB1:
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class PUCT:
-    """AlphaZero's rule (Silver et al. 2017, 2018): ``Q + c * P * sqrt(N) / (1 + n)``.
+    """AlphaZero's rule (Silver et al. 2017, 2018): ``Q + c(N) * P * sqrt(N) / (1 + n)``.
 
+    ``c(N) = c`` when ``c_base`` is 0 (the default, AlphaGo Zero's constant), else AlphaZero's
+    schedule ``c + log((N + c_base + 1) / c_base)`` (Silver et al. 2018 used ``c = 1.25``,
+    ``c_base = 19652``), which explores more as the parent's visits ``N`` grow.
     ``first_play_value`` is the Q of an unvisited edge (0 = a draw for two-player games).
     Meaningful with an evaluator that provides priors; with uniform priors it still works.
     """
 
     c: float = 1.25
     first_play_value: float = 0.0
+    c_base: float = 0.0
 
     def __post_init__(self) -> None:
         _check_constant("PUCT", "c", self.c)
         _check_number("PUCT", "first_play_value", self.first_play_value)
+        _check_constant("PUCT", "c_base", self.c_base)
 
     def compiled(self) -> tuple[int, np.ndarray]:
-        return T.RULE_PUCT, np.array([self.c, self.first_play_value])
+        return T.RULE_PUCT, np.array([self.c, self.first_play_value, self.c_base])
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

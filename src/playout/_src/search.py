@@ -117,15 +117,26 @@ def make_driver(
     state: GameState, config: SearchConfig, rng_state: np.ndarray, rng: random.Random
 ) -> Driver:
     """The driver for ``config.backend``: ``"auto"`` picks the compiled driver when the game
-    has a compiled kernel and the configuration allows it, else the Python driver.
+    has a compiled kernel and the configuration allows it, else the Python driver; an
+    evaluator that values batches (a network) gets the batched driver.
 
     Raises:
         InvalidParameterError: ``backend="compiled"`` and the compiled driver cannot run this
             search (the message says why).
     """
     from playout._src.compiled.engine import CompiledDriver, compiled_support
+    from playout._src.evaluation import BatchEvaluator
     from playout._src.python_driver import PythonDriver
 
+    if isinstance(config.evaluator, BatchEvaluator):
+        from playout._src.batched_driver import BatchedDriver
+
+        if config.backend == "compiled":
+            raise InvalidParameterError(
+                "backend='compiled' cannot run this search: a batch evaluator (a network) "
+                "runs on the batched driver"
+            )
+        return BatchedDriver(state, config, rng_state, rng)
     if config.backend != "python":
         kernel, reason = compiled_support(state, config)
         if kernel is not None:

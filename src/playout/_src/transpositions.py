@@ -153,12 +153,7 @@ def select_edge(
             return unvisited
         if rule == T.RULE_EPSILON_GREEDY and T.random_unit(rng) < rule_params[0]:
             return first + T.random_below(rng, count)
-    c = rule_params[0]
-    scale = 0.0
-    if rule == T.RULE_UCB1:
-        scale = math.log(max(parent_visits, 1))
-    elif rule == T.RULE_PUCT:
-        scale = math.sqrt(max(parent_visits, 1))
+    c, scale = T.exploration(rule, rule_params, parent_visits)
     best = -math.inf
     chosen = first
     ties = 0

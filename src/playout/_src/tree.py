@@ -76,7 +76,7 @@ META_FIELDS = 2
 
 # Selection rules understood by the compiled `select_edge` (parameters in `rule_params`).
 RULE_UCB1 = 0  # params: [c]
-RULE_PUCT = 1  # params: [c, first_play_value]
+RULE_PUCT = 1  # params: [c, first_play_value, c_base] (c_base 0: constant c)
 RULE_EPSILON_GREEDY = 2  # params: [epsilon]
 
 _JIT: JitOptions = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": False}
@@ -354,6 +354,22 @@ def random_unvisited_edge(
 
 
 @jit(inline="always", **_JIT)
+def exploration(rule: int, rule_params: np.ndarray, parent_visits: int) -> tuple[float, float]:
+    """The exploration constant and numerator of ``rule`` at a node visited
+    ``parent_visits`` times: ``(c, ln N)`` for UCB1, ``(c(N), sqrt N)`` for PUCT, where
+    ``c(N)`` follows AlphaZero's schedule when ``c_base`` (``rule_params[2]``) is positive."""
+    c = rule_params[0]
+    if rule == RULE_UCB1:
+        return c, math.log(max(parent_visits, 1))
+    if rule == RULE_PUCT:
+        if rule_params.shape[0] > 2 and rule_params[2] > 0.0:
+            c_base = rule_params[2]
+            c += math.log((parent_visits + c_base + 1.0) / c_base)
+        return c, math.sqrt(max(parent_visits, 1))
+    return c, 0.0
+
+
+@jit(inline="always", **_JIT)
 def select_edge(
     nodes: np.ndarray,
     edges: np.ndarray,
@@ -367,7 +383,8 @@ def select_edge(
 
     UCB1 (Kocsis & Szepesvari 2006): ``Q + c * sqrt(ln N / n)``, unvisited edges first.
     PUCT (Silver et al. 2017): ``Q + c * P * sqrt(N) / (1 + n)``, unvisited edges valued at
-    ``first_play_value``. Epsilon-greedy: unvisited edges first, then a random edge with
+    ``first_play_value``; with ``c_base > 0`` the constant grows with the parent's visits as
+    in AlphaZero (Silver et al. 2018): ``c + log((N + c_base + 1) / c_base)``. Epsilon-greedy: unvisited edges first, then a random edge with
     probability epsilon, else the best mean. Q is the mean value for the player to move at
     ``node``. Ties are broken uniformly at random. At chance nodes the edge is sampled by
     its probability whatever the rule. Edges to children the solver has proven are skipped:
@@ -385,12 +402,7 @@ def select_edge(
             return unvisited
         if rule == RULE_EPSILON_GREEDY and random_unit(rng) < rule_params[0]:
             return first + random_below(rng, count)
-    c = rule_params[0]
-    scale = 0.0  # the exploration numerator: ln N for UCB1, sqrt N for PUCT
-    if rule == RULE_UCB1:
-        scale = math.log(max(parent_visits, 1))
-    elif rule == RULE_PUCT:
-        scale = math.sqrt(max(parent_visits, 1))
+    c, scale = exploration(rule, rule_params, parent_visits)
     best = -math.inf
     chosen = first
     ties = 0
@@ -557,6 +569,52 @@ def backup_path(
         edge_values[e, EV_VALUE_SUM] += value_for(nodes[parent, N_PLAYER], g)
         nodes[parent, N_VISITS] += 1
         child = parent
+
+
+@jit(**_JIT)
+def add_virtual_loss(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    path: np.ndarray,
+    depth: int,
+    loss: float,
+    saved: np.ndarray,
+) -> None:
+    """Virtual loss (Chaslot et al. 2008): count a simulation still waiting for its leaf's
+    value as a visit that returned ``loss`` (the worst return, for the player who chose each
+    edge) on the edges ``path[:depth]``. The value sums before it go to ``saved[:depth]``,
+    so that :func:`remove_virtual_loss` restores them exactly.
+
+    Leaf batching descends several times before one evaluation: the virtual visits steer
+    the later descents of a batch away from the paths already taken.
+    """
+    for t in range(depth):
+        e = path[t]
+        parent = ROOT if t == 0 else edges[path[t - 1], E_CHILD]
+        saved[t] = edge_values[e, EV_VALUE_SUM]
+        edges[e, E_VISITS] += 1
+        edge_values[e, EV_VALUE_SUM] += loss
+        nodes[parent, N_VISITS] += 1
+
+
+@jit(**_JIT)
+def remove_virtual_loss(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    path: np.ndarray,
+    depth: int,
+    saved: np.ndarray,
+) -> None:
+    """Undo :func:`add_virtual_loss` on ``path[:depth]`` (undo the losses of a batch in the
+    reverse order they were added: each restores the sums it saw)."""
+    for t in range(depth - 1, -1, -1):
+        e = path[t]
+        parent = ROOT if t == 0 else edges[path[t - 1], E_CHILD]
+        edges[e, E_VISITS] -= 1
+        edge_values[e, EV_VALUE_SUM] = saved[t]
+        nodes[parent, N_VISITS] -= 1
 
 
 @jit(inline="always", **_JIT)

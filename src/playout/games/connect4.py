@@ -21,9 +21,11 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
-from playout._src.game import TERMINAL, GameSpec, GameState
+from playout._src.game import TERMINAL, GameSpec, GameState, grid_planes
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from playout._src.compiled.kernel import Kernel
 
 MAX_BITS = 512
@@ -149,6 +151,11 @@ class Connect4Game:
             f"Connect4Game(width={self.width}, height={self.height}, k={self.k}, "
             f"name={self.spec.name!r})"
         )
+
+    @property
+    def observation_shape(self) -> tuple[int, int, int]:
+        """Shape of a state's :meth:`observation`: two planes of the board."""
+        return (2, self.height, self.width)
 
     def initial_state(self) -> Connect4State:
         """The empty board, player 0 (``X``) to move."""
@@ -385,6 +392,12 @@ class Connect4State:
                 cells.append(1 if self.stones0 & bit else -1 if self.stones1 & bit else 0)
             rows.append(tuple(cells))
         return tuple(rows)
+
+    def observation(self) -> np.ndarray:
+        """The position as input planes for a network (:mod:`playout.zero`), seen by the
+        player to move: ``float32[2, height, width]``, plane 0 the mover's stones, plane 1
+        the opponent's, rows as in :meth:`grid` (top first)."""
+        return grid_planes(self.grid(), self.stones0.bit_count() > self.stones1.bit_count())
 
     def __str__(self) -> str:
         return self.game.render(self)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
-from playout._src.game import TERMINAL, GameSpec, GameState
+from playout._src.game import TERMINAL, GameSpec, GameState, grid_planes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -181,6 +181,11 @@ class MnkGame:
         )
 
     # -- rules --------------------------------------------------------------------------------
+
+    @property
+    def observation_shape(self) -> tuple[int, int, int]:
+        """Shape of a state's :meth:`observation`: two planes of the board."""
+        return (2, self.height, self.width)
 
     def initial_state(self) -> MnkState:
         """The empty board, player 0 (``X``) to move."""
@@ -575,6 +580,12 @@ class MnkState:
         ]
         width = self.game.width
         return tuple(tuple(cells[y : y + width]) for y in range(0, len(cells), width))
+
+    def observation(self) -> np.ndarray:
+        """The position as input planes for a network (:mod:`playout.zero`), seen by the
+        player to move: ``float32[2, height, width]``, plane 0 the mover's stones, plane 1
+        the opponent's, rows as in :meth:`grid` (top first)."""
+        return grid_planes(self.grid(), self.stones0.bit_count() > self.stones1.bit_count())
 
     def __str__(self) -> str:
         return self.game.render(self)

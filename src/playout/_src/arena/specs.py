@@ -158,6 +158,16 @@ def _openspiel_player(text: str, rest: str, game: Game) -> OpenSpielMctsPlayer:
     return OpenSpielMctsPlayer(game, parse_openspiel_options(rest), name=text)
 
 
+def _zero_player(text: str, rest: str, game: Game) -> Player:
+    """``zero[:options]`` (:mod:`playout.zero.player`, imported on use: needs PyTorch)."""
+    from playout._src.optional import import_optional
+
+    import_optional("torch", extra="zero", needed_by="the zero player")
+    from playout.zero.player import parse_zero_player
+
+    return parse_zero_player(text, rest, game)
+
+
 def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None = None) -> Player:
     """Build a player from its spec.
 
@@ -170,7 +180,10 @@ def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None 
       :func:`parse_mcts_options`);
     * ``perfect``: exact game-theoretic play on small boards (:mod:`playout._src.perfect`);
     * ``openspiel-mcts[:simulations=N,seconds=S,c=C,rollouts=N,solve=yes|no,memory=MB]``:
-      OpenSpiel's C++ MCTS (needs ``open-spiel``).
+      OpenSpiel's C++ MCTS (needs ``open-spiel``);
+    * ``zero[:simulations=N,seconds=S,model=PATH,c=X,batch=N,device=D]``: a network-guided
+      search (:mod:`playout.zero`; the network shipped for the game unless ``model`` is
+      given; ``simulations=0`` plays the policy's best move with no search).
 
     Raises:
         InvalidParameterError: an unknown player, a bad option, or a game the player cannot
@@ -190,8 +203,11 @@ def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None 
         return _perfect_player(text, game)
     if kind in ("openspiel-mcts", "openspiel_mcts"):
         return _openspiel_player(text, rest, game)
+    if kind == "zero":
+        return _zero_player(text, rest, game)
     raise InvalidParameterError(
-        f"unknown player {spec!r}; use random, perfect, mcts[:key=value,...] "
+        f"unknown player {spec!r}; use random, perfect, zero[:key=value,...], "
+        "mcts[:key=value,...] "
         "(e.g. mcts:simulations=400,rollout=neighbors) or openspiel-mcts[:simulations=N]"
     )
 
@@ -211,6 +227,8 @@ def describe_players() -> Mapping[str, str]:
         "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), weight=W (pb), "
         "reuse=yes|no, solver=yes|no",
         "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",
+        "zero": "network-guided search (AlphaZero); options simulations=N (0: the policy "
+        "alone), seconds=S, model=PATH, c=X, batch=N, device=cpu|cuda (needs playout[zero])",
         "openspiel-mcts": "OpenSpiel's C++ MCTS with random rollouts; options simulations=N, "
         "seconds=S, c=X, rollouts=N, solve=yes|no, memory=MB (needs open-spiel)",
     }

@@ -97,6 +97,8 @@ def compiled_support(state: GameState, config: SearchConfig) -> tuple[Kernel | N
         return None, reason
     if config.transpositions:
         return None, "the transposition table runs on the Python driver"
+    if config.root_noise is not None:
+        return None, "root noise runs on the Python driver"
     if kernel.encode is None:
         return None, f"kernel {kernel.name!r} has no encode() to convert a Python state"
     return kernel, ""
@@ -140,6 +142,8 @@ class CompiledDriver:
         reason = reason or _selection_problem(config.selection)
         if config.transpositions:
             reason = reason or "the transposition table runs on the Python driver"
+        if config.root_noise is not None:
+            reason = reason or "root noise runs on the Python driver"
         if reason:
             raise InvalidParameterError(
                 f"the compiled driver cannot run this search: {reason} (use backend='python')"

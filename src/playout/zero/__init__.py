@@ -1,0 +1,36 @@
+"""playout zero: AlphaZero-style search and training (needs ``pip install "playout[zero]"``).
+
+* :class:`Model`: a residual policy/value network for a game (PyTorch), batched inference,
+  model files that say which game they are for.
+* :class:`NetworkEvaluator`: the network as the search's evaluator; any search given one runs
+  on the batched driver (leaves collected with virtual loss, one network call per batch).
+* :func:`self_play`: many games searched in lockstep, one network call per step.
+* :class:`Trainer` / :class:`TrainConfig`: the training loop with checkpoints and resume
+  (``playout train``).
+* :class:`ZeroPlayer`: the arena's and the command line's ``zero`` player.
+"""
+
+from playout.zero.evaluator import NetworkEvaluator, masked_softmax
+from playout.zero.model import Architecture, GameSignature, Model, PolicyValueNet
+from playout.zero.player import ZeroPlayer, shipped_model_path
+from playout.zero.selfplay import Example, SelfPlayGame, ZeroSearch, self_play
+from playout.zero.train import IterationReport, ReplayBuffer, TrainConfig, Trainer
+
+__all__ = [
+    "Architecture",
+    "Example",
+    "GameSignature",
+    "IterationReport",
+    "Model",
+    "NetworkEvaluator",
+    "PolicyValueNet",
+    "ReplayBuffer",
+    "SelfPlayGame",
+    "TrainConfig",
+    "Trainer",
+    "ZeroPlayer",
+    "ZeroSearch",
+    "masked_softmax",
+    "self_play",
+    "shipped_model_path",
+]

@@ -1,0 +1,103 @@
+"""A network as the search's evaluator: values and priors for batches of leaves, cached.
+
+:class:`NetworkEvaluator` follows :class:`playout.BatchEvaluator`, so any search given one
+runs on the batched driver (leaves collected with virtual loss, one network call per batch).
+Positions repeat (transpositions, tree reuse across moves, self-play openings), so outputs are
+cached by state (states are hashable), in a bounded least-recently-used table.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from playout._src.errors import InvalidParameterError
+from playout._src.game import GameState
+from playout.zero.model import Model
+
+
+def masked_softmax(logits: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """Probabilities over ``actions`` from a row of logits over every action id (the other
+    ids are masked out): one float64 per action, summing to 1."""
+    chosen = logits[actions].astype(np.float64)
+    chosen -= chosen.max()
+    weights = np.exp(chosen)
+    return np.asarray(weights / weights.sum(), dtype=np.float64)
+
+
+class NetworkEvaluator:
+    """Evaluates leaves with a :class:`Model`.
+
+    Args:
+        model: the network.
+        cache_size: positions whose outputs are kept (0: no cache).
+    """
+
+    def __init__(self, model: Model, *, cache_size: int = 100_000) -> None:
+        if not isinstance(model, Model):
+            raise InvalidParameterError(f"model must be a playout.zero.Model, got {model!r}")
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise InvalidParameterError(f"cache_size must be a whole number >= 0, got {cache_size}")
+        self.model = model
+        self.cache_size = cache_size
+        self._cache: OrderedDict[Any, tuple[np.ndarray, float]] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def __repr__(self) -> str:
+        return f"NetworkEvaluator({self.model!r})"
+
+    def outputs(self, states: Sequence[GameState]) -> list[tuple[np.ndarray, float]]:
+        """``(logits over every action id, value for the player to move)`` per state, from
+        the cache or from one network call for the states not in it."""
+        cache = self._cache
+        results: list[tuple[np.ndarray, float] | None] = [None] * len(states)
+        missing: dict[Any, list[int]] = {}
+        for i, state in enumerate(states):
+            found = cache.get(state) if self.cache_size else None
+            if found is not None:
+                cache.move_to_end(state)
+                results[i] = found
+                self.hits += 1
+            else:
+                missing.setdefault(state, []).append(i)
+        if missing:
+            keys = list(missing)
+            self.misses += len(keys)
+            logits, values = self.model.predict(self.model.observations(keys))
+            for row, key in enumerate(keys):
+                entry = (logits[row], float(values[row]))
+                for i in missing[key]:
+                    results[i] = entry
+                if self.cache_size:
+                    cache[key] = entry
+            while len(cache) > self.cache_size:
+                cache.popitem(last=False)
+        return [r for r in results if r is not None]
+
+    def evaluate_batch(
+        self, states: Sequence[GameState], actions: Sequence[np.ndarray]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Values for the player to move and priors over ``actions[i]`` for each state."""
+        outputs = self.outputs(states)
+        values = np.array([value for _, value in outputs], dtype=np.float64)
+        priors = [masked_softmax(logits, a) for (logits, _), a in zip(outputs, actions)]
+        return values, priors
+
+    def evaluate(self, state: GameState, rng: random.Random) -> float:
+        """The network's value of ``state`` for the player to move (one position)."""
+        del rng
+        return self.outputs([state])[0][1]
+
+    def priors(self, state: GameState, actions: Sequence[int]) -> np.ndarray:
+        """The network's policy over ``actions`` (legal actions of ``state``)."""
+        logits = self.outputs([state])[0][0]
+        return masked_softmax(logits, np.asarray(actions, dtype=np.int64))
+
+    def clear(self) -> None:
+        """Forget the cached outputs (after the weights change)."""
+        self._cache.clear()

@@ -1,0 +1,297 @@
+"""Policy/value networks: the architecture, inference on batches, and the model file.
+
+A :class:`Model` is a PyTorch residual network (He et al. 2016, as in AlphaGo Zero, Silver et
+al. 2017, at a small size) with the facts needed to use it on a game:
+
+* input: a batch of the game's observations, ``float32[B, *game.observation_shape]`` (the
+  built-in board games give two planes: the mover's stones and the opponent's);
+* policy: one logit per action id (``spec.num_actions``); illegal actions are masked out
+  before the softmax, so priors sum to 1 over the legal moves;
+* value: the expected return for the **player to move**, in [-1, 1] (tanh).
+
+The file (``.pt``, written by :meth:`Model.save`) is a dictionary saved with
+``torch.save``: a format tag and version, the game it was trained for (name, observation
+shape, number of actions), the architecture and the weights. It is read back with
+``torch.load(weights_only=True)``, which runs no code from the file; every way a file can be
+wrong raises :class:`~playout.ModelFileError` naming it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from playout._src.errors import InvalidParameterError, ModelFileError
+from playout._src.optional import import_optional
+
+torch: Any = import_optional("torch", extra="zero", needed_by="playout.zero")
+nn: Any = torch.nn
+
+FORMAT = "playout-zero-model"
+VERSION = 1
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Architecture:
+    """The size of a residual policy/value network.
+
+    Attributes:
+        channels: filters of every convolution.
+        blocks: residual blocks (two 3x3 convolutions each).
+        value_hidden: units of the value head's hidden layer.
+    """
+
+    channels: int = 64
+    blocks: int = 4
+    value_hidden: int = 64
+
+    def __post_init__(self) -> None:
+        for name in ("channels", "blocks", "value_hidden"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1024:
+                raise InvalidParameterError(f"{name} must be a whole number in [1, 1024]")
+
+
+class _Block(nn.Module):  # type: ignore[misc]
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x: Any) -> Any:
+        y = torch.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return torch.relu(x + y)
+
+
+class PolicyValueNet(nn.Module):  # type: ignore[misc]
+    """A residual tower with a policy head (logits over actions) and a value head (tanh).
+
+    Args:
+        input_shape: ``(planes, height, width)`` of an observation.
+        num_actions: logits of the policy head.
+        architecture: the sizes.
+    """
+
+    def __init__(
+        self, input_shape: tuple[int, int, int], num_actions: int, architecture: Architecture
+    ) -> None:
+        super().__init__()
+        planes, height, width = input_shape
+        c = architecture.channels
+        self.stem = nn.Sequential(
+            nn.Conv2d(planes, c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.ReLU()
+        )
+        self.tower = nn.Sequential(*[_Block(c) for _ in range(architecture.blocks)])
+        self.policy = nn.Sequential(
+            nn.Conv2d(c, 2, 1, bias=False),
+            nn.BatchNorm2d(2),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(2 * height * width, num_actions),
+        )
+        self.value = nn.Sequential(
+            nn.Conv2d(c, 1, 1, bias=False),
+            nn.BatchNorm2d(1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(height * width, architecture.value_hidden),
+            nn.ReLU(),
+            nn.Linear(architecture.value_hidden, 1),
+            nn.Tanh(),
+        )
+
+    def forward(self, x: Any) -> tuple[Any, Any]:
+        """Policy logits ``[B, num_actions]`` and values ``[B]`` for observations ``x``."""
+        h = self.tower(self.stem(x))
+        return self.policy(h), self.value(h).squeeze(-1)
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSignature:
+    """What a network must agree on with a game: its name, observation shape and actions."""
+
+    name: str
+    observation_shape: tuple[int, ...]
+    num_actions: int
+
+    @classmethod
+    def of(cls, game: Any) -> GameSignature:
+        """The signature of ``game``.
+
+        Raises:
+            InvalidParameterError: the game gives no observations or has no fixed number of
+                action ids.
+        """
+        shape = getattr(game, "observation_shape", None)
+        num_actions = game.spec.num_actions
+        if shape is None or not hasattr(game.initial_state(), "observation"):
+            raise InvalidParameterError(
+                f"{game.spec.name} gives no observations for a network: its game needs an "
+                "observation_shape and its states an observation() method (see playout.zero)"
+            )
+        if num_actions is None:
+            raise InvalidParameterError(
+                f"{game.spec.name} declares no num_actions: a network needs a fixed action set"
+            )
+        return cls(game.spec.name, tuple(int(n) for n in shape), int(num_actions))
+
+
+def default_device() -> str:
+    """``"cuda"`` when PyTorch sees a GPU, else ``"cpu"``."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class Model:
+    """A policy/value network for one game, ready for batched inference and training.
+
+    Args:
+        game: the game it plays (gives the observation shape and the action count).
+        architecture: the network's size (default :class:`Architecture`).
+        device: ``"cpu"``, ``"cuda"``, ...; ``None`` picks :func:`default_device`.
+        seed: seeds the initial weights.
+    """
+
+    def __init__(
+        self,
+        game: Any,
+        architecture: Architecture | None = None,
+        *,
+        device: str | None = None,
+        seed: int | None = 0,
+    ) -> None:
+        self.signature = GameSignature.of(game)
+        self.game = game
+        self.architecture = architecture or Architecture()
+        self.device = torch.device(device or default_device())
+        if seed is not None:
+            torch.manual_seed(seed)
+        shape = self.signature.observation_shape
+        self.net = PolicyValueNet(
+            (shape[0], shape[1], shape[2]), self.signature.num_actions, self.architecture
+        ).to(self.device)
+        self.net.eval()
+        self.path: Path | None = None
+        """The file the weights came from, if any."""
+        self.evaluations = 0
+        """Positions evaluated by :meth:`predict` so far."""
+
+    def __repr__(self) -> str:
+        a = self.architecture
+        origin = f", from {self.path}" if self.path else ""
+        return (
+            f"Model({self.signature.name}, {a.channels}x{a.blocks} blocks, "
+            f"{self.num_parameters()} parameters{origin})"
+        )
+
+    def num_parameters(self) -> int:
+        return int(sum(p.numel() for p in self.net.parameters()))
+
+    def observations(self, states: Sequence[Any]) -> np.ndarray:
+        """The stacked observations of ``states``."""
+        return np.stack([s.observation() for s in states]).astype(np.float32, copy=False)
+
+    def predict(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Raw outputs for a batch: policy logits ``float32[B, num_actions]`` and values
+        ``float32[B]`` (for the player to move), in inference mode."""
+        self.net.eval()
+        with torch.inference_mode():
+            x = torch.from_numpy(np.ascontiguousarray(observations)).to(self.device)
+            logits, values = self.net(x)
+        self.evaluations += int(observations.shape[0])
+        return logits.float().cpu().numpy(), values.float().cpu().numpy()
+
+    # ----------------------------------------------------------------------------- files
+
+    def state(self) -> dict[str, Any]:
+        """Everything :meth:`save` writes, as a dictionary."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "game": self.signature.name,
+            "observation_shape": list(self.signature.observation_shape),
+            "num_actions": self.signature.num_actions,
+            "architecture": dataclasses.asdict(self.architecture),
+            "weights": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the model to ``path`` atomically (a temporary file renamed over it, so a
+        crash never leaves half a file where a good one was). Returns the path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        torch.save(self.state(), temporary)
+        os.replace(temporary, path)
+        return path
+
+    @classmethod
+    def load(
+        cls, path: str | os.PathLike[str], game: Any, *, device: str | None = None
+    ) -> Model:
+        """The model saved in ``path``, for ``game``.
+
+        Raises:
+            ModelFileError: the file is missing or unreadable, not a playout model, of a
+                newer format, or made for another game (name, observation shape or action
+                count differ); the message names the file.
+        """
+        path = Path(path)
+        data = read_model_file(path)
+        signature = GameSignature.of(game)
+        found = GameSignature(
+            str(data["game"]), tuple(data["observation_shape"]), int(data["num_actions"])
+        )
+        if found != signature:
+            raise ModelFileError(
+                f"{path}: the network was trained for {found.name} (observations "
+                f"{found.observation_shape}, {found.num_actions} actions), not for "
+                f"{signature.name} (observations {signature.observation_shape}, "
+                f"{signature.num_actions} actions)"
+            )
+        try:
+            architecture = Architecture(**data["architecture"])
+        except (TypeError, InvalidParameterError) as error:
+            raise ModelFileError(f"{path}: bad architecture: {error}") from error
+        model = cls(game, architecture, device=device, seed=None)
+        try:
+            model.net.load_state_dict(data["weights"])
+        except (RuntimeError, KeyError, TypeError) as error:
+            first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise ModelFileError(f"{path}: the weights do not fit: {first_line}") from error
+        model.net.eval()
+        model.path = path
+        return model
+
+
+def read_model_file(path: Path) -> dict[str, Any]:
+    """The dictionary in a model file, its format checked.
+
+    Raises:
+        ModelFileError: missing, unreadable, or not a playout model file.
+    """
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such model file")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many types for a corrupt file
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ModelFileError(f"{path}: not a readable model file ({detail})") from error
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ModelFileError(f"{path}: not a playout model file")
+    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
+        raise ModelFileError(
+            f"{path}: model format version {data.get('version')!r} is newer than this "
+            f"playout reads ({VERSION}); upgrade playout"
+        )
+    for key in ("game", "observation_shape", "num_actions", "architecture", "weights"):
+        if key not in data:
+            raise ModelFileError(f"{path}: the model file lacks {key!r}")
+    return data

@@ -1,0 +1,172 @@
+"""A network-guided player for the arena and the command line (spec ``zero[:options]``).
+
+``zero`` plays with the network shipped for the game (``playout/zero/models/``);
+``zero:model=PATH`` with a trained one. Options: ``simulations=N`` (default 400; 0 plays the
+policy's most probable move with no search), ``seconds=S``, ``c=X``, ``batch=N`` (leaves per
+network call), ``device=cpu|cuda``.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from playout._src.errors import InvalidParameterError, ModelFileError
+from playout._src.game import GameState
+from playout._src.keyvalue import parse_key_values, parse_number
+from playout._src.search import MCTS
+from playout.zero.evaluator import NetworkEvaluator, masked_softmax
+from playout.zero.model import Model
+from playout.zero.selfplay import ZeroSearch
+
+ZERO_KEYS = ("simulations", "seconds", "model", "c", "batch", "device")
+"""The option keys of ``zero:``."""
+
+
+def shipped_model_path(game: Any) -> Path:
+    """The file of the network shipped for ``game`` (by its registry name and board size).
+
+    Raises:
+        ModelFileError: no network is shipped for this game.
+    """
+    name = shipped_model_name(game)
+    path = Path(str(resources.files("playout.zero") / "models" / name))
+    if not path.is_file():
+        raise ModelFileError(
+            f"no network is shipped for {game.spec.name} with these parameters ({name}); "
+            "train one with `playout train` and pass model=PATH"
+        )
+    return path
+
+
+def shipped_model_name(game: Any) -> str:
+    """The file name a shipped network for ``game`` has, e.g. ``connect4-7x6-4.pt``."""
+    width, height, k = (getattr(game, a, None) for a in ("width", "height", "k"))
+    if width is None:
+        return f"{game.spec.name}.pt"
+    return f"{game.spec.name}-{width}x{height}-{k}.pt"
+
+
+class ZeroPlayer:
+    """Plays the move a network-guided search chooses (tree kept between moves).
+
+    Args:
+        game: the game.
+        model: the network, or a path to its file (``None``: the shipped one).
+        search: search settings (``simulations=0``: no search, the policy's argmax).
+        seconds: a time limit per move instead of the simulation count.
+        name: label for reports.
+    """
+
+    def __init__(
+        self,
+        game: Any,
+        model: Model | str | Path | None = None,
+        search: ZeroSearch | None = None,
+        *,
+        seconds: float | None = None,
+        no_search: bool = False,
+        device: str | None = None,
+        name: str = "zero",
+    ) -> None:
+        if not isinstance(model, Model):
+            model = Model.load(model or shipped_model_path(game), game, device=device)
+        self.model = model
+        self.evaluator = NetworkEvaluator(model)
+        self.search = search or ZeroSearch(simulations=400)
+        self.seconds = seconds
+        self.no_search = no_search
+        self._game = game
+        self._name = name
+        self._engine: MCTS | None = None
+        self._seed = 0
+        self.last_result: Any = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"ZeroPlayer({self._name!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Sent to worker processes as its weights' file (or the shipped network).
+        path = self.model.path
+        if path is None:
+            raise InvalidParameterError(
+                "a ZeroPlayer with unsaved weights cannot go to another process; save the "
+                "model and pass its path"
+            )
+        return (
+            _rebuild,
+            (self._game, str(path), self.search, self.seconds, self.no_search, self._name),
+        )
+
+    def _new_engine(self, state: GameState) -> MCTS:
+        config = self.search.config(self.evaluator, self._seed)
+        if self.seconds is not None:
+            config = config.replace(simulations=None, seconds=self.seconds)
+        return MCTS(state, config)
+
+    def reset(self, state: GameState, seed: int) -> None:
+        self._seed = int(seed)
+        self._engine = None if self.no_search else self._new_engine(state)
+        self.last_result = None
+
+    def choose(self, state: GameState) -> int:
+        if self.no_search:
+            actions = np.asarray(state.legal_actions(), dtype=np.int64)
+            priors = masked_softmax(self.evaluator.outputs([state])[0][0], actions)
+            return int(actions[int(np.argmax(priors))])
+        engine = self._engine
+        if engine is None or engine.root_state != state:
+            self._seed += 1
+            engine = self._engine = self._new_engine(state)
+        self.last_result = engine.run()
+        return int(self.last_result.best_action)
+
+    def notify(self, action: int) -> None:
+        engine = self._engine
+        if engine is not None and not engine.root_state.is_terminal():
+            engine.advance(action)
+
+
+def _rebuild(
+    game: Any, path: str, search: ZeroSearch, seconds: float | None, no_search: bool, name: str
+) -> ZeroPlayer:
+    return ZeroPlayer(game, path, search, seconds=seconds, no_search=no_search, name=name)
+
+
+def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
+    """``zero[:simulations=N,seconds=S,model=PATH,c=X,batch=N,device=D]``.
+
+    Raises:
+        InvalidParameterError: an unknown key or a bad value.
+        ModelFileError: the model file is missing, bad, or for another game.
+    """
+    values = parse_key_values(rest, "zero", ZERO_KEYS)
+    simulations = 400
+    if "simulations" in values:
+        simulations = parse_number("simulations", values["simulations"], int)
+        if simulations < 0:
+            raise InvalidParameterError(f"simulations must be >= 0, got {simulations}")
+    seconds = None
+    if "seconds" in values:
+        seconds = parse_number("seconds", values["seconds"], float)
+        if not seconds > 0:
+            raise InvalidParameterError(f"seconds must be > 0, got {seconds}")
+    c = parse_number("c", values["c"], float) if "c" in values else 2.0
+    batch = parse_number("batch", values["batch"], int) if "batch" in values else 8
+    search = ZeroSearch(simulations=max(1, simulations), c=c, leaf_batch=batch)
+    return ZeroPlayer(
+        game,
+        values.get("model"),
+        search,
+        seconds=seconds,
+        no_search=simulations == 0 and seconds is None,
+        device=values.get("device"),
+        name=text,
+    )

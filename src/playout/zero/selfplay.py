@@ -1,0 +1,246 @@
+"""Self-play: many games searched in lockstep, their leaves evaluated in one network call.
+
+Every game has its own engine (:class:`playout.MCTS` on the batched driver, tree kept across
+moves). One step asks every game's driver for up to ``leaf_batch`` leaves
+(:meth:`~playout._src.batched_driver.BatchedDriver.select_leaves`), evaluates all of them in
+one call, and hands each game its values and priors back
+(:meth:`~playout._src.batched_driver.BatchedDriver.finish_leaves`): with 32 games and 8
+leaves each, one network call evaluates 256 positions. This is the design that makes
+AlphaZero.jl fast (Laurent 2021); OpenSpiel's Python AlphaZero evaluates one leaf per call.
+
+A game that has run its simulations for the move plays it: for its first
+``temperature_moves`` plies a move drawn in proportion to the visit counts (exploration, as in
+AlphaZero), afterwards the engine's final choice (most visits, proven wins first). Each
+position becomes a training example: the observation, the visit shares as the policy target,
+and the game's final outcome for the player to move (with every symmetry the game declares).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from playout._src.batched_driver import BatchedDriver
+from playout._src.config import DirichletNoise, SearchConfig
+from playout._src.errors import InvalidParameterError
+from playout._src.game import GameState, value_for
+from playout._src.rules import PUCT
+from playout._src.search import MCTS
+from playout.zero.evaluator import NetworkEvaluator
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class ZeroSearch:
+    """The search settings of a network-guided player (self-play and play alike).
+
+    Attributes:
+        simulations: simulations per move.
+        c: PUCT's exploration constant on playout's [-1, 1] value scale (AlphaZero's 1.25
+            on its [0, 1] scale is 2.5 here; OpenSpiel's AlphaZero uses 2).
+        c_base: AlphaZero's growing-``c`` schedule (Silver et al. 2018); 0 keeps ``c``.
+        leaf_batch: leaves per network call per game (virtual loss spreads them).
+        noise: Dirichlet noise at the root (self-play), or ``None`` (play).
+        solver: MCTS-Solver on terminal positions in the tree.
+    """
+
+    simulations: int = 200
+    c: float = 2.0
+    c_base: float = 19652.0
+    leaf_batch: int = 8
+    noise: DirichletNoise | None = None
+    solver: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.simulations, bool) or not isinstance(self.simulations, int):
+            raise InvalidParameterError(f"simulations must be a whole number, got {self.simulations!r}")
+        if self.simulations < 1:
+            raise InvalidParameterError(f"simulations must be >= 1, got {self.simulations}")
+
+    def config(self, evaluator: Any, seed: int | None) -> SearchConfig:
+        """The engine configuration for these settings."""
+        return SearchConfig(
+            selection=PUCT(c=self.c, c_base=self.c_base),
+            evaluator=evaluator,
+            solver=self.solver,
+            root_noise=self.noise,
+            leaf_batch=self.leaf_batch,
+            seed=seed,
+        ).replace(simulations=self.simulations)
+
+
+@dataclasses.dataclass(frozen=True)
+class Example:
+    """One training position: observation, policy target over every action id, and the
+    final outcome of the game for the player to move in it."""
+
+    observation: np.ndarray
+    policy: np.ndarray
+    value: float
+
+
+@dataclasses.dataclass(frozen=True)
+class SelfPlayGame:
+    """A finished self-play game: its moves, the outcome for player 0, and its examples."""
+
+    moves: tuple[int, ...]
+    outcome0: float
+    examples: tuple[Example, ...]
+
+
+def symmetric_examples(
+    state: GameState, policy: np.ndarray, value: float, game: Any
+) -> list[Example]:
+    """The example of ``state`` and one per other symmetry the game declares
+    (``action_symmetries`` / ``transform_state``): the observation of the image and the
+    policy with every action moved to its image."""
+    examples = [Example(state.observation(), policy, value)]  # type: ignore[attr-defined]
+    symmetries = getattr(game, "action_symmetries", None)
+    if symmetries is None:
+        return examples
+    for index, perm in enumerate(symmetries()):
+        if index == 0:
+            continue
+        image = game.transform_state(state, index)
+        mapped = np.zeros_like(policy)
+        mapped[np.asarray(perm, dtype=np.int64)] = policy
+        examples.append(Example(image.observation(), mapped, value))
+    return examples
+
+
+@dataclasses.dataclass
+class _Slot:
+    engine: MCTS
+    driver: BatchedDriver
+    index: int
+    done: int = 0
+    history: list[tuple[GameState, np.ndarray]] = dataclasses.field(default_factory=list)
+    moves: list[int] = dataclasses.field(default_factory=list)
+
+
+def self_play(
+    evaluator: NetworkEvaluator,
+    game: Any,
+    num_games: int,
+    *,
+    search: ZeroSearch | None = None,
+    temperature_moves: int = 8,
+    parallel_games: int = 32,
+    seed: int = 0,
+    augment: bool = True,
+    on_game: Callable[[SelfPlayGame], None] | None = None,
+) -> list[SelfPlayGame]:
+    """Play ``num_games`` games of the network against itself (see the module docstring).
+
+    Args:
+        evaluator: the network.
+        game: the game.
+        num_games: games to play.
+        search: search settings (default: :class:`ZeroSearch` with Dirichlet noise,
+            alpha 1.0, fraction 0.25).
+        temperature_moves: plies at the start of each game whose move is drawn in proportion
+            to the visit counts.
+        parallel_games: games searched in lockstep.
+        seed: seeds every game (game ``i`` gets its own stream).
+        augment: add the symmetric images of every position.
+        on_game: called with each finished game (progress bars).
+    """
+    if search is None:
+        search = ZeroSearch(noise=DirichletNoise(alpha=1.0, fraction=0.25))
+    if num_games < 0 or parallel_games < 1:
+        raise InvalidParameterError("num_games must be >= 0 and parallel_games >= 1")
+    spec = game.spec
+    num_actions = int(spec.num_actions)
+    max_depth = int(spec.max_length or 4096)
+    move_rng = random.Random(seed)
+    finished: list[SelfPlayGame] = []
+    slots: list[_Slot] = []
+    started = 0
+
+    def start(index: int) -> _Slot:
+        engine = MCTS(game.initial_state(), search.config(evaluator, seed * 100_003 + index))
+        driver = engine.driver
+        assert isinstance(driver, BatchedDriver)
+        return _Slot(engine, driver, index)
+
+    while len(finished) < num_games:
+        while len(slots) < parallel_games and started < num_games:
+            slots.append(start(started))
+            started += 1
+        # One step: every game's leaves, one evaluation.
+        states: list[GameState] = []
+        actions: list[np.ndarray] = []
+        counts: list[int] = []
+        for slot in slots:
+            wanted = min(search.leaf_batch, search.simulations - slot.done)
+            s, a = slot.driver.select_leaves(wanted, max_depth)
+            states.extend(s)
+            actions.extend(a)
+            counts.append(len(s))
+        values, priors = (
+            evaluator.evaluate_batch(states, actions) if states else (np.zeros(0), [])
+        )
+        at = 0
+        still: list[_Slot] = []
+        for slot, count in zip(slots, counts):
+            ran, solved = slot.driver.finish_leaves(values[at : at + count], priors[at : at + count])
+            at += count
+            slot.done += ran
+            if slot.done >= search.simulations or solved or ran == 0:
+                over = _play_move(slot, num_actions, temperature_moves, move_rng)
+                if over:
+                    record = _finish(slot, game, augment)
+                    finished.append(record)
+                    if on_game is not None:
+                        on_game(record)
+                    continue
+            still.append(slot)
+        slots = still
+    return finished
+
+
+def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: random.Random) -> bool:
+    """Play the move of a game whose search is done; whether the game is over."""
+    engine = slot.engine
+    state = engine.root_state
+    result = engine.result()
+    visits = np.asarray(result.visit_counts, dtype=np.float64)
+    policy = np.zeros(num_actions, dtype=np.float32)
+    if visits.sum() > 0:
+        policy[np.asarray(result.actions, dtype=np.int64)] = visits / visits.sum()
+    else:
+        policy[np.asarray(result.actions, dtype=np.int64)] = 1.0 / len(result.actions)
+    if len(slot.moves) < temperature_moves and visits.sum() > 0 and result.proven is None:
+        action = int(rng.choices(result.actions, weights=visits.tolist())[0])
+    else:
+        action = int(result.best_action)
+    slot.history.append((state, policy))
+    slot.moves.append(action)
+    engine.advance(action)
+    slot.done = 0
+    return bool(engine.root_state.is_terminal())
+
+
+def _finish(slot: _Slot, game: Any, augment: bool) -> SelfPlayGame:
+    """The record of a finished game, with an example per position."""
+    outcome0 = float(slot.engine.root_state.returns()[0])
+    examples: list[Example] = []
+    for state, policy in slot.history:
+        value = value_for(state.current_player(), outcome0)
+        if augment:
+            examples.extend(symmetric_examples(state, policy, value, game))
+        else:
+            examples.append(Example(state.observation(), policy, value))  # type: ignore[attr-defined]
+    return SelfPlayGame(tuple(slot.moves), outcome0, tuple(examples))
+
+
+def stack_examples(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Examples as arrays: observations, policies, values."""
+    return (
+        np.stack([e.observation for e in examples]).astype(np.float32),
+        np.stack([e.policy for e in examples]).astype(np.float32),
+        np.array([e.value for e in examples], dtype=np.float32),
+    )

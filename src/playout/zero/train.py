@@ -1,0 +1,467 @@
+"""AlphaZero training: self-play, a replay buffer, gradient steps, evaluation, checkpoints.
+
+One iteration (Silver et al. 2018; the loop of AlphaZero.jl and OpenSpiel's AlphaZero)::
+
+    games = self_play(network, games_per_iteration)      # selfplay.py, lockstep batches
+    buffer.add(examples of games)                        # the newest buffer_size positions
+    for step in range(steps_per_iteration):              # Adam, weight decay, cosine schedule
+        loss = cross_entropy(policy, visit shares) + (value - outcome)^2
+    checkpoint(out_dir)                                  # atomic; resume continues from here
+    evaluate against rollout MCTS (arena), log a line and a metrics.csv row
+
+Everything the run needs to go on is in ``out_dir``: ``checkpoint.pt`` (weights, optimizer,
+iteration, random states), ``buffer.npz`` (the replay buffer), ``metrics.csv`` and
+``model.pt`` (the latest network, loadable by ``zero:model=...``). A run stopped by Ctrl-C or
+a crash resumes from the last finished iteration with nothing lost; every file is written to
+a temporary name first and renamed over the old one.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import os
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from playout._src.config import DirichletNoise
+from playout._src.errors import InvalidParameterError, ModelFileError
+from playout.zero.evaluator import NetworkEvaluator
+from playout.zero.model import Architecture, Model, read_model_file, torch
+from playout.zero.selfplay import Example, ZeroSearch, self_play, stack_examples
+
+CHECKPOINT = "checkpoint.pt"
+BUFFER = "buffer.npz"
+METRICS = "metrics.csv"
+MODEL = "model.pt"
+SETTINGS = "settings.json"
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TrainConfig:
+    """The settings of a training run (all sizes per iteration).
+
+    Attributes:
+        games_per_iteration: self-play games per iteration.
+        simulations: search simulations per self-play move.
+        leaf_batch: leaves per game per network call in self-play.
+        parallel_games: self-play games searched in lockstep.
+        temperature_moves: opening plies whose move is drawn by visit counts.
+        dirichlet_alpha, dirichlet_fraction: root noise in self-play.
+        c: PUCT constant (playout's [-1, 1] value scale).
+        buffer_size: positions kept in the replay buffer (the newest).
+        batch_size: positions per gradient step.
+        steps_per_iteration: gradient steps per iteration.
+        learning_rate: Adam's step size at the start; it follows a cosine schedule down to a
+            tenth over ``schedule_iterations``.
+        schedule_iterations: iterations of the learning-rate schedule.
+        weight_decay: L2 penalty (AdamW's decoupled weight decay).
+        architecture: the network's size.
+        eval_games: games against rollout MCTS after each iteration (0: none).
+        eval_simulations: the network player's simulations in evaluation games.
+        eval_opponent: the opponent's player spec.
+        seed: seeds weights, self-play and sampling.
+    """
+
+    games_per_iteration: int = 64
+    simulations: int = 100
+    leaf_batch: int = 8
+    parallel_games: int = 64
+    temperature_moves: int = 8
+    dirichlet_alpha: float = 1.0
+    dirichlet_fraction: float = 0.25
+    c: float = 2.0
+    buffer_size: int = 100_000
+    batch_size: int = 256
+    steps_per_iteration: int = 100
+    learning_rate: float = 2e-3
+    schedule_iterations: int = 100
+    weight_decay: float = 1e-4
+    architecture: Architecture = Architecture()
+    eval_games: int = 20
+    eval_simulations: int = 100
+    eval_opponent: str = "mcts:simulations=1000"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.type in ("int", "float") and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                raise InvalidParameterError(f"{field.name} must be a number, got {value!r}")
+        positive = (
+            "games_per_iteration", "simulations", "leaf_batch", "parallel_games",
+            "buffer_size", "batch_size", "steps_per_iteration", "schedule_iterations",
+        )  # fmt: skip
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise InvalidParameterError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not self.learning_rate > 0 or self.weight_decay < 0:
+            raise InvalidParameterError("learning_rate must be > 0 and weight_decay >= 0")
+
+    def search(self) -> ZeroSearch:
+        """The self-play search settings."""
+        return ZeroSearch(
+            simulations=self.simulations,
+            c=self.c,
+            leaf_batch=self.leaf_batch,
+            noise=DirichletNoise(alpha=self.dirichlet_alpha, fraction=self.dirichlet_fraction),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TrainConfig:
+        data = dict(data)
+        data["architecture"] = Architecture(**data["architecture"])
+        return cls(**data)
+
+
+class ReplayBuffer:
+    """The newest ``capacity`` training positions, as arrays (a ring)."""
+
+    def __init__(self, capacity: int, observation_shape: tuple[int, ...], num_actions: int):
+        self.capacity = capacity
+        self.observations = np.zeros((capacity, *observation_shape), dtype=np.float32)
+        self.policies = np.zeros((capacity, num_actions), dtype=np.float32)
+        self.values = np.zeros(capacity, dtype=np.float32)
+        self.size = 0
+        self.next = 0
+        self.added = 0
+
+    def add(self, examples: list[Example]) -> None:
+        if not examples:
+            return
+        observations, policies, values = stack_examples(examples)
+        for i in range(len(examples)):
+            self.observations[self.next] = observations[i]
+            self.policies[self.next] = policies[i]
+            self.values[self.next] = values[i]
+            self.next = (self.next + 1) % self.capacity
+            self.size = min(self.size + 1, self.capacity)
+        self.added += len(examples)
+
+    def sample(
+        self, batch_size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = rng.integers(0, self.size, size=min(batch_size, self.size))
+        return self.observations[rows], self.policies[rows], self.values[rows]
+
+    def save(self, path: Path) -> None:
+        temporary = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(
+            temporary,
+            observations=self.observations[: self.size],
+            policies=self.policies[: self.size],
+            values=self.values[: self.size],
+            meta=np.array([self.next, self.added], dtype=np.int64),
+        )
+        os.replace(temporary, path)
+
+    def load(self, path: Path) -> None:
+        try:
+            with np.load(path) as data:
+                size = int(data["values"].shape[0])
+                if size > self.capacity or data["observations"].shape[1:] != (
+                    self.observations.shape[1:]
+                ):
+                    raise ModelFileError(f"{path}: the replay buffer does not fit this run")
+                self.observations[:size] = data["observations"]
+                self.policies[:size] = data["policies"]
+                self.values[:size] = data["values"]
+                self.size = size
+                self.next, self.added = (int(x) for x in data["meta"])
+                self.next %= self.capacity
+        except (OSError, KeyError, ValueError) as error:
+            raise ModelFileError(f"{path}: unreadable replay buffer ({error})") from error
+
+
+@dataclasses.dataclass(frozen=True)
+class IterationReport:
+    """What one iteration did (a row of ``metrics.csv``)."""
+
+    iteration: int
+    games: int
+    positions: int
+    buffer: int
+    policy_loss: float
+    value_loss: float
+    policy_entropy: float
+    learning_rate: float
+    self_play_seconds: float
+    train_seconds: float
+    positions_per_second: float
+    evaluations_per_second: float
+    eval_score: float | None
+    eval_opponent: str
+    elapsed_seconds: float
+
+    def line(self) -> str:
+        """One log line."""
+        score = "" if self.eval_score is None else f", {self.eval_score:.0%} vs {self.eval_opponent}"
+        return (
+            f"iteration {self.iteration}: {self.games} games, {self.positions} positions "
+            f"({self.positions_per_second:.0f}/s, {self.evaluations_per_second:.0f} evals/s), "
+            f"loss {self.policy_loss:.3f}+{self.value_loss:.3f}, entropy "
+            f"{self.policy_entropy:.2f}{score}"
+        )
+
+
+class Trainer:
+    """A training run in ``out_dir`` (resumed when the directory holds one).
+
+    Args:
+        game: the game to learn.
+        out_dir: where checkpoints, the buffer, metrics and the model go.
+        config: the run's settings; ``None`` resumes with the saved ones (or defaults for a
+            new run). A resumed run keeps the saved settings.
+        device: PyTorch device (``None``: a GPU when there is one).
+
+    Raises:
+        ModelFileError: ``out_dir`` holds a run for another game or unreadable files.
+    """
+
+    def __init__(
+        self,
+        game: Any,
+        out_dir: str | os.PathLike[str],
+        config: TrainConfig | None = None,
+        *,
+        device: str | None = None,
+    ) -> None:
+        self.game = game
+        self.out_dir = Path(out_dir)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        settings = self.out_dir / SETTINGS
+        if settings.exists():
+            try:
+                saved = TrainConfig.from_json(json.loads(settings.read_text()))
+            except (ValueError, TypeError, KeyError) as error:
+                raise ModelFileError(f"{settings}: unreadable settings ({error})") from error
+            config = saved
+        self.config = config or TrainConfig()
+        self.model = Model(game, self.config.architecture, device=device, seed=self.config.seed)
+        self.optimizer = torch.optim.AdamW(
+            self.model.net.parameters(),
+            lr=self.config.learning_rate,
+            weight_decay=self.config.weight_decay,
+        )
+        shape = self.model.signature.observation_shape
+        self.buffer = ReplayBuffer(self.config.buffer_size, shape, self.model.signature.num_actions)
+        self.iteration = 0
+        self.elapsed = 0.0
+        self.rng = np.random.default_rng(self.config.seed)
+        if (self.out_dir / CHECKPOINT).exists():
+            self._resume()
+        else:
+            _write_atomic(settings, json.dumps(self.config.to_json(), indent=2))
+
+    # ----------------------------------------------------------------------------- state
+
+    def _resume(self) -> None:
+        path = self.out_dir / CHECKPOINT
+        data = read_model_file(path)
+        loaded = Model.load(path, self.game, device=str(self.model.device))
+        self.model.net.load_state_dict(loaded.net.state_dict())
+        try:
+            self.optimizer.load_state_dict(data["optimizer"])
+            self.iteration = int(data["iteration"])
+            self.elapsed = float(data.get("elapsed", 0.0))
+            self.rng.bit_generator.state = data["rng"]
+        except (KeyError, ValueError, TypeError) as error:
+            raise ModelFileError(f"{path}: incomplete training checkpoint ({error})") from error
+        buffer = self.out_dir / BUFFER
+        if buffer.exists():
+            self.buffer.load(buffer)
+
+    def save(self) -> None:
+        """Write the checkpoint, the buffer and the model (each atomically)."""
+        state = self.model.state()
+        state["optimizer"] = self.optimizer.state_dict()
+        state["iteration"] = self.iteration
+        state["elapsed"] = self.elapsed
+        state["rng"] = self.rng.bit_generator.state
+        self.buffer.save(self.out_dir / BUFFER)
+        temporary = self.out_dir / (CHECKPOINT + ".tmp")
+        torch.save(state, temporary)
+        os.replace(temporary, self.out_dir / CHECKPOINT)
+        self.model.save(self.out_dir / MODEL)
+
+    # ----------------------------------------------------------------------------- loop
+
+    def learning_rate(self) -> float:
+        """The cosine schedule's rate at the current iteration."""
+        config = self.config
+        progress = min(1.0, self.iteration / config.schedule_iterations)
+        low = config.learning_rate / 10
+        return low + (config.learning_rate - low) * 0.5 * (1 + math.cos(math.pi * progress))
+
+    def run(
+        self,
+        *,
+        iterations: int | None = None,
+        seconds: float | None = None,
+        log: Callable[[str], None] | None = print,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> list[IterationReport]:
+        """Train for ``iterations`` more iterations or until ``seconds`` have passed (after
+        the iteration that crosses it); the reports of the iterations run. Saves after every
+        iteration. ``progress(phase, done, total)`` is called during self-play and training.
+        """
+        if iterations is None and seconds is None:
+            raise InvalidParameterError("give iterations or seconds")
+        reports = []
+        start = time.perf_counter()
+        done = 0
+        while (iterations is None or done < iterations) and (
+            seconds is None or time.perf_counter() - start < seconds
+        ):
+            report = self.iterate(progress=progress)
+            reports.append(report)
+            done += 1
+            if log is not None:
+                log(report.line())
+        return reports
+
+    def iterate(self, progress: Callable[[str, int, int], None] | None = None) -> IterationReport:
+        """One iteration: self-play, training, checkpoint, evaluation, metrics."""
+        config = self.config
+        began = time.perf_counter()
+        evaluator = NetworkEvaluator(self.model)
+        finished = 0
+        evaluations_before = self.model.evaluations
+
+        def on_game(_: Any) -> None:
+            nonlocal finished
+            finished += 1
+            if progress is not None:
+                progress("self-play", finished, config.games_per_iteration)
+
+        games = self_play(
+            evaluator,
+            self.game,
+            config.games_per_iteration,
+            search=config.search(),
+            temperature_moves=config.temperature_moves,
+            parallel_games=config.parallel_games,
+            seed=config.seed * 1_000_003 + self.iteration,
+            on_game=on_game,
+        )
+        examples = [e for g in games for e in g.examples]
+        self.buffer.add(examples)
+        play_seconds = time.perf_counter() - began
+        evaluations = self.model.evaluations - evaluations_before
+        trained = time.perf_counter()
+        rate = self.learning_rate()
+        for group in self.optimizer.param_groups:
+            group["lr"] = rate
+        policy_loss, value_loss, entropy = self._train(progress)
+        train_seconds = time.perf_counter() - trained
+        self.iteration += 1
+        self.elapsed += time.perf_counter() - began
+        self.save()
+        score = self._evaluate() if config.eval_games else None
+        self.elapsed = self.elapsed + 0.0
+        report = IterationReport(
+            iteration=self.iteration,
+            games=len(games),
+            positions=len(examples),
+            buffer=self.buffer.size,
+            policy_loss=policy_loss,
+            value_loss=value_loss,
+            policy_entropy=entropy,
+            learning_rate=rate,
+            self_play_seconds=play_seconds,
+            train_seconds=train_seconds,
+            positions_per_second=sum(len(g.moves) for g in games) / max(play_seconds, 1e-9),
+            evaluations_per_second=evaluations / max(play_seconds, 1e-9),
+            eval_score=score,
+            eval_opponent=config.eval_opponent,
+            elapsed_seconds=self.elapsed,
+        )
+        self._append_metrics(report)
+        return report
+
+    def _train(self, progress: Callable[[str, int, int], None] | None) -> tuple[float, float, float]:
+        """The iteration's gradient steps; mean policy loss, value loss and policy entropy."""
+        config = self.config
+        net = self.model.net
+        device = self.model.device
+        net.train()
+        totals = np.zeros(3)
+        steps = config.steps_per_iteration
+        for step in range(steps):
+            observations, policies, values = self.buffer.sample(config.batch_size, self.rng)
+            x = torch.from_numpy(observations).to(device)
+            target_policy = torch.from_numpy(policies).to(device)
+            target_value = torch.from_numpy(values).to(device)
+            logits, value = net(x)
+            log_probs = torch.log_softmax(logits, dim=1)
+            policy_loss = -(target_policy * log_probs).sum(dim=1).mean()
+            value_loss = ((value - target_value) ** 2).mean()
+            loss = policy_loss + value_loss
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            with torch.no_grad():
+                entropy = -(log_probs.exp() * log_probs).sum(dim=1).mean()
+            totals += (float(policy_loss.detach()), float(value_loss.detach()), float(entropy))
+            if progress is not None:
+                progress("training", step + 1, steps)
+        net.eval()
+        return tuple(float(x) for x in totals / steps)  # type: ignore[return-value]
+
+    def _evaluate(self) -> float:
+        """Score of the network (with search) against ``eval_opponent``, half the games as
+        each side."""
+        from playout._src.arena import run_match
+        from playout.zero.player import ZeroPlayer
+
+        config = self.config
+        player = ZeroPlayer(
+            self.game,
+            self.model,
+            ZeroSearch(simulations=config.eval_simulations, c=config.c),
+            name="zero",
+        )
+        result = run_match(
+            self.game,
+            player,
+            config.eval_opponent,
+            games=config.eval_games,
+            seed=config.seed * 7919 + self.iteration,
+        )
+        return float(result.score)
+
+    def _append_metrics(self, report: IterationReport) -> None:
+        path = self.out_dir / METRICS
+        row = dataclasses.asdict(report)
+        new = not path.exists()
+        with path.open("a", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(row))
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's, numpy's and PyTorch's global generators."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
