@@ -29,7 +29,7 @@ from playout._src.arena import (
     run_tournament,
 )
 from playout._src.compiled.kernel import Kernel, make_kernel
-from playout._src.config import Budget, SearchConfig
+from playout._src.config import Budget, DirichletNoise, SearchConfig
 from playout._src.conformance import ConformanceReport, check_game
 from playout._src.errors import (
     ExecutorError,
@@ -38,6 +38,7 @@ from playout._src.errors import (
     IllegalMoveError,
     InvalidParameterError,
     MissingDependencyError,
+    ModelFileError,
     MoveError,
     MoveParseError,
     PlayoutError,
@@ -45,7 +46,13 @@ from playout._src.errors import (
     RecordError,
     UnknownGameError,
 )
-from playout._src.evaluation import Evaluator, Rollout, ValueFunction, random_policy
+from playout._src.evaluation import (
+    BatchEvaluator,
+    Evaluator,
+    Rollout,
+    ValueFunction,
+    random_policy,
+)
 from playout._src.flat import FlatResult, flat_monte_carlo
 from playout._src.game import CHANCE, TERMINAL, Game, GameSpec, GameState, value_for
 from playout._src.parallel import parallel_search
@@ -72,7 +79,9 @@ __all__ = [
     "RAVE",
     "TERMINAL",
     "UCB1",
+    "BatchEvaluator",
     "Budget",
+    "DirichletNoise",
     "ConformanceReport",
     "Driver",
     "EdgeStatistics",
@@ -103,6 +112,7 @@ __all__ = [
     "RandomPlayer",
     "RecordError",
     "Rollout",
+    "ModelFileError",
     "SearchConfig",
     "SearchResult",
     "TournamentResult",

@@ -1,5 +1,7 @@
-"""``python -m playout``: the command line."""
+"""``python -m playout``: the ``playout`` command."""
+
+import sys
 
 from playout.cli import main
 
-raise SystemExit(main())
+sys.exit(main())

@@ -86,7 +86,36 @@ def engine_options(state: playout.GameState, args: argparse.Namespace) -> dict[s
     for flag in ("symmetry", "transpositions"):
         if getattr(args, flag, None) is not None:
             chosen[flag] = getattr(args, flag)
+    if getattr(args, "ai", "mcts") == "zero":
+        if not (default_rule or args.rule is None) or not default_evaluator:
+            raise playout.InvalidParameterError(
+                "--ai zero searches with PUCT guided by the network: --rule, --rollout and "
+                "--rollouts do not apply (--c sets PUCT's constant)"
+            )
+        chosen.update(zero_options(state, args))
+    elif getattr(args, "model", None) is not None:
+        raise playout.InvalidParameterError("--model needs --ai zero")
     return chosen
+
+
+def zero_options(state: playout.GameState, args: argparse.Namespace) -> dict[str, Any]:
+    """The engine's selection, evaluator and leaf batch for ``--ai zero [--model PATH]``:
+    the network shipped for the game unless ``--model`` names one."""
+    from playout._src.optional import import_optional
+
+    import_optional("torch", extra="zero", needed_by="--ai zero")
+    from playout.zero import Model, NetworkEvaluator, ZeroSearch
+    from playout.zero.player import shipped_model_path
+
+    game = state.game
+    path = args.model if args.model is not None else shipped_model_path(game)
+    search = ZeroSearch() if args.c is None else ZeroSearch(c=args.c)
+    config = search.config(NetworkEvaluator(Model.load(path, game)), args.seed)
+    return {
+        "selection": config.selection,
+        "evaluator": config.evaluator,
+        "leaf_batch": config.leaf_batch,
+    }
 
 
 def search_config(state: playout.GameState, args: argparse.Namespace) -> playout.SearchConfig:

@@ -15,6 +15,7 @@ from playout.cli.engine import FINAL_CHOICES
 from playout.cli.games import cmd_games
 from playout.cli.match import cmd_match, cmd_replay, cmd_tournament
 from playout.cli.play import cmd_play
+from playout.cli.train import add_train_parser
 
 
 class UsageError(Exception):
@@ -97,6 +98,14 @@ def add_backend_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ai",
+        choices=("mcts", "zero"),
+        default="mcts",
+        help="the AI: mcts (rollouts, the default) or zero (a network-guided search; the "
+        "network shipped for the game unless --model is given; needs playout[zero])",
+    )
+    parser.add_argument("--model", metavar="FILE", help="the network of --ai zero")
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument(
         "--simulations",
@@ -354,6 +363,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="only the game with this index (0-based game number of the match)",
     )
     replay.set_defaults(handler=cmd_replay)
+
+    add_train_parser(
+        commands,
+        add_game_arguments,
+        {
+            "positive_int": positive_int,
+            "positive_float": positive_float,
+            "non_negative_int": non_negative_int,
+        },
+    )
 
     bench = commands.add_parser(
         "bench",

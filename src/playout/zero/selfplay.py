@@ -117,7 +117,7 @@ class _Slot:
     driver: BatchedDriver
     index: int
     done: int = 0
-    history: list[tuple[GameState, np.ndarray]] = dataclasses.field(default_factory=list)
+    history: list[tuple[GameState, np.ndarray, float]] = dataclasses.field(default_factory=list)
     moves: list[int] = dataclasses.field(default_factory=list)
 
 
@@ -131,6 +131,8 @@ def self_play(
     parallel_games: int = 32,
     seed: int = 0,
     augment: bool = True,
+    value_mix: float = 0.0,
+    opening_moves: int = 0,
     on_game: Callable[[SelfPlayGame], None] | None = None,
 ) -> list[SelfPlayGame]:
     """Play ``num_games`` games of the network against itself (see the module docstring).
@@ -146,6 +148,14 @@ def self_play(
         parallel_games: games searched in lockstep.
         seed: seeds every game (game ``i`` gets its own stream).
         augment: add the symmetric images of every position.
+        value_mix: the value target is ``(1 - value_mix) * z + value_mix * q``: ``z`` the
+            game's outcome, ``q`` the search's value of the position (both for the player to
+            move). Outcomes of games whose moves were drawn at random are noisy targets for
+            the positions before the random moves; ``q`` is not (0: AlphaZero's pure ``z``).
+        opening_moves: each game starts after a uniformly random number, 0 to
+            ``opening_moves``, of uniformly random moves (not training positions), so that
+            the network also learns positions good play never reaches (an opening book of
+            random positions; 0: every game from the initial position).
         on_game: called with each finished game (progress bars).
     """
     if search is None:
@@ -161,10 +171,11 @@ def self_play(
     started = 0
 
     def start(index: int) -> _Slot:
-        engine = MCTS(game.initial_state(), search.config(evaluator, seed * 100_003 + index))
+        state, opening = random_opening(game, move_rng.randint(0, opening_moves), move_rng)
+        engine = MCTS(state, search.config(evaluator, seed * 100_003 + index))
         driver = engine.driver
         assert isinstance(driver, BatchedDriver)
-        return _Slot(engine, driver, index)
+        return _Slot(engine, driver, index, moves=opening)
 
     while len(finished) < num_games:
         while len(slots) < parallel_games and started < num_games:
@@ -192,7 +203,7 @@ def self_play(
             if slot.done >= search.simulations or solved or ran == 0:
                 over = _play_move(slot, num_actions, temperature_moves, move_rng)
                 if over:
-                    record = _finish(slot, game, augment)
+                    record = _finish(slot, game, augment, value_mix)
                     finished.append(record)
                     if on_game is not None:
                         on_game(record)
@@ -200,6 +211,21 @@ def self_play(
             still.append(slot)
         slots = still
     return finished
+
+
+def random_opening(game: Any, moves: int, rng: random.Random) -> tuple[GameState, list[int]]:
+    """A position after ``moves`` uniformly random moves that does not end the game (fewer
+    moves when every continuation would); the position and the moves."""
+    state = game.initial_state()
+    played: list[int] = []
+    for _ in range(moves):
+        choices = [a for a in state.legal_actions() if not state.play(a).is_terminal()]
+        if not choices:
+            break
+        action = rng.choice(choices)
+        state = state.play(action)
+        played.append(action)
+    return state, played
 
 
 def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: random.Random) -> bool:
@@ -213,23 +239,24 @@ def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: rando
         policy[np.asarray(result.actions, dtype=np.int64)] = visits / visits.sum()
     else:
         policy[np.asarray(result.actions, dtype=np.int64)] = 1.0 / len(result.actions)
-    if len(slot.moves) < temperature_moves and visits.sum() > 0 and result.proven is None:
+    if len(slot.history) < temperature_moves and visits.sum() > 0 and result.proven is None:
         action = int(rng.choices(result.actions, weights=visits.tolist())[0])
     else:
         action = int(result.best_action)
-    slot.history.append((state, policy))
+    slot.history.append((state, policy, float(result.value)))
     slot.moves.append(action)
     engine.advance(action)
     slot.done = 0
     return bool(engine.root_state.is_terminal())
 
 
-def _finish(slot: _Slot, game: Any, augment: bool) -> SelfPlayGame:
+def _finish(slot: _Slot, game: Any, augment: bool, value_mix: float) -> SelfPlayGame:
     """The record of a finished game, with an example per position."""
     outcome0 = float(slot.engine.root_state.returns()[0])
     examples: list[Example] = []
-    for state, policy in slot.history:
-        value = value_for(state.current_player(), outcome0)
+    for state, policy, root_value in slot.history:
+        outcome = value_for(state.current_player(), outcome0)
+        value = (1.0 - value_mix) * outcome + value_mix * root_value
         if augment:
             examples.extend(symmetric_examples(state, policy, value, game))
         else:
@@ -244,3 +271,97 @@ def stack_examples(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray,
         np.stack([e.policy for e in examples]).astype(np.float32),
         np.array([e.value for e in examples], dtype=np.float32),
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class _SelfPlayJob:
+    """What a worker process needs for its share of an iteration's games."""
+
+    game: Any
+    model_path: str
+    num_games: int
+    search: ZeroSearch
+    temperature_moves: int
+    parallel_games: int
+    seed: int
+    augment: bool
+    value_mix: float
+    opening_moves: int
+    threads: int
+
+
+def _run_job(job: _SelfPlayJob) -> list[SelfPlayGame]:
+    """A worker's self-play: load the network from its file, play the games."""
+    from playout.zero.model import Model, torch
+
+    torch.set_num_threads(job.threads)
+    model = Model.load(job.model_path, job.game, device="cpu")
+    return self_play(
+        NetworkEvaluator(model),
+        job.game,
+        job.num_games,
+        search=job.search,
+        temperature_moves=job.temperature_moves,
+        parallel_games=job.parallel_games,
+        seed=job.seed,
+        augment=job.augment,
+        value_mix=job.value_mix,
+        opening_moves=job.opening_moves,
+    )
+
+
+def parallel_self_play(
+    model_path: str,
+    game: Any,
+    num_games: int,
+    *,
+    workers: int,
+    search: ZeroSearch,
+    temperature_moves: int = 8,
+    parallel_games: int = 32,
+    seed: int = 0,
+    augment: bool = True,
+    value_mix: float = 0.0,
+    opening_moves: int = 0,
+    on_game: Callable[[SelfPlayGame], None] | None = None,
+) -> list[SelfPlayGame]:
+    """:func:`self_play` split over ``workers`` processes (one PyTorch thread each), every
+    worker loading the network from ``model_path``; the games in order of the workers.
+    Ctrl-C or an error stops every worker at once (:mod:`playout._src.processes`)."""
+    import concurrent.futures
+    import multiprocessing
+
+    from playout._src.processes import process_pool, sigint_ignored, stop_pool
+
+    shares = [num_games // workers + (1 if i < num_games % workers else 0) for i in range(workers)]
+    jobs = [
+        _SelfPlayJob(
+            game, str(model_path), share, search, temperature_moves,
+            max(1, parallel_games // workers), seed * 7_919 + i, augment, value_mix,
+            opening_moves, 1,
+        )  # fmt: skip
+        for i, share in enumerate(shares)
+        if share > 0
+    ]
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    pool = process_pool(len(jobs), context)
+    finished = False
+    try:
+        with sigint_ignored():
+            futures = [pool.submit(_run_job, job) for job in jobs]
+        results: list[list[SelfPlayGame]] = [[] for _ in jobs]
+        index = {future: i for i, future in enumerate(futures)}
+        for future in concurrent.futures.as_completed(futures):
+            games = future.result()
+            results[index[future]] = games
+            if on_game is not None:
+                for record in games:
+                    on_game(record)
+        finished = True
+        return [g for share in results for g in share]
+    finally:
+        if finished:
+            pool.shutdown(wait=True)
+        else:
+            stop_pool(pool)

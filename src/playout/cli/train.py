@@ -1,0 +1,150 @@
+"""``playout train``: AlphaZero training of a network for a game (needs ``playout[zero]``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from playout._src.optional import import_optional
+from playout.cli.common import EXIT_OK, out
+from playout.cli.position import make_game
+
+SETTING_OPTIONS = {
+    "games": "games_per_iteration",
+    "simulations": "simulations",
+    "steps": "steps_per_iteration",
+    "batch_size": "batch_size",
+    "buffer": "buffer_size",
+    "lr": "learning_rate",
+    "eval_games": "eval_games",
+    "eval_simulations": "eval_simulations",
+    "opponent": "eval_opponent",
+    "temperature_moves": "temperature_moves",
+    "value_mix": "value_mix",
+    "opening_moves": "opening_moves",
+    "schedule": "schedule_iterations",
+    "seed": "seed",
+}
+"""Command-line options and the :class:`~playout.zero.TrainConfig` fields they set."""
+
+
+def train_config(args: argparse.Namespace) -> Any:
+    """The run's :class:`~playout.zero.TrainConfig` from the options given."""
+    from playout.zero import Architecture, TrainConfig
+
+    changes: dict[str, Any] = {
+        field: getattr(args, option)
+        for option, field in SETTING_OPTIONS.items()
+        if getattr(args, option, None) is not None
+    }
+    if args.channels is not None or args.blocks is not None:
+        default = Architecture()
+        changes["architecture"] = Architecture(
+            channels=args.channels or default.channels, blocks=args.blocks or default.blocks
+        )
+    return TrainConfig(**changes)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """``playout train``: self-play, training, evaluation, checkpoints in ``--out``."""
+    import_optional("torch", extra="zero", needed_by="playout train")
+    from pathlib import Path
+
+    from playout.zero import Trainer
+    from playout.zero.train import SETTINGS
+
+    game = make_game(args)
+    config = train_config(args)
+    resuming = (Path(args.out) / SETTINGS).exists()
+    trainer = Trainer(game, args.out, config, device=args.device, workers=args.workers)
+    if resuming:
+        out(f"resuming the run in {args.out} after iteration {trainer.iteration} (its settings)")
+    else:
+        out(f"training {game.spec.name} in {args.out}: {trainer.model!r}")
+    seconds = None if args.hours is None else args.hours * 3600.0
+    iterations = args.iterations
+    with _phase_progress() as progress:
+        trainer.run(iterations=iterations, seconds=seconds, log=out, progress=progress)
+    if args.plot:
+        from playout.plots import plot_training
+
+        path = plot_training(Path(args.out) / "metrics.csv", args.plot)
+        out(f"plot written to {path}")
+    out(f"model: {Path(args.out) / 'model.pt'} (play it: zero:model={Path(args.out) / 'model.pt'})")
+    return EXIT_OK
+
+
+class _phase_progress:
+    """A rich progress bar per phase (self-play games, training steps) on a terminal."""
+
+    def __enter__(self) -> Any:
+        if not sys.stdout.isatty():
+            return None
+        from playout.cli.progress import _progress
+
+        self._progress = _progress("{task.description}")
+        self._progress.__enter__()
+        self._tasks: dict[str, Any] = {}
+
+        def update(phase: str, done: int, total: int) -> None:
+            task = self._tasks.get(phase)
+            if task is None or done == 1:
+                if task is not None:
+                    self._progress.remove_task(task)
+                task = self._tasks[phase] = self._progress.add_task(phase, total=total)
+            self._progress.update(task, completed=done)
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        progress = getattr(self, "_progress", None)
+        if progress is not None:
+            progress.__exit__(*exc)
+
+
+def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, Any]) -> None:
+    """The ``train`` subcommand's arguments."""
+    positive_int, positive_float, non_negative_int = (
+        types["positive_int"], types["positive_float"], types["non_negative_int"],
+    )  # fmt: skip
+    train = commands.add_parser(
+        "train",
+        help="train a network by self-play (AlphaZero; needs playout[zero])",
+        description="AlphaZero training: self-play with the network-guided search, a replay "
+        "buffer, gradient steps, evaluation against rollout MCTS. Everything goes to --out "
+        "(checkpoint, buffer, metrics.csv, model.pt); run the same command again to resume "
+        "after Ctrl-C or a crash. A resumed run keeps its saved settings.",
+    )
+    add_game_arguments(train)
+    train.add_argument("--out", required=True, metavar="DIR", help="the run's directory")
+    length = train.add_mutually_exclusive_group(required=True)
+    length.add_argument("--iterations", type=positive_int, metavar="N", help="iterations to run")
+    length.add_argument("--hours", type=positive_float, metavar="H", help="hours to run")
+    train.add_argument(
+        "--workers", type=positive_int, default=1, metavar="N",
+        help="self-play processes (default 1: this process)",
+    )  # fmt: skip
+    train.add_argument("--device", metavar="D", help="cpu or cuda (default: cuda if present)")
+    train.add_argument("--plot", metavar="FILE", help="plot the metrics to FILE (.png/.svg)")
+    settings = train.add_argument_group("settings of a new run")
+    settings.add_argument("--games", type=positive_int, metavar="N", help="games per iteration")
+    settings.add_argument(
+        "--simulations", type=positive_int, metavar="N", help="simulations per self-play move"
+    )
+    settings.add_argument("--steps", type=positive_int, metavar="N", help="gradient steps per iteration")
+    settings.add_argument("--batch-size", type=positive_int, metavar="N", help="positions per step")
+    settings.add_argument("--buffer", type=positive_int, metavar="N", help="replay buffer positions")
+    settings.add_argument("--lr", type=positive_float, metavar="X", help="learning rate")
+    settings.add_argument("--channels", type=positive_int, metavar="N", help="network width")
+    settings.add_argument("--blocks", type=positive_int, metavar="N", help="residual blocks")
+    settings.add_argument("--eval-games", type=non_negative_int, metavar="N", help="evaluation games per iteration")
+    settings.add_argument("--eval-simulations", type=positive_int, metavar="N", help="the network's simulations in evaluation")
+    settings.add_argument("--opponent", metavar="SPEC", help="evaluation opponent (default mcts:simulations=1000)")
+    settings.add_argument("--temperature-moves", type=non_negative_int, metavar="N", help="opening plies played by visit counts")
+    settings.add_argument("--value-mix", type=float, metavar="X", help="weight of the search value in the value target")
+    settings.add_argument("--opening-moves", type=non_negative_int, metavar="N", help="games start after up to N random moves")
+    settings.add_argument("--schedule", type=positive_int, metavar="N", help="iterations of the learning-rate schedule")
+    settings.add_argument("--seed", type=non_negative_int, metavar="K", help="seed")
+    train.set_defaults(handler=cmd_train)
+

@@ -1,0 +1,359 @@
+"""playout.zero: network-guided batched search, self-play, training files, the zero player."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import playout
+from playout._src import tree as T
+from playout.games import Connect4Game, tictactoe
+
+torch = pytest.importorskip("torch")  # the zero extra is part of the test extra
+
+from playout.zero import (  # noqa: E402
+    Architecture,
+    Model,
+    NetworkEvaluator,
+    TrainConfig,
+    Trainer,
+    ZeroPlayer,
+    ZeroSearch,
+    masked_softmax,
+    self_play,
+)
+
+SMALL = Architecture(channels=8, blocks=1, value_hidden=8)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread() -> None:
+    torch.set_num_threads(1)
+
+
+def small_model(game: object, seed: int = 0) -> Model:
+    return Model(game, SMALL, device="cpu", seed=seed)
+
+
+# --------------------------------------------------------------------------------------------
+# Formulas against hand computations.
+# --------------------------------------------------------------------------------------------
+
+
+def test_masked_softmax_masks_illegal_actions() -> None:
+    logits = np.array([5.0, 1.0, 0.0, 2.0], dtype=np.float32)
+    priors = masked_softmax(logits, np.array([1, 3]))
+    expected = np.exp([1.0, 2.0]) / np.exp([1.0, 2.0]).sum()
+    assert priors == pytest.approx(expected)
+    assert priors.sum() == pytest.approx(1.0)
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.floats(min_value=0.1, max_value=10.0))
+@settings(max_examples=50, deadline=None)
+def test_puct_schedule_matches_alphazero(parent_visits: int, c: float) -> None:
+    c_base = 19652.0
+    params = playout.PUCT(c=c, c_base=c_base).compiled()[1]
+    got_c, scale = T.exploration(T.RULE_PUCT, params, parent_visits)
+    assert got_c == pytest.approx(c + math.log((parent_visits + c_base + 1) / c_base))
+    assert scale == pytest.approx(math.sqrt(max(parent_visits, 1)))
+    constant = playout.PUCT(c=c).compiled()[1]
+    assert T.exploration(T.RULE_PUCT, constant, parent_visits)[0] == pytest.approx(c)
+
+
+def test_puct_selection_picks_the_hand_computed_edge() -> None:
+    # Root with three edges: visits, value sums (for the mover) and priors set by hand.
+    tree = T.new_tree(8, 8)
+    T.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, -1, -1, 0, False, 0.0)
+    actions = np.array([0, 1, 2])
+    priors = np.array([0.2, 0.5, 0.3])
+    T.expand(tree.nodes, tree.edges, tree.edge_values, tree.meta, T.ROOT, actions, priors)
+    visits, sums = [10, 3, 0], [6.0, -1.0, 0.0]
+    for e in range(3):
+        tree.edges[e, T.E_VISITS] = visits[e]
+        tree.edge_values[e, T.EV_VALUE_SUM] = sums[e]
+    tree.nodes[T.ROOT, T.N_VISITS] = 14
+    c, c_base, fpv = 1.5, 10.0, -0.2
+    rule, params = playout.PUCT(c=c, c_base=c_base, first_play_value=fpv).compiled()
+    c_n = c + math.log((14 + c_base + 1) / c_base)
+    scores = [
+        (sums[e] / visits[e] if visits[e] else fpv) + c_n * priors[e] * math.sqrt(14) / (1 + visits[e])
+        for e in range(3)
+    ]
+    chosen = T.select_edge(
+        tree.nodes, tree.edges, tree.edge_values, T.ROOT, rule, params, T.new_rng_state(1)
+    )
+    assert chosen == int(np.argmax(scores))
+
+
+def test_dirichlet_noise_mixes_as_documented() -> None:
+    noise = playout.DirichletNoise(alpha=0.5, fraction=0.25)
+    priors = np.array([0.5, 0.25, 0.25])
+    mixed = noise.mix(priors, np.random.default_rng(7))
+    eta = np.random.default_rng(7).dirichlet([0.5, 0.5, 0.5])
+    assert mixed == pytest.approx(0.75 * priors + 0.25 * eta)
+    assert mixed.sum() == pytest.approx(1.0)
+    assert playout.DirichletNoise(fraction=0.0).mix(priors, np.random.default_rng(1)) is priors
+    with pytest.raises(playout.InvalidParameterError, match="alpha"):
+        playout.DirichletNoise(alpha=0.0)
+    with pytest.raises(playout.InvalidParameterError, match="fraction"):
+        playout.DirichletNoise(fraction=1.5)
+
+
+def test_root_noise_changes_root_priors_only() -> None:
+    state = tictactoe().initial_state()
+    evaluator = NetworkEvaluator(small_model(tictactoe()))
+    plain = playout.MCTS(state, evaluator=evaluator, selection=playout.PUCT(), seed=1)
+    noisy = playout.MCTS(
+        state, evaluator=evaluator, selection=playout.PUCT(), seed=1,
+        root_noise=playout.DirichletNoise(alpha=0.3),
+    )  # fmt: skip
+    p0, p1 = plain.result().priors, noisy.result().priors
+    assert sum(p1) == pytest.approx(1.0)
+    assert not np.allclose(p0, p1)
+    # The same seed draws the same noise.
+    again = playout.MCTS(
+        state, evaluator=evaluator, selection=playout.PUCT(), seed=1,
+        root_noise=playout.DirichletNoise(alpha=0.3),
+    )  # fmt: skip
+    assert again.result().priors == p1
+
+
+# --------------------------------------------------------------------------------------------
+# The batched driver.
+# --------------------------------------------------------------------------------------------
+
+
+class LeafByLeaf:
+    """The same network, offered leaf by leaf (no evaluate_batch): the Python driver."""
+
+    def __init__(self, evaluator: NetworkEvaluator) -> None:
+        self._evaluator = evaluator
+
+    def evaluate(self, state: object, rng: random.Random) -> float:
+        return self._evaluator.evaluate(state, rng)  # type: ignore[arg-type]
+
+    def priors(self, state: object, actions: object) -> np.ndarray:
+        return self._evaluator.priors(state, actions)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("game", [tictactoe(), Connect4Game()], ids=["tictactoe", "connect4"])
+def test_batch_of_one_gives_the_unbatched_search(game: object) -> None:
+    evaluator = NetworkEvaluator(small_model(game, seed=3))
+    state = game.initial_state().play(game.initial_state().legal_actions()[1])  # type: ignore[attr-defined]
+    options = {"selection": playout.PUCT(c=2.0, c_base=50.0), "seed": 5, "simulations": 300}
+    batched = playout.MCTS(state, evaluator=evaluator, leaf_batch=1, **options)
+    unbatched = playout.MCTS(state, evaluator=LeafByLeaf(evaluator), **options)
+    assert batched.backend == "batched" and unbatched.backend == "python"
+    a, b = batched.run(), unbatched.run()
+    assert a.visit_counts == b.visit_counts
+    assert a.values == pytest.approx(b.values)
+
+
+@given(st.integers(min_value=2, max_value=32), st.integers(min_value=0, max_value=1000))
+@settings(max_examples=15, deadline=None)
+def test_batches_count_every_simulation_once(batch: int, seed: int) -> None:
+    game = Connect4Game()
+    evaluator = NetworkEvaluator(small_model(game))
+    engine = playout.MCTS(
+        game.initial_state(), evaluator=evaluator, selection=playout.PUCT(),
+        leaf_batch=batch, seed=seed,
+    )  # fmt: skip
+    result = engine.run(playout.Budget(simulations=200))
+    tree = engine.tree
+    assert result.simulations == 200
+    assert sum(result.visit_counts) == 200  # no virtual visit left behind
+    assert tree.nodes[T.ROOT, T.N_VISITS] == 200
+    used = tree.num_edges
+    # Every edge's visits equal its child's (virtual losses were all taken back).
+    children = tree.edges[:used, T.E_CHILD]
+    taken = children != T.UNVISITED
+    assert (tree.edges[:used, T.E_VISITS][taken] == tree.nodes[children[taken], T.N_VISITS]).all()
+    assert (tree.edges[:used, T.E_VISITS][~taken] == 0).all()
+
+
+def test_virtual_loss_is_undone_exactly() -> None:
+    game = Connect4Game()
+    engine = playout.MCTS(
+        game.initial_state(), evaluator=NetworkEvaluator(small_model(game)),
+        selection=playout.PUCT(), leaf_batch=16, seed=2,
+    )  # fmt: skip
+    engine.run(playout.Budget(simulations=100))
+    driver = engine.driver
+    before = [a.copy() for a in engine.tree]
+    states, _ = driver.select_leaves(16, 100)  # type: ignore[attr-defined]
+    assert states and driver.pending == len(states)  # type: ignore[attr-defined]
+    assert engine.tree.nodes[T.ROOT, T.N_VISITS] > before[0][T.ROOT, T.N_VISITS]
+    for i in range(driver.pending - 1, -1, -1):  # type: ignore[attr-defined]
+        leaf = driver._pending[i]  # type: ignore[attr-defined]
+        T.remove_virtual_loss(
+            engine.tree.nodes, engine.tree.edges, engine.tree.edge_values,
+            driver._paths[i], leaf.depth, driver._saved[i],  # type: ignore[attr-defined]
+        )  # fmt: skip
+    for old, new in zip(before, engine.tree):
+        assert np.array_equal(old, new)
+
+
+def test_batched_search_still_proves_a_forced_win() -> None:
+    game = tictactoe()
+    state = game.from_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], to_move=1)
+    result = playout.search(
+        state, evaluator=NetworkEvaluator(small_model(game)), selection=playout.PUCT(),
+        leaf_batch=8, simulations=200, seed=0,
+    )  # fmt: skip
+    assert result.proven == playout.Proven.WIN
+    assert result.best_action == game.action_of(2, 0)
+
+
+def test_batch_evaluator_refuses_the_compiled_backend() -> None:
+    game = tictactoe()
+    with pytest.raises(playout.InvalidParameterError, match="batched driver"):
+        playout.MCTS(
+            game.initial_state(), evaluator=NetworkEvaluator(small_model(game)),
+            backend="compiled",
+        )  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# Model files.
+# --------------------------------------------------------------------------------------------
+
+
+def test_model_round_trip(tmp_path: object) -> None:
+    game = Connect4Game()
+    model = small_model(game, seed=4)
+    path = model.save(tmp_path / "m.pt")  # type: ignore[operator]
+    loaded = Model.load(path, game, device="cpu")
+    states = [game.from_moves(m) for m in ("", "4", "44", "4453")]
+    a, b = model.predict(model.observations(states)), loaded.predict(loaded.observations(states))
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert loaded.path == path
+
+
+def test_bad_model_files_name_the_file(tmp_path: object) -> None:
+    game = Connect4Game()
+    missing = tmp_path / "missing.pt"  # type: ignore[operator]
+    with pytest.raises(playout.ModelFileError, match="missing.pt: no such model file"):
+        Model.load(missing, game)
+    corrupt = tmp_path / "corrupt.pt"  # type: ignore[operator]
+    corrupt.write_bytes(b"not a model at all")
+    with pytest.raises(playout.ModelFileError, match="corrupt.pt: not a readable model"):
+        Model.load(corrupt, game)
+    foreign = tmp_path / "foreign.pt"  # type: ignore[operator]
+    torch.save({"weights": {}}, foreign)
+    with pytest.raises(playout.ModelFileError, match="foreign.pt: not a playout model"):
+        Model.load(foreign, game)
+    other = small_model(tictactoe()).save(tmp_path / "ttt.pt")  # type: ignore[operator]
+    with pytest.raises(playout.ModelFileError, match="ttt.pt: the network was trained for"):
+        Model.load(other, game)
+    truncated = tmp_path / "truncated.pt"  # type: ignore[operator]
+    data = small_model(game).save(tmp_path / "good.pt").read_bytes()  # type: ignore[operator]
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(playout.ModelFileError, match="truncated.pt"):
+        Model.load(truncated, game)
+
+
+def test_games_without_observations_are_refused() -> None:
+    from playout.games.pig import PigGame
+
+    with pytest.raises(playout.InvalidParameterError, match="observation"):
+        Model(PigGame())
+
+
+# --------------------------------------------------------------------------------------------
+# Self-play and training.
+# --------------------------------------------------------------------------------------------
+
+
+def test_self_play_records_legal_games_with_policies() -> None:
+    game = tictactoe()
+    evaluator = NetworkEvaluator(small_model(game))
+    games = self_play(
+        evaluator, game, 5, search=ZeroSearch(simulations=16), parallel_games=3, seed=1
+    )
+    assert len(games) == 5
+    symmetries = len(game.action_symmetries())
+    for record in games:
+        state = game.initial_state()
+        for move in record.moves:
+            state = state.play(move)
+        assert state.is_terminal() and record.outcome0 == state.returns()[0]
+        assert len(record.examples) == len(record.moves) * symmetries
+        for example in record.examples:
+            assert example.policy.sum() == pytest.approx(1.0, abs=1e-5)
+            assert example.value in (-1.0, 0.0, 1.0)
+            # No probability on an occupied square.
+            occupied = (example.observation.sum(axis=0) > 0).reshape(-1)
+            assert example.policy[occupied].sum() == 0
+
+
+def tiny_config(**changes: object) -> TrainConfig:
+    options: dict[str, object] = {
+        "games_per_iteration": 4, "simulations": 8, "parallel_games": 4,
+        "steps_per_iteration": 3, "batch_size": 16, "architecture": SMALL, "eval_games": 0,
+        "buffer_size": 500,
+    }  # fmt: skip
+    options.update(changes)
+    return TrainConfig(**options)  # type: ignore[arg-type]
+
+
+def test_training_resumes_where_it_stopped(tmp_path: object) -> None:
+    game = tictactoe()
+    out = tmp_path / "run"  # type: ignore[operator]
+    first = Trainer(game, out, tiny_config())
+    first.run(iterations=1, log=None)
+    saved = {k: v.clone() for k, v in first.model.net.state_dict().items()}
+    resumed = Trainer(game, out, device="cpu")
+    assert resumed.iteration == 1
+    assert resumed.config == first.config
+    assert resumed.buffer.size == first.buffer.size > 0
+    assert np.array_equal(resumed.buffer.values[: first.buffer.size], first.buffer.values[: first.buffer.size])
+    for key, value in resumed.model.net.state_dict().items():
+        assert torch.equal(value, saved[key])
+    resumed.run(iterations=1, log=None)
+    assert resumed.iteration == 2
+    rows = (out / "metrics.csv").read_text().strip().splitlines()
+    assert len(rows) == 3  # header + one row per iteration
+    Model.load(out / "model.pt", game)  # the latest network, loadable
+
+
+def test_a_damaged_checkpoint_is_reported(tmp_path: object) -> None:
+    game = tictactoe()
+    out = tmp_path / "run"  # type: ignore[operator]
+    Trainer(game, out, tiny_config()).run(iterations=1, log=None)
+    (out / "checkpoint.pt").write_bytes(b"\x00" * 10)
+    with pytest.raises(playout.ModelFileError, match="checkpoint.pt"):
+        Trainer(game, out)
+
+
+# --------------------------------------------------------------------------------------------
+# The zero player.
+# --------------------------------------------------------------------------------------------
+
+
+def test_zero_player_spec_plays_a_match(tmp_path: object) -> None:
+    game = tictactoe()
+    path = small_model(game).save(tmp_path / "ttt.pt")  # type: ignore[operator]
+    result = playout.run_match(
+        game, f"zero:simulations=20,model={path}", f"zero:simulations=0,model={path}", games=2
+    )
+    assert result.games == 2
+    with pytest.raises(playout.InvalidParameterError, match="unknown zero option"):
+        playout.parse_player("zero:simulation=3", game)
+    with pytest.raises(playout.ModelFileError, match="nope.pt"):
+        playout.parse_player(f"zero:model={tmp_path}/nope.pt", game)
+
+
+def test_zero_player_with_no_search_plays_the_policy_argmax() -> None:
+    game = Connect4Game()
+    model = small_model(game, seed=9)
+    player = ZeroPlayer(game, model, no_search=True)
+    state = game.from_moves("44")
+    player.reset(state, 0)
+    logits, _ = model.predict(model.observations([state]))
+    legal = list(state.legal_actions())
+    assert player.choose(state) == legal[int(np.argmax(logits[0][legal]))]
