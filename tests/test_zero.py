@@ -81,7 +81,8 @@ def test_puct_selection_picks_the_hand_computed_edge() -> None:
     rule, params = playout.PUCT(c=c, c_base=c_base, first_play_value=fpv).compiled()
     c_n = c + math.log((14 + c_base + 1) / c_base)
     scores = [
-        (sums[e] / visits[e] if visits[e] else fpv) + c_n * priors[e] * math.sqrt(14) / (1 + visits[e])
+        (sums[e] / visits[e] if visits[e] else fpv)
+        + c_n * priors[e] * math.sqrt(14) / (1 + visits[e])
         for e in range(3)
     ]
     chosen = T.select_edge(
@@ -194,7 +195,7 @@ def test_virtual_loss_is_undone_exactly() -> None:
             engine.tree.nodes, engine.tree.edges, engine.tree.edge_values,
             driver._paths[i], leaf.depth, driver._saved[i],  # type: ignore[attr-defined]
         )  # fmt: skip
-    for old, new in zip(before, engine.tree):
+    for old, new in zip(before, engine.tree, strict=True):
         assert np.array_equal(old, new)
 
 
@@ -237,23 +238,23 @@ def test_model_round_trip(tmp_path: object) -> None:
 def test_bad_model_files_name_the_file(tmp_path: object) -> None:
     game = Connect4Game()
     missing = tmp_path / "missing.pt"  # type: ignore[operator]
-    with pytest.raises(playout.ModelFileError, match="missing.pt: no such model file"):
+    with pytest.raises(playout.ModelFileError, match=r"missing.pt: no such model file"):
         Model.load(missing, game)
     corrupt = tmp_path / "corrupt.pt"  # type: ignore[operator]
     corrupt.write_bytes(b"not a model at all")
-    with pytest.raises(playout.ModelFileError, match="corrupt.pt: not a readable model"):
+    with pytest.raises(playout.ModelFileError, match=r"corrupt.pt: not a readable model"):
         Model.load(corrupt, game)
     foreign = tmp_path / "foreign.pt"  # type: ignore[operator]
     torch.save({"weights": {}}, foreign)
-    with pytest.raises(playout.ModelFileError, match="foreign.pt: not a playout model"):
+    with pytest.raises(playout.ModelFileError, match=r"foreign.pt: not a playout model"):
         Model.load(foreign, game)
     other = small_model(tictactoe()).save(tmp_path / "ttt.pt")  # type: ignore[operator]
-    with pytest.raises(playout.ModelFileError, match="ttt.pt: the network was trained for"):
+    with pytest.raises(playout.ModelFileError, match=r"ttt.pt: the network was trained for"):
         Model.load(other, game)
     truncated = tmp_path / "truncated.pt"  # type: ignore[operator]
     data = small_model(game).save(tmp_path / "good.pt").read_bytes()  # type: ignore[operator]
     truncated.write_bytes(data[: len(data) // 2])
-    with pytest.raises(playout.ModelFileError, match="truncated.pt"):
+    with pytest.raises(playout.ModelFileError, match=r"truncated.pt"):
         Model.load(truncated, game)
 
 
@@ -311,7 +312,9 @@ def test_training_resumes_where_it_stopped(tmp_path: object) -> None:
     assert resumed.iteration == 1
     assert resumed.config == first.config
     assert resumed.buffer.size == first.buffer.size > 0
-    assert np.array_equal(resumed.buffer.values[: first.buffer.size], first.buffer.values[: first.buffer.size])
+    assert np.array_equal(
+        resumed.buffer.values[: first.buffer.size], first.buffer.values[: first.buffer.size]
+    )
     for key, value in resumed.model.net.state_dict().items():
         assert torch.equal(value, saved[key])
     resumed.run(iterations=1, log=None)
@@ -326,7 +329,7 @@ def test_a_damaged_checkpoint_is_reported(tmp_path: object) -> None:
     out = tmp_path / "run"  # type: ignore[operator]
     Trainer(game, out, tiny_config()).run(iterations=1, log=None)
     (out / "checkpoint.pt").write_bytes(b"\x00" * 10)
-    with pytest.raises(playout.ModelFileError, match="checkpoint.pt"):
+    with pytest.raises(playout.ModelFileError, match=r"checkpoint.pt"):
         Trainer(game, out)
 
 
@@ -344,7 +347,7 @@ def test_zero_player_spec_plays_a_match(tmp_path: object) -> None:
     assert result.games == 2
     with pytest.raises(playout.InvalidParameterError, match="unknown zero option"):
         playout.parse_player("zero:simulation=3", game)
-    with pytest.raises(playout.ModelFileError, match="nope.pt"):
+    with pytest.raises(playout.ModelFileError, match=r"nope.pt"):
         playout.parse_player(f"zero:model={tmp_path}/nope.pt", game)
 
 

@@ -52,7 +52,9 @@ def plot_training(metrics: str | os.PathLike[str], path: str | os.PathLike[str])
     losses.plot(x, [float(r["policy_entropy"]) for r in rows], label="policy entropy", ls="--")
     losses.set_xlabel("iteration")
     losses.legend()
-    evaluated = [(i, float(r["eval_score"])) for i, r in zip(x, rows) if r.get("eval_score")]
+    evaluated = [
+        (i, float(r["eval_score"])) for i, r in zip(x, rows, strict=True) if r.get("eval_score")
+    ]
     if evaluated:
         score.plot([i for i, _ in evaluated], [s for _, s in evaluated], marker="o")
         score.set_ylim(0, 1)

@@ -132,9 +132,7 @@ class BatchedDriver(PythonDriver):
 
     # ----------------------------------------------------------------------------- steps
 
-    def select_leaves(
-        self, limit: int, max_depth: int
-    ) -> tuple[list[GameState], list[np.ndarray]]:
+    def select_leaves(self, limit: int, max_depth: int) -> tuple[list[GameState], list[np.ndarray]]:
         """Descend up to ``limit`` times with virtual loss (fewer after a collision, or once
         the root is proven); the leaves that need an evaluation, as their states and their
         legal actions (the order :meth:`finish_leaves` expects values and priors in).
@@ -151,7 +149,8 @@ class BatchedDriver(PythonDriver):
             self._saved = np.zeros((self._leaf_batch, depth_room), dtype=np.float64)
         max_depth = min(max_depth, self._paths.shape[1] - 1)
         nodes, node_values, edges, edge_values, _ = self._tree
-        states, actions_list = [], []
+        states: list[GameState] = []
+        actions_list: list[np.ndarray] = []
         if nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN:
             return states, actions_list
         for i in range(limit):

@@ -73,13 +73,13 @@ class PlayoutWarning(UserWarning):
 
 
 __all__ = [
-    "ModelFileError",
     "ExecutorError",
     "GameError",
     "GameOverError",
     "IllegalMoveError",
     "InvalidParameterError",
     "MissingDependencyError",
+    "ModelFileError",
     "MoveError",
     "MoveParseError",
     "PlayoutError",

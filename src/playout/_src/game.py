@@ -51,9 +51,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, Protocol, Self, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, TypeVar, runtime_checkable
 
 from playout._src.errors import GameError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CHANCE: int = -1
 """``current_player()`` of a state where chance, not a player, picks the next action."""
@@ -203,7 +206,7 @@ def value_for(player: int, value_for_player0: float) -> float:
     return -value_for_player0 if player == 1 else value_for_player0
 
 
-def grid_planes(grid: Sequence[Sequence[int]], second_to_move: bool) -> Any:
+def grid_planes(grid: Sequence[Sequence[int]], second_to_move: bool) -> np.ndarray:
     """A two-player board as network input planes seen by the player to move:
     ``float32[2, rows, columns]``, plane 0 the mover's stones, plane 1 the opponent's.
     ``grid`` holds 1 for player 0's stones, -1 for player 1's, 0 for empty squares."""

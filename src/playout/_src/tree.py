@@ -384,8 +384,9 @@ def select_edge(
     UCB1 (Kocsis & Szepesvari 2006): ``Q + c * sqrt(ln N / n)``, unvisited edges first.
     PUCT (Silver et al. 2017): ``Q + c * P * sqrt(N) / (1 + n)``, unvisited edges valued at
     ``first_play_value``; with ``c_base > 0`` the constant grows with the parent's visits as
-    in AlphaZero (Silver et al. 2018): ``c + log((N + c_base + 1) / c_base)``. Epsilon-greedy: unvisited edges first, then a random edge with
-    probability epsilon, else the best mean. Q is the mean value for the player to move at
+    in AlphaZero (Silver et al. 2018): ``c + log((N + c_base + 1) / c_base)``.
+    Epsilon-greedy: unvisited edges first, then a random edge with probability epsilon, else
+    the best mean. Q is the mean value for the player to move at
     ``node``. Ties are broken uniformly at random. At chance nodes the edge is sampled by
     its probability whatever the rule. Edges to children the solver has proven are skipped:
     their value is known, and once every edge is proven the solver proves the node itself

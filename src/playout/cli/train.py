@@ -23,6 +23,8 @@ SETTING_OPTIONS = {
     "temperature_moves": "temperature_moves",
     "value_mix": "value_mix",
     "opening_moves": "opening_moves",
+    "expert_iterations": "expert_iterations",
+    "expert_simulations": "expert_simulations",
     "schedule": "schedule_iterations",
     "seed": "seed",
 }
@@ -132,19 +134,63 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
     settings.add_argument(
         "--simulations", type=positive_int, metavar="N", help="simulations per self-play move"
     )
-    settings.add_argument("--steps", type=positive_int, metavar="N", help="gradient steps per iteration")
+    settings.add_argument(
+        "--steps", type=positive_int, metavar="N", help="gradient steps per iteration"
+    )
     settings.add_argument("--batch-size", type=positive_int, metavar="N", help="positions per step")
-    settings.add_argument("--buffer", type=positive_int, metavar="N", help="replay buffer positions")
+    settings.add_argument(
+        "--buffer", type=positive_int, metavar="N", help="replay buffer positions"
+    )
     settings.add_argument("--lr", type=positive_float, metavar="X", help="learning rate")
     settings.add_argument("--channels", type=positive_int, metavar="N", help="network width")
     settings.add_argument("--blocks", type=positive_int, metavar="N", help="residual blocks")
-    settings.add_argument("--eval-games", type=non_negative_int, metavar="N", help="evaluation games per iteration")
-    settings.add_argument("--eval-simulations", type=positive_int, metavar="N", help="the network's simulations in evaluation")
-    settings.add_argument("--opponent", metavar="SPEC", help="evaluation opponent (default mcts:simulations=1000)")
-    settings.add_argument("--temperature-moves", type=non_negative_int, metavar="N", help="opening plies played by visit counts")
-    settings.add_argument("--value-mix", type=float, metavar="X", help="weight of the search value in the value target")
-    settings.add_argument("--opening-moves", type=non_negative_int, metavar="N", help="games start after up to N random moves")
-    settings.add_argument("--schedule", type=positive_int, metavar="N", help="iterations of the learning-rate schedule")
+    settings.add_argument(
+        "--eval-games", type=non_negative_int, metavar="N", help="evaluation games per iteration"
+    )
+    settings.add_argument(
+        "--eval-simulations",
+        type=positive_int,
+        metavar="N",
+        help="the network's simulations in evaluation",
+    )
+    settings.add_argument(
+        "--opponent", metavar="SPEC", help="evaluation opponent (default mcts:simulations=1000)"
+    )
+    settings.add_argument(
+        "--temperature-moves",
+        type=non_negative_int,
+        metavar="N",
+        help="opening plies played by visit counts",
+    )
+    settings.add_argument(
+        "--value-mix",
+        type=float,
+        metavar="X",
+        help="weight of the search value in the value target",
+    )
+    settings.add_argument(
+        "--opening-moves",
+        type=non_negative_int,
+        metavar="N",
+        help="games start after up to N random moves",
+    )
+    settings.add_argument(
+        "--expert-iterations",
+        type=non_negative_int,
+        metavar="N",
+        help="the first N iterations learn from rollout MCTS games (a warm start)",
+    )
+    settings.add_argument(
+        "--expert-simulations",
+        type=positive_int,
+        metavar="N",
+        help="rollout MCTS simulations per move in those iterations",
+    )
+    settings.add_argument(
+        "--schedule",
+        type=positive_int,
+        metavar="N",
+        help="iterations of the learning-rate schedule",
+    )
     settings.add_argument("--seed", type=non_negative_int, metavar="K", help="seed")
     train.set_defaults(handler=cmd_train)
-

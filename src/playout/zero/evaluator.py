@@ -85,7 +85,9 @@ class NetworkEvaluator:
         """Values for the player to move and priors over ``actions[i]`` for each state."""
         outputs = self.outputs(states)
         values = np.array([value for _, value in outputs], dtype=np.float64)
-        priors = [masked_softmax(logits, a) for (logits, _), a in zip(outputs, actions)]
+        priors = [
+            masked_softmax(logits, a) for (logits, _), a in zip(outputs, actions, strict=True)
+        ]
         return values, priors
 
     def evaluate(self, state: GameState, rng: random.Random) -> float:

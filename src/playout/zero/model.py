@@ -233,9 +233,7 @@ class Model:
         return path
 
     @classmethod
-    def load(
-        cls, path: str | os.PathLike[str], game: Any, *, device: str | None = None
-    ) -> Model:
+    def load(cls, path: str | os.PathLike[str], game: Any, *, device: str | None = None) -> Model:
         """The model saved in ``path``, for ``game``.
 
         Raises:

@@ -37,7 +37,8 @@ def shipped_model_path(game: Any) -> Path:
     if not path.is_file():
         raise ModelFileError(
             f"no network is shipped for {game.spec.name} with these parameters ({name}); "
-            "train one with `playout train` and give its model.pt (--model, or model= in a player spec)"
+            "train one with `playout train` and give its model.pt (--model, or model= in a "
+            "player spec)"
         )
     return path
 

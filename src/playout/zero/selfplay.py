@@ -56,7 +56,9 @@ class ZeroSearch:
 
     def __post_init__(self) -> None:
         if isinstance(self.simulations, bool) or not isinstance(self.simulations, int):
-            raise InvalidParameterError(f"simulations must be a whole number, got {self.simulations!r}")
+            raise InvalidParameterError(
+                f"simulations must be a whole number, got {self.simulations!r}"
+            )
         if self.simulations < 1:
             raise InvalidParameterError(f"simulations must be >= 1, got {self.simulations}")
 
@@ -114,7 +116,7 @@ def symmetric_examples(
 @dataclasses.dataclass
 class _Slot:
     engine: MCTS
-    driver: BatchedDriver
+    driver: BatchedDriver | None
     index: int
     done: int = 0
     history: list[tuple[GameState, np.ndarray, float]] = dataclasses.field(default_factory=list)
@@ -187,17 +189,19 @@ def self_play(
         counts: list[int] = []
         for slot in slots:
             wanted = min(search.leaf_batch, search.simulations - slot.done)
+            assert slot.driver is not None
             s, a = slot.driver.select_leaves(wanted, max_depth)
             states.extend(s)
             actions.extend(a)
             counts.append(len(s))
-        values, priors = (
-            evaluator.evaluate_batch(states, actions) if states else (np.zeros(0), [])
-        )
+        values, priors = evaluator.evaluate_batch(states, actions) if states else (np.zeros(0), [])
         at = 0
         still: list[_Slot] = []
-        for slot, count in zip(slots, counts):
-            ran, solved = slot.driver.finish_leaves(values[at : at + count], priors[at : at + count])
+        for slot, count in zip(slots, counts, strict=True):
+            assert slot.driver is not None
+            ran, solved = slot.driver.finish_leaves(
+                values[at : at + count], priors[at : at + count]
+            )
             at += count
             slot.done += ran
             if slot.done >= search.simulations or solved or ran == 0:
@@ -235,7 +239,9 @@ def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: rando
     result = engine.result()
     visits = np.asarray(result.visit_counts, dtype=np.float64)
     policy = np.zeros(num_actions, dtype=np.float32)
-    if visits.sum() > 0:
+    if result.proven == "win":
+        policy[int(result.best_action)] = 1.0  # the proven win, not the visits' spread
+    elif visits.sum() > 0:
         policy[np.asarray(result.actions, dtype=np.int64)] = visits / visits.sum()
     else:
         policy[np.asarray(result.actions, dtype=np.int64)] = 1.0 / len(result.actions)
@@ -336,10 +342,18 @@ def parallel_self_play(
     shares = [num_games // workers + (1 if i < num_games % workers else 0) for i in range(workers)]
     jobs = [
         _SelfPlayJob(
-            game, str(model_path), share, search, temperature_moves,
-            max(1, parallel_games // workers), seed * 7_919 + i, augment, value_mix,
-            opening_moves, 1,
-        )  # fmt: skip
+            game,
+            str(model_path),
+            share,
+            search,
+            temperature_moves,
+            max(1, parallel_games // workers),
+            seed * 7_919 + i,
+            augment,
+            value_mix,
+            opening_moves,
+            1,
+        )
         for i, share in enumerate(shares)
         if share > 0
     ]
@@ -365,3 +379,35 @@ def parallel_self_play(
             pool.shutdown(wait=True)
         else:
             stop_pool(pool)
+
+
+def expert_games(
+    game: Any,
+    num_games: int,
+    *,
+    simulations: int,
+    temperature_moves: int = 8,
+    opening_moves: int = 0,
+    seed: int = 0,
+    augment: bool = True,
+    value_mix: float = 0.0,
+    on_game: Callable[[SelfPlayGame], None] | None = None,
+) -> list[SelfPlayGame]:
+    """Training games of rollout MCTS against itself (the compiled search where the game has
+    a kernel), recorded like :func:`self_play`'s: a warm start for a network before it
+    searches well itself (Expert Iteration, Anthony, Tian & Barber 2017: a search as the
+    expert, the network as the apprentice). Moves and targets as in :func:`self_play`."""
+    move_rng = random.Random(seed)
+    finished: list[SelfPlayGame] = []
+    for index in range(num_games):
+        state, opening = random_opening(game, move_rng.randint(0, opening_moves), move_rng)
+        engine = MCTS(state, seed=seed * 100_003 + index, simulations=simulations)
+        slot = _Slot(engine, None, index, moves=opening)
+        while not engine.root_state.is_terminal():
+            engine.run()
+            _play_move(slot, int(game.spec.num_actions), temperature_moves, move_rng)
+        record = _finish(slot, game, augment, value_mix)
+        finished.append(record)
+        if on_game is not None:
+            on_game(record)
+    return finished

@@ -38,6 +38,7 @@ from playout.zero.model import Architecture, Model, read_model_file, torch
 from playout.zero.selfplay import (
     Example,
     ZeroSearch,
+    expert_games,
     parallel_self_play,
     self_play,
     stack_examples,
@@ -63,6 +64,9 @@ class TrainConfig:
         value_mix: weight of the search's value against the game's outcome in the value
             target (see :func:`~playout.zero.selfplay.self_play`).
         opening_moves: self-play games start after up to this many random moves.
+        expert_iterations: the first iterations play rollout MCTS against itself instead of
+            the network (:func:`~playout.zero.selfplay.expert_games`, a warm start).
+        expert_simulations: the rollout search's simulations per move in those iterations.
         dirichlet_alpha, dirichlet_fraction: root noise in self-play.
         c: PUCT constant (playout's [-1, 1] value scale).
         buffer_size: positions kept in the replay buffer (the newest).
@@ -90,6 +94,8 @@ class TrainConfig:
     temperature_moves: int = 8
     value_mix: float = 0.0
     opening_moves: int = 0
+    expert_iterations: int = 0
+    expert_simulations: int = 2000
     dirichlet_alpha: float = 1.0
     dirichlet_fraction: float = 0.25
     c: float = 2.0
@@ -99,7 +105,7 @@ class TrainConfig:
     learning_rate: float = 2e-3
     schedule_iterations: int = 100
     weight_decay: float = 1e-4
-    architecture: Architecture = Architecture()
+    architecture: Architecture = dataclasses.field(default_factory=Architecture)
     eval_games: int = 20
     eval_simulations: int = 100
     eval_opponent: str = "mcts:simulations=1000"
@@ -116,7 +122,7 @@ class TrainConfig:
         positive = (
             "games_per_iteration", "simulations", "leaf_batch", "parallel_games",
             "buffer_size", "batch_size", "steps_per_iteration", "schedule_iterations",
-            "threads",
+            "threads", "expert_simulations",
         )  # fmt: skip
         for name in positive:
             if getattr(self, name) < 1:
@@ -191,8 +197,9 @@ class ReplayBuffer:
         try:
             with np.load(path) as data:
                 size = int(data["values"].shape[0])
-                if size > self.capacity or data["observations"].shape[1:] != (
-                    self.observations.shape[1:]
+                if (
+                    size > self.capacity
+                    or data["observations"].shape[1:] != (self.observations.shape[1:])
                 ):
                     raise ModelFileError(f"{path}: the replay buffer does not fit this run")
                 self.observations[:size] = data["observations"]
@@ -227,10 +234,13 @@ class IterationReport:
 
     def line(self) -> str:
         """One log line."""
-        score = "" if self.eval_score is None else f", {self.eval_score:.0%} vs {self.eval_opponent}"
+        score = (
+            "" if self.eval_score is None else f", {self.eval_score:.0%} vs {self.eval_opponent}"
+        )
         return (
             f"iteration {self.iteration}: {self.games} games, {self.positions} positions "
-            f"({self.positions_per_second:.0f}/s, {self.simulations_per_second:.0f} simulations/s), "
+            f"({self.positions_per_second:.0f}/s, "
+            f"{self.simulations_per_second:.0f} simulations/s), "
             f"loss {self.policy_loss:.3f}+{self.value_loss:.3f}, entropy "
             f"{self.policy_entropy:.2f}{score}"
         )
@@ -366,7 +376,6 @@ class Trainer:
         evaluator = NetworkEvaluator(self.model)
         finished = 0
 
-
         def on_game(_: Any) -> None:
             nonlocal finished
             finished += 1
@@ -382,7 +391,14 @@ class Trainer:
             "seed": config.seed * 1_000_003 + self.iteration,
             "on_game": on_game,
         }
-        if self.workers > 1:
+        if self.iteration < config.expert_iterations:
+            games = expert_games(
+                self.game,
+                config.games_per_iteration,
+                simulations=config.expert_simulations,
+                **{k: v for k, v in options.items() if k not in ("search", "parallel_games")},
+            )
+        elif self.workers > 1:
             path = self.model.save(self.out_dir / MODEL)
             games = parallel_self_play(
                 str(path), self.game, config.games_per_iteration, workers=self.workers, **options
@@ -424,7 +440,9 @@ class Trainer:
         self._append_metrics(report)
         return report
 
-    def _train(self, progress: Callable[[str, int, int], None] | None) -> tuple[float, float, float]:
+    def _train(
+        self, progress: Callable[[str, int, int], None] | None
+    ) -> tuple[float, float, float]:
         """The iteration's gradient steps; mean policy loss, value loss and policy entropy."""
         config = self.config
         net = self.model.net
