@@ -360,3 +360,90 @@ def test_zero_player_with_no_search_plays_the_policy_argmax() -> None:
     logits, _ = model.predict(model.observations([state]))
     legal = list(state.legal_actions())
     assert player.choose(state) == legal[int(np.argmax(logits[0][legal]))]
+
+
+# --------------------------------------------------------------------------------------------
+# Observations, openings, expert games, worker processes.
+# --------------------------------------------------------------------------------------------
+
+
+def test_observations_are_seen_by_the_player_to_move() -> None:
+    game = Connect4Game()
+    state = game.from_moves("4453")  # X: d1 e1, O: d2 c1; X to move
+    planes = state.observation()
+    assert planes.shape == game.observation_shape == (2, 6, 7)
+    bottom = game.height - 1
+    assert planes[0, bottom, 3] == 1 and planes[0, bottom, 4] == 1  # X's (the mover's)
+    assert planes[1, bottom - 1, 3] == 1 and planes[1, bottom, 2] == 1  # O's
+    assert planes.sum() == 4
+    after = state.play(0)  # now O to move: the planes swap
+    assert np.array_equal(after.observation()[1][:, 1:], planes[0][:, 1:])
+    ttt = tictactoe()
+    assert ttt.initial_state().observation().shape == ttt.observation_shape == (2, 3, 3)
+
+
+def test_random_openings_never_end_the_game() -> None:
+    from playout.zero.selfplay import random_opening
+
+    rng = random.Random(3)
+    for moves in range(12):
+        state, played = random_opening(tictactoe(), moves, rng)
+        assert not state.is_terminal()
+        assert len(played) <= moves
+
+
+def test_expert_games_record_search_targets() -> None:
+    from playout.zero.selfplay import expert_games
+
+    games = expert_games(tictactoe(), 2, simulations=200, seed=4, augment=False)
+    for record in games:
+        assert len(record.examples) == len(record.moves)
+        for example in record.examples:
+            assert example.policy.sum() == pytest.approx(1.0, abs=1e-5)
+
+
+def test_parallel_self_play_in_worker_processes(tmp_path: object) -> None:
+    from playout.zero.selfplay import parallel_self_play
+
+    game = tictactoe()
+    path = small_model(game).save(tmp_path / "m.pt")  # type: ignore[operator]
+    games = parallel_self_play(
+        str(path), game, 4, workers=2, search=ZeroSearch(simulations=8), seed=2
+    )
+    assert len(games) == 4
+    assert all(g.outcome0 in (-1.0, 0.0, 1.0) for g in games)
+
+
+def test_train_command_runs_resumes_and_plots(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    from playout.cli import main
+
+    out = tmp_path / "run"  # type: ignore[operator]
+    plot = tmp_path / "metrics.png"  # type: ignore[operator]
+    argv = [
+        "train", "tictactoe", "--out", str(out), "--iterations", "1", "--games", "4",
+        "--simulations", "8", "--steps", "2", "--batch-size", "8", "--channels", "8",
+        "--blocks", "1", "--eval-games", "2", "--eval-simulations", "4", "--opponent", "random",
+    ]  # fmt: skip
+    assert main([*argv, "--plot", str(plot)]) == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "iteration 1:" in text and "resuming the run" in text and "iteration 2:" in text
+    assert main(["train", "tictactoe", "--out", str(out)]) == 2  # --iterations or --hours
+    assert "one of the arguments --iterations --hours is required" in capsys.readouterr().err
+
+
+def test_analyze_with_the_zero_ai(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    from playout.cli import main
+
+    path = small_model(tictactoe()).save(tmp_path / "m.pt")  # type: ignore[operator]
+    argv = ["analyze", "tictactoe", "--ai", "zero", "--model", str(path), "--simulations", "50"]
+    assert main([*argv, "--json"]) == 0
+    assert '"simulations": 50' in capsys.readouterr().out
+    assert main(["analyze", "connect4", "--ai", "zero", "--model", str(path)]) == 2
+    assert "trained for tictactoe" in capsys.readouterr().err
+    assert main(["analyze", "tictactoe", "--model", str(path)]) == 2
+    assert "--model needs --ai zero" in capsys.readouterr().err
