@@ -87,6 +87,7 @@ def test_every_script_is_covered() -> None:
         "symmetry.py",
         "time_limits.py",
         "threads.py",
+        "connect4_positions.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
     }
@@ -275,3 +276,31 @@ def test_threads() -> None:
     assert row["speed_up"] == pytest.approx(
         row["threads_sims_per_sec"] / row["one_thread_sims_per_sec"]
     )
+
+
+def test_connect4_positions(tmp_path: Path) -> None:
+    out_file = tmp_path / "positions.json"
+    out, _ = run_bench(
+        "connect4_positions.py", "--per-bucket", "2", "--buckets", "middle,end",
+        "--out", str(out_file),
+    )  # fmt: skip
+    assert figure(out, "wrote") == 4
+    data = json.loads(out_file.read_text())
+    assert data["game"] == {"name": "connect4", "width": 7, "height": 6, "k": 4}
+    for position in data["positions"]:
+        stones = len(position["moves"])
+        assert position["bucket"] in ("middle", "end") and 15 <= stones <= 30
+        scores = [s for s in position["scores"] if s is not None]
+        assert position["score"] == max(scores)
+        assert position["outcome"] in (-1, 0, 1)
+        for column in position["losing"]:
+            assert position["scores"][column - 1] < position["score"]
+    # The committed data set: the perfect chooser never plays a value-losing move, a random
+    # one does.
+    data_file = BENCH / "data" / "connect4_positions.json"
+    out, _ = run_bench(
+        "connect4_positions.py", "--evaluate", str(data_file), "--bucket", "end", "--limit", "40"
+    )
+    assert figure(out, "positions:") == 40
+    assert figure(out, "perfect chooser value-losing fraction:") == 0
+    assert figure(out, "random chooser value-losing fraction:") > 0
