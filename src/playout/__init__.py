@@ -44,6 +44,7 @@ from playout._src.errors import (
     PlayoutError,
     PlayoutWarning,
     RecordError,
+    SolverLimitError,
     UnknownGameError,
 )
 from playout._src.evaluation import (
@@ -114,6 +115,7 @@ __all__ = [
     "RecordError",
     "Rollout",
     "SearchConfig",
+    "SolverLimitError",
     "SearchResult",
     "TournamentResult",
     "UnknownGameError",

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from playout._src.compiled.kernel import JIT_OPTIONS
-from playout._src.errors import GameOverError, InvalidParameterError, PlayoutError
+from playout._src.errors import GameOverError, InvalidParameterError, SolverLimitError
 from playout._src.jit import jit
 from playout.games.connect4 import Connect4Game, Connect4State
 
@@ -78,10 +78,6 @@ _M4 = np.uint64(0x0F0F_0F0F_0F0F_0F0F)
 _H01 = np.uint64(0x0101_0101_0101_0101)
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-
-
-class SolverLimitError(PlayoutError, RuntimeError):
-    """The solver visited its ``max_nodes`` without finishing; raise the bound or give up."""
 
 
 # -- compiled core ------------------------------------------------------------------------------

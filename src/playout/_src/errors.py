@@ -62,6 +62,11 @@ class ModelFileError(PlayoutError, ValueError):
     made for another game; the message names the file."""
 
 
+class SolverLimitError(PlayoutError, RuntimeError):
+    """An exact solver (the connect-four solver) visited its ``max_nodes`` without finishing;
+    raise the bound or give up."""
+
+
 class ExecutorError(PlayoutError, RuntimeError):
     """Where games or searches run failed: no Ray cluster to connect to, a worker process that
     died."""
@@ -85,5 +90,6 @@ __all__ = [
     "PlayoutError",
     "PlayoutWarning",
     "RecordError",
+    "SolverLimitError",
     "UnknownGameError",
 ]
