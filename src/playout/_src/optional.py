@@ -18,6 +18,8 @@ EXTRA_PACKAGES: dict[str, str] = {
     "chess": "chess",
     "openspiel": "open-spiel",
     "ray": "ray",
+    "web": "fastapi",
+    "plot": "matplotlib",
 }
 """The distribution each extra of ``pyproject.toml`` installs (for the messages)."""
 
