@@ -658,8 +658,9 @@ def snapshot_json(
       the game has a :func:`grid_shape` (else None);
     * ``top``: the ``limit`` most visited moves (as :func:`top_moves_text`) with ``share``,
       ``proven`` (``"won"``/``"drawn"``/``"lost"`` as :func:`proven_moves`), ``plies`` to
-      the proven end, and ``pv``: the move followed by its line from ``lines``
-      (``{action: actions}``, e.g. :meth:`playout.MCTS.lines`), in the game's notation.
+      the proven end, ``pv``: the move followed by its line from ``lines``
+      (``{action: actions}``, e.g. :meth:`playout.MCTS.lines`) in the game's notation, and
+      ``line``: the same as action ids.
     """
     data = analysis_json(game, state, result)
     total = sum(result.visit_counts)
@@ -681,7 +682,8 @@ def snapshot_json(
                 "value": value + 0.0,
                 "proven": statuses.get(action),
                 "plies": plies[action] if action in statuses else None,
-                "pv": moves_text(game, state, line),
+                "pv": (pv := moves_text(game, state, line)),
+                "line": [int(a) for a in line[: len(pv)]],
             }
         )
     shape = grid_shape(game)

@@ -114,7 +114,8 @@ class TopMove(BaseModel):
     value: float
     proven: str | None = Field(description="won, drawn or lost, for the player to move")
     plies: int | None = Field(description="plies after the move to the proven end")
-    pv: list[str]
+    pv: list[str] = Field(description="the move and the line after it, in notation")
+    line: list[int] = Field(description="the same line as action ids")
 
 
 class Analysis(BaseModel):

@@ -21,6 +21,7 @@ view after each chunk. While a job runs only its thread touches the engine:
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import math
 import secrets
@@ -272,6 +273,12 @@ class GameSession:
         assert action is not None
         legal = state.legal_actions()
         if action not in legal:
+            # The game's own words (a square taken, a column full) where it can name it.
+            text = None
+            with contextlib.suppress(PlayoutError, ValueError, IndexError, TypeError):
+                text = self.game.action_to_string(state, action)
+            if text is not None:
+                self.game.string_to_action(state, text)  # raises the game's IllegalMoveError
             moves = ", ".join(self.game.action_to_string(state, a) for a in legal)
             raise playout.IllegalMoveError(
                 f"action {action} is not a legal move here (legal moves: {moves})"
@@ -388,18 +395,20 @@ class GameSession:
         return job
 
     def _run_job(self, job: SearchJob) -> None:
+        result = None
         try:
             result = self._search(job)
             if job.kind == "ai" and not job.cancelled and result is not None:
                 with self.lock:
                     self._apply(result.best_action)
+                result = None  # the view of the new position: the statistics kept below
         except BaseException as error:  # reported to the client that waits on the job
             job.error = error
         finally:
             # Published before ``done``: until then no request touches the engine.
             self._searches.release()
             try:
-                self.publish(final=True)
+                self.publish(result, final=True)
             finally:
                 job.done.set()
 
