@@ -481,7 +481,9 @@ function renderSearch(v) {
   const body = $("top-moves");
   body.replaceChildren();
   if (!a || !hints()) {
-    stats.textContent = hints() ? "No search yet: ask the AI to move or tick Analyse." : "Hints are off.";
+    if (!hints()) stats.textContent = "Hints are off.";
+    else if (v.board.terminal) stats.textContent = `The game is over: ${v.board.outcome}.`;
+    else stats.textContent = "No search yet: ask the AI to move or tick Analyse.";
     return;
   }
   const rate = a.rate ? `${Math.round(a.rate).toLocaleString()}/s` : "–";
