@@ -220,6 +220,9 @@ def test_analysis_streams_views_and_stops(client: TestClient) -> None:
     time.sleep(0.2)
     snapshot = client.get(f"/api/games/{game_id}/snapshot").json()
     assert snapshot["thinking"] is None and snapshot["analysis"]["total_simulations"] == total
+    # Stopped by hand, it stays stopped after the next move.
+    view = client.post(f"/api/games/{game_id}/moves", json={"move": "4"}).json()
+    assert view["thinking"] is None and view["ply"] == 2
     assert client.post(f"/api/games/{game_id}/stop").json()["thinking"] is None
 
 

@@ -359,9 +359,11 @@ class GameSession:
         job = self._job
         if job is None or job.done.is_set():
             return None
-        job.stop()
         if job.kind == "analysis":
+            job.stop(cancel=True)  # stopped by hand: the next move does not resume it
             job.join()
+        else:
+            job.stop()
         return job.kind
 
     def cancel(self) -> None:
