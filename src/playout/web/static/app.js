@@ -486,10 +486,10 @@ function renderSearch(v) {
     else stats.textContent = "No search yet: ask the AI to move or tick Analyse.";
     return;
   }
-  const rate = a.rate ? `${Math.round(a.rate).toLocaleString()}/s` : "–";
+  const rate = a.rate ? ` · <b>${Math.round(a.rate).toLocaleString()}/s</b>` : "";
   const proven = a.proven ? ` · proven <b>${a.proven}</b> for ${a.player_name}` : "";
   stats.innerHTML =
-    `<b>${a.total_simulations.toLocaleString()}</b> simulations · <b>${rate}</b> · ` +
+    `<b>${a.total_simulations.toLocaleString()}</b> simulations${rate} · ` +
     `${a.nodes.toLocaleString()} nodes${a.max_depth ? ` · depth ${a.max_depth}` : ""}${proven}` +
     `<br>values for ${a.player_name} (to move)`;
   for (const move of a.top) {
