@@ -34,6 +34,8 @@ NOT_RUN = {
     # installs, and the whole test suite (this test is part of it)
     "pip install . && playout play tictactoe": "installs the package; interactive",
     'pip install ".[test]" && python -m pytest -q': "installs the package; runs every test",
+    # a server that runs until Ctrl-C (tests/test_web_api.py and test_web_browser.py test it)
+    'pip install ".[web]" && playout serve --open': "installs the package; a server",
     # a human at the keyboard
     "playout play connect4 --first ai --seconds 2": "interactive",
     "playout play mnk --width 6 --height 6 --k 4 --simulations 5000": "interactive",

@@ -595,6 +595,116 @@ def flat_json(game: Any, state: GameState, result: FlatResult, seconds: float) -
     }
 
 
+def board_json(game: Any, state: GameState) -> dict[str, Any]:
+    """A JSON-ready picture of ``state`` for a graphical front end (the browser app).
+
+    ``kind`` says how to draw it:
+
+    * ``"grid"``: actions are the squares (the m,n,k games); ``cells[y][x]`` is the player
+      (0 or 1) whose stone is on square ``y * width + x``, or ``None``.
+    * ``"columns"``: actions are the columns of a ``width`` x ``height`` board (connect
+      four); ``cells`` holds the whole board, top row first.
+    * ``"text"``: no board layout (chess, Pig): ``text`` is :func:`board_text`.
+
+    Every kind has ``text``, the player ``names``, ``to_play`` (None when the game is over),
+    ``outcome`` (:func:`outcome_text`, or None) and the ``legal`` moves as
+    ``{"action", "move"}`` in the game's notation.
+    """
+    terminal = state.is_terminal()
+    shape = grid_shape(game)
+    grid_fn = getattr(state, "grid", None)
+    kind = "text"
+    width = height = 0
+    cells: list[list[int | None]] = []
+    if shape is not None and callable(grid_fn):
+        rows = [list(row) for row in grid_fn()]
+        by_sign = {1: 0, -1: 1}
+        cells = [[by_sign.get(int(cell)) for cell in row] for row in rows]
+        height, width = len(cells), len(cells[0]) if cells else 0
+        kind = "grid" if shape[1] > 1 else "columns"
+    players = game.spec.num_players
+    legal = [] if terminal else list(state.legal_actions())
+    return {
+        "game": game.spec.name,
+        "kind": kind,
+        "width": width,
+        "height": height,
+        "cells": cells,
+        "text": board_text(game, state),
+        "names": [player_label(game, p) for p in range(players)],
+        "to_play": None if terminal else int(state.current_player()),
+        "terminal": terminal,
+        "outcome": outcome_text(game, state) if terminal else None,
+        "legal": [{"action": int(a), "move": game.action_to_string(state, a)} for a in legal],
+    }
+
+
+def snapshot_json(
+    game: Any,
+    state: GameState,
+    result: SearchResult,
+    *,
+    lines: Mapping[int, Sequence[int]] | None = None,
+    limit: int = 5,
+) -> dict[str, Any]:
+    """A live view of a tree search of ``state`` for a graphical front end: the
+    :func:`analysis_json` dict, plus
+
+    * ``total_simulations`` (the tree's, reused ones included), ``rate`` (simulations per
+      second of the call behind ``result``, or None) and ``stop_reason``;
+    * ``player_name``: who is to move (values are theirs), and ``value_for_first``: the
+      root value for player 0 (a two-player game's evaluation bar);
+    * ``shares`` and ``values_grid``: :func:`probability_grid` and :func:`value_grid` when
+      the game has a :func:`grid_shape` (else None);
+    * ``top``: the ``limit`` most visited moves (as :func:`top_moves_text`) with ``share``,
+      ``proven`` (``"won"``/``"drawn"``/``"lost"`` as :func:`proven_moves`), ``plies`` to
+      the proven end, ``pv``: the move followed by its line from ``lines``
+      (``{action: actions}``, e.g. :meth:`playout.MCTS.lines`) in the game's notation, and
+      ``line``: the same as action ids.
+    """
+    data = analysis_json(game, state, result)
+    total = sum(result.visit_counts)
+    rows = sorted(
+        zip(result.actions, result.visit_counts, result.values, strict=True),
+        key=lambda row: (-row[1], row[0]),
+    )[:limit]
+    statuses = proven_moves(game, result)
+    plies = dict(zip(result.actions, result.plies or (0,) * len(result.actions), strict=True))
+    top = []
+    for action, visits, value in rows:
+        line = list(lines.get(action, (action,))) if lines is not None else [action]
+        top.append(
+            {
+                "action": action,
+                "move": game.action_to_string(state, action),
+                "visits": visits,
+                "share": visits / total if total else 0.0,
+                "value": value + 0.0,
+                "proven": statuses.get(action),
+                "plies": plies[action] if action in statuses else None,
+                "pv": (pv := moves_text(game, state, line)),
+                "line": [int(a) for a in line[: len(pv)]],
+            }
+        )
+    shape = grid_shape(game)
+    shares = values = None
+    if shape is not None:
+        shares = probability_grid(result, *shape, fill=None)
+        values = value_grid(result, *shape)
+    value_first = result.value if result.player == 0 else -result.value
+    data.update(
+        total_simulations=result.total_simulations,
+        rate=result.simulations / result.seconds if result.seconds > 0 else None,
+        stop_reason=result.stop_reason,
+        player_name=player_label(game, result.player),
+        value_for_first=value_first + 0.0 if game.spec.num_players == 2 else None,
+        shares=shares,
+        values_grid=values,
+        top=top,
+    )
+    return data
+
+
 # ------------------------------------------------------------------------------ matches
 
 
@@ -692,6 +802,7 @@ __all__ = [
     "AnyResult",
     "Grid",
     "analysis_json",
+    "board_json",
     "board_legend",
     "board_text",
     "column_label",
@@ -713,6 +824,7 @@ __all__ = [
     "proven_text",
     "replay_text",
     "result_text",
+    "snapshot_json",
     "top_moves_text",
     "tournament_text",
     "value_grid",

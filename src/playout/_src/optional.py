@@ -19,6 +19,7 @@ EXTRA_PACKAGES: dict[str, str] = {
     "openspiel": "open-spiel",
     "ray": "ray",
     "zero": "torch",
+    "web": "fastapi",
     "plot": "matplotlib",
 }
 """The distribution each extra of ``pyproject.toml`` installs (for the messages)."""

@@ -21,7 +21,7 @@ import math
 import random
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar, Protocol
 
@@ -394,6 +394,31 @@ class MCTS:
                 sum_priors=self._sum_priors,
             )
         return result
+
+    def lines(self, actions: Iterable[int], max_length: int = 12) -> dict[int, tuple[int, ...]]:
+        """The principal variation after each of ``actions`` (root moves): the action
+        itself, then the most visited line below it, at most ``max_length`` actions in all.
+
+        For front ends that show a line per candidate move (the CLI's ``pv`` is the best
+        move's). A root action without a searched subtree (or, with ``symmetry``, one merged
+        into another move's class) gets a line of itself alone.
+        """
+        tree = self._driver.tree
+        nodes, edges, values = tree.nodes, tree.edges, tree.edge_values
+        dummy = np.zeros(1, dtype=np.uint64)
+        found: dict[int, tuple[int, ...]] = {}
+        for action in actions:
+            line = [int(action)]
+            edge = int(T.find_child_edge(nodes, edges, T.ROOT, int(action)))
+            node = int(edges[edge, T.E_CHILD]) if edge != T.NO_EDGE else T.UNVISITED
+            while node != T.UNVISITED and len(line) < max_length and nodes[node, T.N_NUM_EDGES] > 0:
+                e = int(T.choose_edge(nodes, edges, values, node, T.FINAL_MOST_VISITS, 1.0, dummy))
+                if edges[e, T.E_VISITS] == 0:
+                    break
+                line.append(int(edges[e, T.E_ACTION]))
+                node = int(edges[e, T.E_CHILD])
+            found[int(action)] = tuple(line)
+        return found
 
     # ----------------------------------------------------------------------------- moves
 

@@ -15,6 +15,7 @@ from playout.cli.engine import FINAL_CHOICES
 from playout.cli.games import cmd_games
 from playout.cli.match import cmd_match, cmd_replay, cmd_tournament
 from playout.cli.play import cmd_play
+from playout.cli.serve import cmd_serve
 from playout.cli.train import add_train_parser
 
 
@@ -67,6 +68,16 @@ def non_negative_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def port_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 .. 65535, got {value}")
     return value
 
 
@@ -428,6 +439,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(handler=cmd_bench)
+
+    serve = commands.add_parser(
+        "serve",
+        help="play and analyse in the browser (needs the web extra)",
+        description="Serve the browser app: play against MCTS by clicking, watch the search "
+        "live (heat map, evaluation bar, best lines, value graph), import and export games. "
+        'Needs FastAPI and uvicorn: pip install "playout[web]".',
+    )
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only)",
+    )
+    serve.add_argument(
+        "--port", type=port_number, default=8000, help="port to listen on (default 8000)"
+    )
+    serve.add_argument("--open", action="store_true", help="open the page in a web browser")
+    serve.set_defaults(handler=cmd_serve)
     return parser
 
 

@@ -1,0 +1,547 @@
+"""Games of the browser app: one :class:`GameSession` per game (its moves, its search engine,
+the search running on it) and the :class:`SessionStore` that keeps a bounded number of them.
+
+Nothing here imports FastAPI: the HTTP layer (:mod:`playout.web.app`) maps the errors below
+to status codes and serialises the dicts that :meth:`GameSession.view` returns, which are
+built by :mod:`playout.render` (the same pictures as the command line's ``--json``).
+
+Threads
+-------
+Requests run in a server's worker threads; a search runs in a thread of its own (a
+:class:`SearchJob`), in chunks of :attr:`Limits.snapshot_interval` seconds, publishing a
+view after each chunk. While a job runs only its thread touches the engine:
+
+* ``GameSession.lock`` serialises the requests on one game (and the AI job's final move);
+* a request that changes the position first stops a running analysis (and joins its thread);
+  while the AI is thinking it is refused (:class:`BusyError`): ``stop`` first;
+* the published view is swapped under a lock of its own, so that reading it never waits for
+  a search.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import dataclasses
+import math
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import playout
+from playout import render
+from playout._src.errors import GameOverError, InvalidParameterError, PlayoutError
+from playout.cli.position import is_column_game, parse_moves
+
+
+class SessionNotFoundError(PlayoutError, KeyError):
+    """No game with that id (never created, or expired)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "no such game"
+
+
+class BusyError(PlayoutError, RuntimeError):
+    """The game (or the server) is busy with a search; try again after it stops."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """What one client may ask of the server.
+
+    Attributes:
+        max_games: games kept at once; creating one more drops the least recently used.
+        ttl_seconds: a game unused this long expires.
+        max_simulations: simulations of one AI move.
+        max_seconds: seconds of one AI move.
+        analysis_seconds: seconds of one analysis (it stops there; start it again to go on).
+        max_memory_mib: memory of one game's search tree.
+        max_board: largest width and height of a board.
+        max_searches: searches running at once on the server.
+        idle_seconds: an analysis stops when nobody has asked about its game for this long
+            (an open event stream counts as asking).
+        snapshot_interval: seconds between the views a search publishes.
+    """
+
+    max_games: int = 64
+    ttl_seconds: float = 3600.0
+    max_simulations: int = 2_000_000
+    max_seconds: float = 30.0
+    analysis_seconds: float = 300.0
+    max_memory_mib: float = 512.0
+    max_board: int = 19
+    max_searches: int = 4
+    idle_seconds: float = 15.0
+    snapshot_interval: float = 0.25
+
+    def budget(self, simulations: int | None, seconds: float | None) -> playout.Budget:
+        """The budget of one AI move, checked against the limits (default 2000
+        simulations).
+
+        Raises:
+            InvalidParameterError: both given, or over a limit (the message says which).
+        """
+        if simulations is not None and seconds is not None:
+            raise InvalidParameterError("give simulations or seconds, not both")
+        if simulations is not None and not 1 <= simulations <= self.max_simulations:
+            raise InvalidParameterError(
+                f"simulations must be between 1 and {self.max_simulations:,} on this server, "
+                f"got {simulations:,}"
+            )
+        if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= self.max_seconds):
+            raise InvalidParameterError(
+                f"seconds must be > 0 and at most {self.max_seconds:g} on this server, "
+                f"got {seconds:g}"
+            )
+        if simulations is None and seconds is None:
+            simulations = min(2000, self.max_simulations)
+        return playout.Budget(simulations=simulations, seconds=seconds)
+
+
+@dataclasses.dataclass
+class SearchJob:
+    """A search running in its own thread: ``"ai"`` (plays its move at the end unless
+    cancelled) or ``"analysis"`` (runs until stopped or its time is up)."""
+
+    kind: str
+    budget: playout.Budget
+    stop_event: threading.Event = dataclasses.field(default_factory=threading.Event)
+    done: threading.Event = dataclasses.field(default_factory=threading.Event)
+    cancelled: bool = False
+    error: BaseException | None = None
+    thread: threading.Thread | None = None
+
+    def stop(self, *, cancel: bool = False) -> None:
+        """Ask the search to stop; ``cancel``: an AI job plays no move."""
+        if cancel:
+            self.cancelled = True
+        self.stop_event.set()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self.thread is not None and self.thread is not threading.current_thread():
+            self.thread.join(timeout)
+
+
+SUPPORTED = "two-player games without chance (tictactoe, mnk, gomoku, connect4, chess)"
+
+
+class GameSession:
+    """One game in the browser app: the moves played, the search engine at the current
+    position (its tree kept across moves with :meth:`playout.MCTS.advance`), the value
+    history, and at most one search job.
+
+    Raises (constructor):
+        UnknownGameError, InvalidParameterError, MoveError, MissingDependencyError: a bad
+            game, parameter or move string.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        name: str,
+        params: dict[str, Any],
+        moves: str = "",
+        *,
+        seed: int | None = None,
+        limits: Limits | None = None,
+        searches: threading.BoundedSemaphore | None = None,
+    ) -> None:
+        self.id = session_id
+        self.limits = limits or Limits()
+        self._searches = searches or threading.BoundedSemaphore(self.limits.max_searches)
+        for key in ("width", "height"):
+            value = params.get(key)
+            if isinstance(value, int) and value > self.limits.max_board:
+                raise InvalidParameterError(
+                    f"{key} must be at most {self.limits.max_board} on this server, got {value}"
+                )
+        self.game: Any = playout.make_game(name, **params)
+        spec = self.game.spec
+        if spec.num_players != 2 or not spec.is_deterministic:
+            raise InvalidParameterError(f"{name}: the browser app plays {SUPPORTED}")
+        self.name = name
+        self.params = dict(params)
+        self.seed = secrets.randbelow(2**31) if seed is None else seed
+        start = self.game.initial_state()
+        _, actions = parse_moves(self.game, moves, start)
+        self.actions: list[int] = []
+        self.states: list[Any] = [start]
+        self.history: list[float | None] = [None]
+        self.engine = self._new_engine(start)
+        for action in actions:
+            self._apply(action)
+        self.lock = threading.Lock()
+        self._job: SearchJob | None = None
+        self._view_lock = threading.Lock()
+        self._view: dict[str, Any] = {}
+        self.version = 0
+        self.last_seen = time.monotonic()
+        self.publish()
+
+    # ----------------------------------------------------------------------------- views
+
+    @property
+    def state(self) -> Any:
+        return self.states[-1]
+
+    @property
+    def thinking(self) -> str | None:
+        """``"ai"`` or ``"analysis"`` while a search runs, else None."""
+        job = self._job
+        return job.kind if job is not None and not job.done.is_set() else None
+
+    def touch(self) -> None:
+        """Note that a client asked about this game now (keeps its analysis going)."""
+        self.last_seen = time.monotonic()
+
+    def move_string(self) -> str:
+        """The moves played, in the game's notation: ``4453`` for connect four (digits run
+        together up to 9 columns), ``1,1 0,0`` otherwise; :func:`parse_moves` reads both."""
+        moves = render.moves_text(self.game, self.states[0], self.actions)
+        if is_column_game(self.game) and self.game.width <= 9:
+            return "".join(moves)
+        return " ".join(moves)
+
+    def view(self) -> dict[str, Any]:
+        """The latest published view (a fresh dict; see :meth:`publish`)."""
+        with self._view_lock:
+            return dict(self._view)
+
+    def publish(self, result: playout.SearchResult | None = None, *, final: bool = False) -> None:
+        """Build the view of the current position and make it the published one.
+
+        ``result``: the search's latest result (default: the engine's statistics now, or
+        none at a finished position). ``final``: the search job is ending (not thinking).
+        """
+        state = self.state
+        if result is None and not state.is_terminal():
+            result = self.engine.result()
+        analysis = None
+        if result is not None and result.total_simulations > 0:
+            lines = self.engine.lines(result.actions)
+            analysis = render.snapshot_json(self.game, state, result, lines=lines)
+            self.history[-1] = analysis["value_for_first"]
+        moves = render.moves_text(self.game, self.states[0], self.actions)
+        last = None
+        if self.actions:
+            before = self.states[-2]
+            last = {
+                "action": self.actions[-1],
+                "move": moves[-1],
+                "player": int(before.current_player()),
+            }
+        view = {
+            "id": self.id,
+            "game": self.name,
+            "params": self.params,
+            "moves": moves,
+            "move_string": self.move_string(),
+            "ply": len(self.actions),
+            "last_move": last,
+            "board": render.board_json(self.game, state),
+            "analysis": analysis,
+            "history": list(self.history),
+            "thinking": None if final else self.thinking,
+        }
+        with self._view_lock:
+            self.version += 1
+            view["version"] = self.version
+            self._view = view
+
+    # ----------------------------------------------------------------------------- moves
+
+    def _new_engine(self, state: Any) -> playout.MCTS:
+        return playout.MCTS(state, playout.SearchConfig(seed=self.seed + len(self.actions)))
+
+    def _apply(self, action: int) -> None:
+        """Play ``action`` (checked by the engine), keeping the search's subtree."""
+        self.engine.advance(action)
+        self.states.append(self.states[-1].play(action))
+        self.actions.append(action)
+        self.history.append(None)
+
+    def _parse(self, move: str | None, action: int | None) -> int:
+        state = self.state
+        if state.is_terminal():
+            raise GameOverError(f"the game is over ({render.outcome_text(self.game, state)})")
+        if (move is None) == (action is None):
+            raise InvalidParameterError("give a move (text) or an action (id), one of them")
+        if move is not None:
+            return int(self.game.string_to_action(state, move))
+        assert action is not None
+        legal = state.legal_actions()
+        if action not in legal:
+            # The game's own words (a square taken, a column full) where it can name it.
+            text = None
+            with contextlib.suppress(PlayoutError, ValueError, IndexError, TypeError):
+                text = self.game.action_to_string(state, action)
+            if text is not None:
+                self.game.string_to_action(state, text)  # raises the game's IllegalMoveError
+            moves = ", ".join(self.game.action_to_string(state, a) for a in legal)
+            raise playout.IllegalMoveError(
+                f"action {action} is not a legal move here (legal moves: {moves})"
+            )
+        return action
+
+    def _idle(self) -> None:
+        """Stop a running analysis (the position is about to change); refuse while the AI
+        thinks. Called with ``lock`` held."""
+        job = self._job
+        if job is None or job.done.is_set():
+            return
+        if job.kind == "ai":
+            raise BusyError("the AI is thinking; stop it first (POST .../stop)")
+        job.stop()
+        job.join()
+
+    def play(self, move: str | None = None, action: int | None = None) -> None:
+        """Play a move given as text in the game's notation or as an action id."""
+        with self.lock:
+            self._idle()
+            analysing = self._was_analysing()
+            self._apply(self._parse(move, action))
+            self.publish()
+            self._resume(analysing)
+
+    def undo(self, count: int = 1) -> None:
+        """Take back the last ``count`` moves (a new search tree from there)."""
+        if count < 1:
+            raise InvalidParameterError(f"count must be at least 1, got {count}")
+        with self.lock:
+            self._idle()
+            if count > len(self.actions):
+                raise InvalidParameterError(
+                    f"cannot undo {count} move(s): {len(self.actions)} played"
+                )
+            analysing = self._was_analysing()
+            del self.actions[-count:], self.states[-count:], self.history[-count:]
+            self.engine = self._new_engine(self.state)
+            self.publish()
+            self._resume(analysing)
+
+    def _was_analysing(self) -> bool:
+        job = self._job
+        return job is not None and job.kind == "analysis" and not job.cancelled
+
+    def _resume(self, analysing: bool) -> None:
+        if analysing and not self.state.is_terminal():
+            self._start("analysis", playout.Budget(seconds=self.limits.analysis_seconds))
+
+    # ----------------------------------------------------------------------------- search
+
+    def start_ai(self, budget: playout.Budget) -> SearchJob:
+        """Start the AI's search for the player to move; it plays its move when the budget
+        is used, the root is proven, or :meth:`stop` is called (:meth:`cancel`: no move)."""
+        with self.lock:
+            self._idle()
+            if self.state.is_terminal():
+                raise GameOverError("the game is over: there is nothing to search")
+            return self._start("ai", budget)
+
+    def start_analysis(self) -> SearchJob:
+        """Start (or keep) analysing the current position until :meth:`stop`, the server's
+        analysis time is up, or nobody asks about the game for a while."""
+        with self.lock:
+            job = self._job
+            if job is not None and not job.done.is_set():
+                if job.kind == "analysis":
+                    return job
+                raise BusyError("the AI is thinking; stop it first (POST .../stop)")
+            if self.state.is_terminal():
+                raise GameOverError("the game is over: there is nothing to analyse")
+            return self._start("analysis", playout.Budget(seconds=self.limits.analysis_seconds))
+
+    def stop(self) -> str | None:
+        """Stop the running search: the AI then plays the best move found so far; an
+        analysis just stops. The kind of search stopped, or None."""
+        job = self._job
+        if job is None or job.done.is_set():
+            return None
+        if job.kind == "analysis":
+            job.stop(cancel=True)  # stopped by hand: the next move does not resume it
+            job.join()
+        else:
+            job.stop()
+        return job.kind
+
+    def cancel(self) -> None:
+        """Stop the running search without playing its move (its client went away)."""
+        job = self._job
+        if job is not None:
+            job.stop(cancel=True)
+
+    def close(self) -> None:
+        """Cancel the search and wait for its thread (the game is dropped)."""
+        job = self._job
+        if job is not None:
+            job.stop(cancel=True)
+            job.join()
+
+    def _start(self, kind: str, budget: playout.Budget) -> SearchJob:
+        if not self._searches.acquire(blocking=False):
+            raise BusyError(
+                f"the server runs {self.limits.max_searches} searches already; try again soon"
+            )
+        job = SearchJob(kind, budget)
+        job.thread = threading.Thread(
+            target=self._run_job, args=(job,), name=f"playout-{kind}-{self.id}", daemon=True
+        )
+        self._job = job
+        self.touch()
+        with self._view_lock:  # the view says so at once (the search publishes later)
+            self.version += 1
+            self._view = {**self._view, "thinking": kind, "version": self.version}
+        job.thread.start()
+        return job
+
+    def _run_job(self, job: SearchJob) -> None:
+        result = None
+        try:
+            result = self._search(job)
+            if job.kind == "ai" and not job.cancelled and result is not None:
+                with self.lock:
+                    self._apply(result.best_action)
+                result = None  # the view of the new position: the statistics kept below
+        except BaseException as error:  # reported to the client that waits on the job
+            job.error = error
+        finally:
+            # Published before ``done``: until then no request touches the engine.
+            self._searches.release()
+            try:
+                self.publish(result, final=True)
+            finally:
+                job.done.set()
+
+    def _search(self, job: SearchJob) -> playout.SearchResult | None:
+        """Run ``job``'s budget in chunks, publishing a view after each; the last result."""
+        limits = self.limits
+        budget = job.budget
+        limit = budget.simulations if budget.simulations is not None else math.inf
+        seconds = budget.seconds if budget.seconds is not None else limits.max_seconds
+        if job.kind == "ai":
+            seconds = min(seconds, limits.max_seconds)
+        max_memory = int(limits.max_memory_mib * 2**20)
+        start = time.perf_counter()
+        done = 0
+        result: playout.SearchResult | None = None
+        stop = self._stop_check(job)
+        while True:
+            left = seconds - (time.perf_counter() - start)
+            if done >= limit or left <= 0:
+                break
+            chunk = playout.Budget(
+                simulations=None if limit == math.inf else int(limit - done),
+                seconds=min(limits.snapshot_interval, left),
+                max_memory=max_memory,
+            )
+            # The AI's first chunk ignores a stop: it has a move to play.
+            step = self.engine.run(chunk, stop=stop if result is not None else None)
+            done += step.simulations
+            result = dataclasses.replace(
+                step, simulations=done, seconds=time.perf_counter() - start
+            )
+            self.publish(result)
+            if step.stop_reason in ("proven", "stopped", "max_nodes", "memory"):
+                break
+        return result
+
+    def _stop_check(self, job: SearchJob) -> Callable[[], bool]:
+        idle = self.limits.idle_seconds
+
+        def stop() -> bool:
+            if job.stop_event.is_set():
+                return True
+            return job.kind == "analysis" and time.monotonic() - self.last_seen > idle
+
+        return stop
+
+
+class SessionStore:
+    """The games of one server, by id: at most ``limits.max_games`` (the least recently
+    used is dropped first), each expiring ``limits.ttl_seconds`` after its last use."""
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
+        self._sessions: collections.OrderedDict[str, GameSession] = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._searches = threading.BoundedSemaphore(self.limits.max_searches)
+
+    def __len__(self) -> int:
+        return len(self._sessions)
+
+    def create(
+        self, name: str, params: dict[str, Any], moves: str = "", seed: int | None = None
+    ) -> GameSession:
+        """A new game (built outside the store's lock: the first search compiles)."""
+        session = GameSession(
+            secrets.token_urlsafe(9),
+            name,
+            params,
+            moves,
+            seed=seed,
+            limits=self.limits,
+            searches=self._searches,
+        )
+        dropped: list[GameSession] = []
+        with self._lock:
+            dropped += self._expire()
+            self._sessions[session.id] = session
+            while len(self._sessions) > self.limits.max_games:
+                dropped.append(self._sessions.popitem(last=False)[1])
+        for old in dropped:
+            old.close()
+        return session
+
+    def get(self, session_id: str) -> GameSession:
+        """The game ``session_id`` (now the most recently used).
+
+        Raises:
+            SessionNotFoundError: no such game, or it expired.
+        """
+        with self._lock:
+            dropped = self._expire()
+            session = self._sessions.get(session_id)
+            if session is not None:
+                self._sessions.move_to_end(session_id)
+                session.touch()
+        for old in dropped:
+            old.close()
+        if session is None:
+            raise SessionNotFoundError(f"no game with id {session_id!r} (it may have expired)")
+        return session
+
+    def delete(self, session_id: str) -> None:
+        with self._lock:
+            session = self._sessions.pop(session_id, None)
+        if session is None:
+            raise SessionNotFoundError(f"no game with id {session_id!r} (it may have expired)")
+        session.close()
+
+    def close(self) -> None:
+        """Stop every search (server shutdown)."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+            self._sessions.clear()
+        for session in sessions:
+            session.close()
+
+    def _expire(self) -> list[GameSession]:
+        now = time.monotonic()
+        old = [
+            sid
+            for sid, s in self._sessions.items()
+            if now - s.last_seen > self.limits.ttl_seconds and s.thinking is None
+        ]
+        return [self._sessions.pop(sid) for sid in old]
+
+
+__all__ = [
+    "BusyError",
+    "GameSession",
+    "Limits",
+    "SearchJob",
+    "SessionNotFoundError",
+    "SessionStore",
+]

@@ -1,0 +1,621 @@
+// playout's browser app: one page over the JSON API (/api), live views by server-sent events.
+// No build step: plain JavaScript. Everything shown comes from the server's views, which
+// playout.render builds (the same numbers as `playout analyze --json`).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const DROP = 0.5; // a move that lowers its player's value by this much is marked
+
+const app = {
+  catalog: null,
+  view: null,
+  source: null,
+  aiPending: false,
+  redo: [], // moves taken back, last first to replay
+  preview: null, // {line: [actions]} of a top move shown on the board
+  analysedKey: null,
+};
+
+// ------------------------------------------------------------------------------ API
+
+async function api(method, path, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  let data = null;
+  if (response.status !== 204) {
+    try { data = await response.json(); } catch (e) { data = null; }
+  }
+  if (!response.ok) {
+    const detail = data && data.detail;
+    let text = response.statusText;
+    if (typeof detail === "string") text = detail;
+    else if (Array.isArray(detail)) text = detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
+    throw new Error(text);
+  }
+  return data;
+}
+
+const gamePath = (suffix = "") => `/api/games/${app.view.id}${suffix}`;
+
+function say(text) { $("message").textContent = text || ""; }
+
+// ------------------------------------------------------------------------------ setup
+
+async function loadCatalog() {
+  app.catalog = await api("GET", "/api/catalog");
+  const select = $("game-select");
+  for (const game of app.catalog.games) {
+    const option = document.createElement("option");
+    option.value = game.name;
+    option.textContent = game.name;
+    option.title = game.summary;
+    select.appendChild(option);
+  }
+  select.addEventListener("change", () => fillSize(true));
+  fillSize(true);
+}
+
+function gameInfo(name) { return app.catalog.games.find((g) => g.name === name); }
+
+function fillSize(defaults) {
+  const info = gameInfo($("game-select").value);
+  const sized = info && "width" in info.params;
+  $("size-fields").hidden = !sized;
+  if (sized && defaults) {
+    for (const key of ["width", "height", "k"]) $(key).value = info.params[key];
+  }
+}
+
+function settings(moves) {
+  const game = $("game-select").value;
+  const body = { game, moves: moves || "" };
+  if (!$("size-fields").hidden) {
+    for (const key of ["width", "height", "k"]) body[key] = Number($(key).value);
+  }
+  return body;
+}
+
+async function newGame(moves) {
+  say("");
+  const old = app.view;
+  app.redo = [];
+  app.preview = null;
+  app.analysedKey = null;
+  try {
+    const view = await api("POST", "/api/games", settings(moves));
+    if (app.source) app.source.close();
+    app.view = null;
+    show(view);
+    listen(view.id);
+    if (old) api("DELETE", `/api/games/${old.id}`).catch(() => {});
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+function listen(id) {
+  const source = new EventSource(`/api/games/${id}/events`);
+  source.addEventListener("view", (event) => show(JSON.parse(event.data)));
+  source.addEventListener("gone", () => {
+    say("This game expired on the server: start a new one.");
+    source.close();
+  });
+  app.source = source;
+}
+
+// ------------------------------------------------------------------------------ players
+
+function aiPlays(player) {
+  const side = $("ai-side").value;
+  if (side === "both") return true;
+  if (side === "none") return false;
+  return player === (side === "first" ? 0 : 1);
+}
+
+function budget() {
+  const value = Number($("budget-value").value);
+  return $("budget-kind").value === "seconds" ? { seconds: value } : { simulations: Math.round(value) };
+}
+
+function thinking() { return app.aiPending || (app.view && app.view.thinking === "ai"); }
+
+async function requestAi() {
+  if (!app.view || app.view.board.terminal || thinking()) return;
+  app.aiPending = true;
+  renderControls();
+  let ok = false;
+  try {
+    show(await api("POST", gamePath("/ai-move"), { ...budget(), wait: true }));
+    ok = true;
+  } catch (error) {
+    say(error.message);
+  } finally {
+    app.aiPending = false;
+    if (app.view) render();
+  }
+  if (ok) maybeAi();
+}
+
+function maybeAi() {
+  const v = app.view;
+  if (!v || v.board.terminal || v.thinking || app.aiPending) return;
+  if (aiPlays(v.board.to_play)) requestAi();
+  else maybeAnalyse();
+}
+
+function maybeAnalyse() {
+  const v = app.view;
+  if (!$("analyse").checked || !v || v.board.terminal || v.thinking) return;
+  const key = `${v.id}:${v.ply}:${v.move_string}`;
+  if (app.analysedKey === key) return; // once per position (it stops when proven)
+  app.analysedKey = key;
+  api("POST", gamePath("/analysis")).then(show).catch((e) => say(e.message));
+}
+
+async function playAction(action, move) {
+  const v = app.view;
+  if (!v) return;
+  if (thinking()) { say("The AI is thinking: wait for its move, or press Stop."); return; }
+  if (v.board.terminal) { say("The game is over: undo a move or start a new game."); return; }
+  if (aiPlays(v.board.to_play)) { say("It is the AI's turn."); return; }
+  say("");
+  try {
+    const body = move !== undefined ? { move } : { action };
+    const view = await api("POST", gamePath("/moves"), body);
+    const played = view.moves[view.moves.length - 1];
+    if (app.redo.length && app.redo[app.redo.length - 1] === played) app.redo.pop();
+    else app.redo = [];
+    app.preview = null;
+    show(view);
+  } catch (error) {
+    say(`Illegal move: ${error.message}`);
+  }
+}
+
+async function undo(count) {
+  const v = app.view;
+  if (!v || v.ply === 0) return;
+  if (thinking()) { say("The AI is thinking: press Stop first."); return; }
+  if (count === undefined) {
+    // Against the AI, take back its move too: back to the human's turn.
+    const last = v.last_move;
+    const side = $("ai-side").value;
+    count = side !== "none" && side !== "both" && last && aiPlays(last.player) && v.ply >= 2 ? 2 : 1;
+  }
+  count = Math.min(count, v.ply);
+  const taken = v.moves.slice(v.ply - count).reverse();
+  try {
+    const view = await api("POST", gamePath("/undo"), { count });
+    app.redo.push(...taken);
+    app.preview = null;
+    app.analysedKey = null;
+    say("");
+    show(view, false);
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+async function redo(count = 1) {
+  for (let i = 0; i < count && app.redo.length; i += 1) {
+    const move = app.redo[app.redo.length - 1];
+    try {
+      const view = await api("POST", gamePath("/moves"), { move });
+      app.redo.pop();
+      show(view, false);
+    } catch (error) {
+      say(error.message);
+      app.redo = [];
+      break;
+    }
+  }
+  renderControls();
+}
+
+async function gotoPly(ply) {
+  const v = app.view;
+  if (!v || ply === v.ply) return;
+  if (ply < v.ply) await undo(v.ply - ply);
+  else await redo(ply - v.ply);
+}
+
+// ------------------------------------------------------------------------------ views
+
+function show(view, autoplay = true) {
+  if (!view) return;
+  const current = app.view;
+  if (current && current.id !== view.id) return; // a late answer about an earlier game
+  if (current && view.version < current.version) return;
+  app.view = view;
+  render();
+  if (autoplay) maybeAi();
+}
+
+function render() {
+  const v = app.view;
+  document.body.dataset.thinking = v.thinking || (app.aiPending ? "ai" : "");
+  document.body.dataset.ply = String(v.ply);
+  renderStatus(v);
+  renderEval(v);
+  renderBoard(v);
+  renderSearch(v);
+  renderGraph(v);
+  renderMoves(v);
+  renderControls();
+}
+
+const hints = () => $("hints").checked;
+const pct = (x) => `${Math.round(100 * x)}%`;
+const signed = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
+
+function renderStatus(v) {
+  const b = v.board;
+  const status = $("status");
+  status.classList.toggle("over", b.terminal);
+  const opponent = $("ai-side").value !== "none";
+  if (b.terminal) {
+    let verdict = "";
+    const side = $("ai-side").value;
+    if (side === "first" || side === "second") {
+      const human = side === "first" ? 1 : 0;
+      if (b.outcome === `${b.names[human]} wins`) verdict = " (you win)";
+      else if (b.outcome === `${b.names[1 - human]} wins`) verdict = " (the AI wins)";
+    }
+    status.textContent = `Game over: ${b.outcome}${verdict}`;
+    return;
+  }
+  const name = b.names[b.to_play];
+  if (v.thinking === "ai" || app.aiPending) status.textContent = `AI (${name}) is thinking…`;
+  else if (aiPlays(b.to_play)) status.textContent = `${name} to move (AI)`;
+  else status.textContent = `${name} to move${opponent ? ": your move" : ""}`;
+  if (v.thinking === "analysis") status.textContent += " · analysing";
+}
+
+function renderEval(v) {
+  const bar = $("evalbar");
+  bar.classList.toggle("c4", v.board.kind === "columns");
+  const b = v.board;
+  let share = 0.5;
+  let text = "–";
+  if (b.terminal) {
+    share = b.outcome === `${b.names[0]} wins` ? 1 : b.outcome === `${b.names[1]} wins` ? 0 : 0.5;
+    text = b.outcome;
+  } else if (v.analysis && hints()) {
+    const a = v.analysis;
+    const first = a.value_for_first;
+    share = (first + 1) / 2;
+    text = `${b.names[0]} ${signed(first)}`;
+    const best = a.top[0];
+    if (a.proven) {
+      const words = { win: "wins", loss: "loses", draw: "draws" }[a.proven];
+      text += ` · ${a.player_name} ${words}`;
+      if (best && best.plies !== null && a.proven !== "draw") text += ` in ${best.plies + 1} plies`;
+    }
+  }
+  $("evalbar-fill").style.width = `${(100 * Math.min(1, Math.max(0, share))).toFixed(1)}%`;
+  $("eval-text").textContent = text;
+  bar.title = "evaluation: the share is the first player's (value for the first player, −1 .. +1)";
+}
+
+function heat(shares, action, width) {
+  if (!shares) return null;
+  const row = shares[Math.floor(action / width)];
+  const share = row ? row[action % width] : null;
+  return share === null || share === undefined ? null : share;
+}
+
+function previewMoves(v) {
+  // The previewed line as {action: ply number}, played in turn from the position.
+  if (!app.preview) return new Map();
+  return new Map(app.preview.line.map((action, i) => [action, i + 1]));
+}
+
+function renderBoard(v) {
+  const root = $("board");
+  root.replaceChildren();
+  root.dataset.version = String(v.version);
+  root.dataset.kind = v.board.kind;
+  if (v.board.kind === "grid") renderGrid(root, v);
+  else if (v.board.kind === "columns") renderColumns(root, v);
+  else renderText(root, v);
+}
+
+function renderGrid(root, v) {
+  const b = v.board;
+  root.style.setProperty("--n", b.width);
+  const grid = document.createElement("div");
+  grid.className = "grid";
+  const a = hints() && !b.terminal ? v.analysis : null;
+  const shares = a ? a.shares : null;
+  const ghosts = previewMoves(v);
+  for (let y = 0; y < b.height; y += 1) {
+    for (let x = 0; x < b.width; x += 1) {
+      const action = y * b.width + x;
+      const cell = document.createElement("button");
+      cell.type = "button";
+      cell.className = "cell";
+      cell.dataset.action = String(action);
+      const owner = b.cells[y][x];
+      const label = b.legal.find((m) => m.action === action);
+      cell.setAttribute("aria-label", label ? label.move : `square ${x},${y}`);
+      if (owner !== null) {
+        cell.classList.add("taken");
+        const stone = document.createElement("span");
+        stone.className = `stone ${owner === 0 ? "x" : "o"}`;
+        cell.appendChild(stone);
+        if (v.last_move && v.last_move.action === action) cell.classList.add("last");
+      } else if (ghosts.has(action)) {
+        const n = ghosts.get(action);
+        const player = (b.to_play + n - 1) % 2;
+        const stone = document.createElement("span");
+        stone.className = `stone ghost ${player === 0 ? "x" : "o"}`;
+        const tag = document.createElement("span");
+        tag.className = "ply-label";
+        tag.textContent = String(n);
+        cell.append(stone, tag);
+      } else {
+        const share = heat(shares, action, b.width);
+        if (share !== null) addHeat(cell, share, a.best_action === action);
+      }
+      cell.addEventListener("click", () => playAction(action));
+      grid.appendChild(cell);
+    }
+  }
+  root.appendChild(grid);
+}
+
+function addHeat(cell, share, best) {
+  if (share <= 0) return;
+  const layer = document.createElement("span");
+  layer.className = "heat";
+  layer.style.opacity = (0.08 + 0.8 * Math.sqrt(share)).toFixed(3);
+  cell.appendChild(layer);
+  if (share >= 0.01) {
+    const text = document.createElement("span");
+    text.className = "share";
+    text.textContent = pct(share);
+    cell.appendChild(text);
+  }
+  if (best) cell.classList.add("best");
+}
+
+function renderColumns(root, v) {
+  const b = v.board;
+  root.style.setProperty("--n", b.width);
+  const a = hints() && !b.terminal ? v.analysis : null;
+  const shares = a ? a.shares : null;
+  const wrap = document.createElement("div");
+  wrap.className = "c4-wrap";
+  const top = document.createElement("div");
+  top.className = "c4-shares";
+  const board = document.createElement("div");
+  board.className = "c4";
+  // Preview: drop the line's discs onto a copy of the board.
+  const cells = b.cells.map((row) => row.slice());
+  const ghosts = new Map();
+  if (app.preview) {
+    app.preview.line.forEach((column, i) => {
+      for (let y = b.height - 1; y >= 0; y -= 1) {
+        if (cells[y][column] === null) {
+          const player = (b.to_play + i) % 2;
+          cells[y][column] = player;
+          ghosts.set(`${y},${column}`, player);
+          break;
+        }
+      }
+    });
+  }
+  for (let x = 0; x < b.width; x += 1) {
+    const share = heat(shares, x, b.width);
+    const label = document.createElement("div");
+    label.className = "c4-share";
+    if (share !== null && share > 0) {
+      const bar = document.createElement("div");
+      bar.className = "bar";
+      bar.style.height = `${Math.max(2, 22 * Math.sqrt(share)).toFixed(1)}px`;
+      const text = document.createElement("span");
+      text.textContent = share >= 0.01 ? pct(share) : "";
+      label.append(text, bar);
+    }
+    top.appendChild(label);
+
+    const column = document.createElement("button");
+    column.type = "button";
+    column.className = "column";
+    column.dataset.action = String(x);
+    column.setAttribute("aria-label", `column ${x + 1}`);
+    if (b.cells[0][x] !== null) column.classList.add("full");
+    let landing = -1;
+    for (let y = b.height - 1; y >= 0; y -= 1) if (b.cells[y][x] === null) { landing = y; break; }
+    for (let y = 0; y < b.height; y += 1) {
+      const slot = document.createElement("span");
+      slot.className = "slot";
+      const ghost = ghosts.get(`${y},${x}`);
+      if (b.cells[y][x] !== null) slot.classList.add(`d${b.cells[y][x]}`);
+      else if (ghost !== undefined) slot.classList.add(`ghost${ghost}`);
+      else if (y === landing && share !== null && !app.preview) addHeat(slot, share, a.best_action === x);
+      if (v.last_move && v.last_move.action === x && y === landing + 1) slot.classList.add("last");
+      column.appendChild(slot);
+    }
+    column.addEventListener("click", () => playAction(x));
+    board.appendChild(column);
+  }
+  wrap.append(top, board);
+  root.appendChild(wrap);
+}
+
+function renderText(root, v) {
+  const pre = document.createElement("pre");
+  pre.className = "text-board";
+  pre.textContent = v.board.text;
+  const form = document.createElement("form");
+  form.className = "text-move";
+  const input = document.createElement("input");
+  input.placeholder = "your move, e.g. e2e4 or Nf3";
+  input.setAttribute("list", "legal-moves");
+  const list = document.createElement("datalist");
+  list.id = "legal-moves";
+  for (const m of v.board.legal) {
+    const option = document.createElement("option");
+    option.value = m.move;
+    list.appendChild(option);
+  }
+  const button = document.createElement("button");
+  button.type = "submit";
+  button.textContent = "Play";
+  form.append(input, list, button);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (input.value.trim()) playAction(undefined, input.value.trim());
+  });
+  root.append(pre, form);
+}
+
+function renderSearch(v) {
+  const a = v.analysis;
+  const stats = $("stats");
+  const body = $("top-moves");
+  body.replaceChildren();
+  if (!a || !hints()) {
+    if (!hints()) stats.textContent = "Hints are off.";
+    else if (v.board.terminal) stats.textContent = `The game is over: ${v.board.outcome}.`;
+    else stats.textContent = "No search yet: ask the AI to move or tick Analyse.";
+    return;
+  }
+  const rate = a.rate ? ` · <b>${Math.round(a.rate).toLocaleString()}/s</b>` : "";
+  const proven = a.proven ? ` · proven <b>${a.proven}</b> for ${a.player_name}` : "";
+  stats.innerHTML =
+    `<b>${a.total_simulations.toLocaleString()}</b> simulations${rate} · ` +
+    `${a.nodes.toLocaleString()} nodes${a.max_depth ? ` · depth ${a.max_depth}` : ""}${proven}` +
+    `<br>values for ${a.player_name} (to move)`;
+  for (const move of a.top) {
+    const row = document.createElement("tr");
+    row.className = "row";
+    const tag = move.proven
+      ? ` <span class="tag ${move.proven}">${move.proven}${move.plies !== null && move.proven !== "drawn" ? ` ${move.plies + 1}` : ""}</span>`
+      : "";
+    row.innerHTML =
+      `<td><b>${move.move}</b>${tag}</td><td class="num">${move.visits.toLocaleString()}</td>` +
+      `<td class="num">${(100 * move.share).toFixed(1)}%</td><td class="num">${signed(move.value)}</td>` +
+      `<td class="pv">${move.pv.join(" ")}</td>`;
+    row.title = "click to show this line on the board";
+    if (app.preview && app.preview.line[0] === move.action) row.classList.add("previewing");
+    row.addEventListener("click", () => {
+      app.preview = app.preview && app.preview.line[0] === move.action ? null : { line: move.line };
+      render();
+    });
+    body.appendChild(row);
+  }
+}
+
+function drops(v) {
+  // Plies whose move lowered the mover's value by DROP or more (history is player 0's).
+  const marked = new Set();
+  const h = v.history;
+  for (let i = 1; i < h.length; i += 1) {
+    if (h[i - 1] === null || h[i] === null) continue;
+    const sign = (i - 1) % 2 === 0 ? 1 : -1;
+    if (sign * (h[i - 1] - h[i]) >= DROP) marked.add(i);
+  }
+  return marked;
+}
+
+function renderGraph(v) {
+  const svg = $("graph");
+  const W = 320, H = 120, pad = 6;
+  const h = v.history;
+  const n = Math.max(h.length - 1, 8);
+  const x = (i) => pad + ((W - 2 * pad) * i) / n;
+  const y = (value) => pad + ((H - 2 * pad) * (1 - value)) / 2;
+  const marked = drops(v);
+  const points = [];
+  h.forEach((value, i) => { if (value !== null) points.push([i, value]); });
+  let html = `<line class="zero" x1="0" x2="${W}" y1="${y(0)}" y2="${y(0)}"></line>`;
+  if (points.length) {
+    const path = points.map(([i, value]) => `${x(i).toFixed(1)},${y(value).toFixed(1)}`).join(" ");
+    const first = points[0], last = points[points.length - 1];
+    html += `<polygon class="area" points="${x(first[0]).toFixed(1)},${y(0)} ${path} ${x(last[0]).toFixed(1)},${y(0)}"></polygon>`;
+    html += `<polyline class="line" points="${path}"></polyline>`;
+  }
+  for (const [i, value] of points) {
+    const cls = i === v.ply ? "pt now" : marked.has(i) ? "pt drop" : "pt";
+    const r = marked.has(i) || i === v.ply ? 4.5 : 3;
+    const title = `ply ${i}: ${signed(value)}${marked.has(i) ? " (a big drop)" : ""}`;
+    html += `<circle class="${cls}" data-ply="${i}" cx="${x(i).toFixed(1)}" cy="${y(value).toFixed(1)}" r="${r}"><title>${title}</title></circle>`;
+  }
+  svg.innerHTML = html;
+  svg.querySelectorAll("circle.pt").forEach((c) => c.addEventListener("click", () => gotoPly(Number(c.dataset.ply))));
+  $("first-name").textContent = v.board.names[0];
+}
+
+function renderMoves(v) {
+  const list = $("move-list");
+  list.replaceChildren();
+  const marked = drops(v);
+  v.moves.forEach((move, i) => {
+    const item = document.createElement("li");
+    item.innerHTML = `<span class="n">${i + 1}.</span>${move}${marked.has(i + 1) ? "?" : ""}`;
+    if (marked.has(i + 1)) { item.classList.add("drop"); item.title = "the value dropped sharply after this move"; }
+    item.addEventListener("click", () => gotoPly(i + 1));
+    list.appendChild(item);
+  });
+  const field = $("move-string");
+  if (document.activeElement !== field) field.value = v.move_string;
+}
+
+function renderControls() {
+  const v = app.view;
+  const busy = thinking();
+  $("undo").disabled = !v || v.ply === 0 || busy;
+  $("redo").disabled = !app.redo.length || busy;
+  $("ai-move").disabled = !v || v.board.terminal || busy;
+  $("stop").disabled = !v || !v.thinking;
+  $("analyse").checked = $("analyse").checked || (v && v.thinking === "analysis");
+}
+
+// ------------------------------------------------------------------------------ wiring
+
+function wire() {
+  $("new-game").addEventListener("click", () => newGame(""));
+  $("undo").addEventListener("click", () => undo());
+  $("redo").addEventListener("click", () => redo(1));
+  $("ai-move").addEventListener("click", () => requestAi());
+  $("stop").addEventListener("click", () => {
+    if (app.view) api("POST", gamePath("/stop")).then((view) => show(view, false)).catch((e) => say(e.message));
+  });
+  $("analyse").addEventListener("change", () => {
+    if (!app.view) return;
+    if ($("analyse").checked) { app.analysedKey = null; maybeAnalyse(); }
+    else if (app.view.thinking === "analysis") api("POST", gamePath("/stop")).then((view) => show(view, false)).catch((e) => say(e.message));
+  });
+  $("hints").addEventListener("change", () => app.view && render());
+  $("ai-side").addEventListener("change", () => app.view && (render(), maybeAi()));
+  $("import").addEventListener("click", () => newGame($("move-string").value));
+  $("move-string").addEventListener("keydown", (e) => { if (e.key === "Enter") newGame($("move-string").value); });
+  $("copy").addEventListener("click", async () => {
+    const text = app.view ? app.view.move_string : "";
+    try { await navigator.clipboard.writeText(text); say("Moves copied."); }
+    catch (e) { $("move-string").select(); say("Select and copy the moves from the box."); }
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === "ArrowLeft") undo(1);
+    if (e.key === "ArrowRight") redo(1);
+  });
+}
+
+async function start() {
+  wire();
+  try {
+    await loadCatalog();
+    await newGame("");
+  } catch (error) {
+    say(`Cannot reach the server: ${error.message}`);
+  }
+}
+
+start();

@@ -1,0 +1,378 @@
+"""The browser app's JSON API (``playout serve``), through FastAPI's test client.
+
+A whole game, bad moves and ids, the server's caps, analysis and the AI's search as
+background jobs (started, streamed, stopped, cancelled), games side by side, expiry; and the
+pieces under it: ``MCTS.lines`` and ``render.board_json`` / ``snapshot_json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+import playout
+from playout import render
+from playout.cli import main
+from playout.web import Limits, create_app
+
+with warnings.catch_warnings():  # starlette's notice about httpx versions
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+FAST = Limits(snapshot_interval=0.05, max_seconds=5.0)
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(FAST)) as test_client:
+        yield test_client
+
+
+def make_client(limits: Limits) -> TestClient:
+    return TestClient(create_app(limits))
+
+
+def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/games", json={"seed": 1, **body})
+    assert response.status_code == 201, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.02)
+
+
+def events(client: TestClient, game_id: str, count: int) -> list[dict[str, Any]]:
+    """The first ``count`` views of the game's event stream."""
+    views = []
+    with client.stream("GET", f"/api/games/{game_id}/events?limit={count}") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        for line in stream.iter_lines():
+            if line.startswith("data:"):
+                views.append(json.loads(line[5:]))
+    return views
+
+
+# ------------------------------------------------------------------------------ games
+
+
+def test_a_whole_tictactoe_game_through_the_api(client: TestClient) -> None:
+    view = new_game(client, game="tictactoe")
+    game_id = view["id"]
+    assert view["board"]["kind"] == "grid" and view["board"]["to_play"] == 0
+    assert view["moves"] == [] and view["history"] == [None] and view["thinking"] is None
+    while not view["board"]["terminal"]:
+        if view["board"]["to_play"] == 0:  # a human who takes the first free square
+            move = view["board"]["legal"][0]["move"]
+            response = client.post(f"/api/games/{game_id}/moves", json={"move": move})
+        else:
+            response = client.post(f"/api/games/{game_id}/ai-move", json={"simulations": 300})
+        assert response.status_code == 200, response.text
+        view = response.json()
+        assert view["thinking"] is None
+    board = view["board"]
+    assert board["outcome"] in ("X wins", "O wins", "draw")
+    assert board["legal"] == [] and board["to_play"] is None
+    assert len(view["history"]) == view["ply"] + 1 == len(view["moves"]) + 1
+    # The AI searched before each of its moves: its positions have values (for X).
+    assert all(v is None or -1 <= v <= 1 for v in view["history"])
+    assert sum(v is not None for v in view["history"]) >= view["ply"] // 2
+    # The move string exports the game and imports it again.
+    again = new_game(client, game="tictactoe", moves=view["move_string"])
+    assert (
+        again["board"]["cells"] == board["cells"] and again["board"]["outcome"] == board["outcome"]
+    )
+    response = client.post(f"/api/games/{game_id}/moves", json={"move": "0,0"})
+    assert response.status_code == 409 and "over" in response.json()["detail"]
+    response = client.post(f"/api/games/{game_id}/ai-move", json={"simulations": 10})
+    assert response.status_code == 409
+
+
+def test_import_undo_and_sizes(client: TestClient) -> None:
+    view = new_game(client, game="connect4", moves="4453")
+    assert view["moves"] == ["4", "4", "5", "3"] and view["move_string"] == "4453"
+    assert view["board"]["kind"] == "columns"
+    assert (view["board"]["width"], view["board"]["height"]) == (7, 6)
+    assert view["board"]["cells"][5][3] == 0 and view["board"]["cells"][4][3] == 1
+    assert view["last_move"] == {"action": 2, "move": "3", "player": 1}
+    view = client.post(f"/api/games/{view['id']}/undo", json={"count": 2}).json()
+    assert view["move_string"] == "44" and view["ply"] == 2
+    view = new_game(client, game="mnk", width=5, height=4, k=4, moves="1,1 b3")
+    assert (view["board"]["width"], view["board"]["height"]) == (5, 4)
+    assert view["moves"] == ["1,1", "1,2"] and view["move_string"] == "1,1 1,2"
+    response = client.post(f"/api/games/{view['id']}/undo", json={"count": 3})
+    assert response.status_code == 400 and "2 played" in response.json()["detail"]
+
+
+def test_bad_moves_and_games_are_4xx_with_a_clear_message(client: TestClient) -> None:
+    game_id = new_game(client, game="tictactoe", moves="1,1")["id"]
+    moves = f"/api/games/{game_id}/moves"
+    cases = [
+        ({"move": "1,1"}, 400, "occupied"),
+        ({"action": 4}, 400, "occupied"),  # a click on a taken square: the game's words
+        ({"move": "zz"}, 400, "cannot read"),
+        ({"move": "5,5"}, 400, "off the 3x3 board"),
+        ({"action": 99}, 400, "not a legal move"),
+        ({}, 400, "give a move"),
+        ({"move": "0,0", "action": 0}, 400, "give a move"),
+        ({"action": "x"}, 422, ""),
+    ]
+    for body, status, words in cases:
+        response = client.post(moves, json=body)
+        assert response.status_code == status, (body, response.text)
+        assert words in str(response.json()["detail"]), (body, response.json())
+    assert client.get(f"/api/games/{game_id}").json()["moves"] == ["1,1"]
+
+    for body, words in [
+        ({"game": "nope"}, "unknown game"),
+        ({"game": "mnk", "width": 40}, "at most 19"),
+        ({"game": "pig"}, "two-player games without chance"),
+        ({"game": "bandit"}, "two-player games without chance"),
+        ({"game": "tictactoe", "moves": "1,1 1,1"}, "move 2"),
+        ({"game": "mnk", "k": 0}, ""),
+    ]:
+        response = client.post("/api/games", json=body)
+        assert response.status_code in (400, 422), (body, response.text)
+        assert words in str(response.json()["detail"]), (body, response.json())
+
+
+def test_unknown_ids_are_404(client: TestClient) -> None:
+    routes = [
+        ("GET", ""),
+        ("GET", "/snapshot"),
+        ("GET", "/events"),
+        ("DELETE", ""),
+        ("POST", "/moves"),
+        ("POST", "/undo"),
+        ("POST", "/ai-move"),
+        ("POST", "/analysis"),
+        ("POST", "/stop"),
+    ]
+    for method, suffix in routes:
+        body = {"move": "1,1"} if suffix == "/moves" else None
+        response = client.request(method, f"/api/games/nope{suffix}", json=body)
+        assert response.status_code == 404, (method, suffix, response.text)
+        assert "no game with id 'nope'" in response.json()["detail"]
+    game_id = new_game(client, game="tictactoe")["id"]
+    assert client.delete(f"/api/games/{game_id}").status_code == 204
+    assert client.get(f"/api/games/{game_id}").status_code == 404
+
+
+def test_budgets_are_capped() -> None:
+    limits = Limits(max_simulations=1000, max_seconds=0.5, snapshot_interval=0.05)
+    with make_client(limits) as client:
+        game_id = new_game(client, game="connect4")["id"]
+        url = f"/api/games/{game_id}/ai-move"
+        for body, words in [
+            ({"simulations": 1001}, "between 1 and 1,000"),
+            ({"simulations": 0}, "between 1 and 1,000"),
+            ({"seconds": 0.6}, "at most 0.5"),
+            ({"seconds": -1}, "> 0"),
+            ({"simulations": 10, "seconds": 0.1}, "not both"),
+        ]:
+            response = client.post(url, json=body)
+            assert response.status_code == 400, (body, response.text)
+            assert words in response.json()["detail"], (body, response.json())
+        assert client.get(f"/api/games/{game_id}").json()["ply"] == 0
+        view = client.post(url, json={"simulations": 1000}).json()
+        assert view["ply"] == 1
+        catalog = client.get("/api/catalog").json()
+        assert catalog["limits"]["max_simulations"] == 1000
+        assert {"tictactoe", "mnk", "gomoku", "connect4"} <= {g["name"] for g in catalog["games"]}
+
+
+def test_analysis_streams_views_and_stops(client: TestClient) -> None:
+    view = new_game(client, game="connect4")
+    game_id = view["id"]
+    view = client.post(f"/api/games/{game_id}/analysis").json()
+    assert view["thinking"] == "analysis"
+    views = events(client, game_id, 4)
+    assert [v["version"] for v in views] == sorted({v["version"] for v in views})
+    counts = [v["analysis"]["total_simulations"] for v in views if v["analysis"]]
+    assert len(counts) >= 2 and counts == sorted(counts) and counts[-1] > counts[0]
+    last = views[-1]["analysis"]
+    assert len(last["shares"]) == 1 and len(last["shares"][0]) == 7
+    assert abs(sum(s for s in last["shares"][0] if s is not None) - 1) < 1e-9
+    assert last["top"][0]["pv"][0] == last["top"][0]["move"]
+    assert -1 <= last["value_for_first"] <= 1
+    # A move while analysing: the analysis goes on from the new position, tree kept.
+    before = client.get(f"/api/games/{game_id}/snapshot").json()["analysis"]
+    column = before["top"][0]["move"]
+    view = client.post(f"/api/games/{game_id}/moves", json={"move": column}).json()
+    assert view["thinking"] == "analysis" and view["ply"] == 1
+    assert view["analysis"]["total_simulations"] > 0  # the subtree below the move
+    view = client.post(f"/api/games/{game_id}/stop").json()
+    assert view["thinking"] is None
+    total = view["analysis"]["total_simulations"]
+    time.sleep(0.2)
+    snapshot = client.get(f"/api/games/{game_id}/snapshot").json()
+    assert snapshot["thinking"] is None and snapshot["analysis"]["total_simulations"] == total
+    # Stopped by hand, it stays stopped after the next move.
+    view = client.post(f"/api/games/{game_id}/moves", json={"move": "4"}).json()
+    assert view["thinking"] is None and view["ply"] == 2
+    assert client.post(f"/api/games/{game_id}/stop").json()["thinking"] is None
+
+
+def test_analysis_ends_when_proven_and_agrees_with_the_cli(client: TestClient) -> None:
+    moves = "1,1 0,0 2,2"
+    game_id = new_game(client, game="tictactoe", moves=moves)["id"]
+    client.post(f"/api/games/{game_id}/analysis")
+    wait_for(lambda: client.get(f"/api/games/{game_id}").json()["thinking"] is None)
+    analysis = client.get(f"/api/games/{game_id}").json()["analysis"]
+    assert analysis["proven"] == "draw" and analysis["stop_reason"] == "proven"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["analyze", "tictactoe", "--moves", moves, "--json", "--simulations", "50000"])
+    assert code == 0
+    cli = json.loads(out.getvalue())
+    assert set(cli) - {"workers"} <= set(analysis)
+    assert cli["proven"] == analysis["proven"]
+    assert {a["move"]: a["proven"] for a in cli["actions"]} == {
+        a["move"]: a["proven"] for a in analysis["actions"]
+    }
+
+
+def test_the_ai_search_is_a_job_that_stop_ends_and_cancel_abandons() -> None:
+    app = create_app(FAST)
+    with TestClient(app) as client:
+        game_id = new_game(client, game="connect4")["id"]
+        url = f"/api/games/{game_id}"
+        view = client.post(f"{url}/ai-move", json={"seconds": 5, "wait": False}).json()
+        assert view["thinking"] == "ai" and view["ply"] == 0
+        # Busy: no move, undo or analysis while the AI thinks.
+        assert client.post(f"{url}/moves", json={"move": "4"}).status_code == 409
+        assert client.post(f"{url}/analysis").status_code == 409
+        assert client.post(f"{url}/ai-move", json={"simulations": 5}).status_code == 409
+        wait_for(lambda: (client.get(url).json()["analysis"] or {}).get("simulations", 0) > 0)
+        start = time.monotonic()
+        client.post(f"{url}/stop")
+        wait_for(lambda: client.get(url).json()["thinking"] is None)
+        assert time.monotonic() - start < 2
+        view = client.get(url).json()
+        assert view["ply"] == 1  # stopped: it played its best move so far
+        # A client that goes away: the search is cancelled and plays nothing.
+        client.post(f"{url}/ai-move", json={"seconds": 5, "wait": False})
+        session = app.state.store.get(game_id)
+        session.cancel()
+        wait_for(lambda: session.thinking is None, 3)
+        assert client.get(url).json()["ply"] == 1
+
+
+def test_an_analysis_nobody_watches_stops() -> None:
+    app = create_app(Limits(idle_seconds=0.3, snapshot_interval=0.05))
+    with TestClient(app) as client:
+        game_id = new_game(client, game="connect4")["id"]
+        client.post(f"/api/games/{game_id}/analysis")
+        session = app.state.store.get(game_id)
+        assert session.thinking == "analysis"
+        wait_for(lambda: session.thinking is None, 5)  # no request, no event stream
+
+
+def test_two_games_at_once(client: TestClient) -> None:
+    first = new_game(client, game="tictactoe")["id"]
+    second = new_game(client, game="connect4")["id"]
+    assert first != second
+    client.post(f"/api/games/{first}/analysis")
+    client.post(f"/api/games/{second}/analysis")
+    client.post(f"/api/games/{second}/moves", json={"move": "4"})
+    a = client.post(f"/api/games/{first}/moves", json={"move": "1,1"}).json()
+    b = client.get(f"/api/games/{second}").json()
+    assert a["moves"] == ["1,1"] and b["moves"] == ["4"]
+    assert a["game"] == "tictactoe" and b["game"] == "connect4"
+    for game_id in (first, second):
+        assert client.post(f"/api/games/{game_id}/stop").json()["thinking"] is None
+
+
+def test_games_are_bounded_and_expire() -> None:
+    with make_client(Limits(max_games=2)) as client:
+        ids = [new_game(client, game="tictactoe")["id"] for _ in range(3)]
+        assert client.get(f"/api/games/{ids[0]}").status_code == 404
+        assert all(client.get(f"/api/games/{i}").status_code == 200 for i in ids[1:])
+    with make_client(Limits(ttl_seconds=0.2)) as client:
+        game_id = new_game(client, game="tictactoe")["id"]
+        time.sleep(0.3)
+        assert client.get(f"/api/games/{game_id}").status_code == 404
+
+
+def test_the_page_and_the_openapi_document(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "<title>playout" in page.text
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    schema = client.get("/openapi.json").json()
+    paths = set(schema["paths"])
+    assert {
+        "/api/games",
+        "/api/games/{game_id}",
+        "/api/games/{game_id}/moves",
+        "/api/games/{game_id}/undo",
+        "/api/games/{game_id}/ai-move",
+        "/api/games/{game_id}/analysis",
+        "/api/games/{game_id}/stop",
+        "/api/games/{game_id}/snapshot",
+        "/api/games/{game_id}/events",
+    } <= paths
+    assert "GameView" in schema["components"]["schemas"]
+    assert client.get("/docs").status_code == 200
+
+
+def test_without_the_web_extra(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    monkeypatch.setitem(sys.modules, "fastapi", None)
+    with pytest.raises(playout.MissingDependencyError, match=r'pip install "playout\[web\]"'):
+        create_app()
+    assert main(["serve", "--port", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "playout[web]" in err and err.startswith("playout: error:")
+
+
+# ------------------------------------------------------------------------------ pieces
+
+
+def test_lines_follow_the_most_visited_replies() -> None:
+    state = playout.make_game("tictactoe").initial_state()
+    engine = playout.MCTS(state, seed=3)
+    result = engine.run(playout.Budget(simulations=2000))
+    lines = engine.lines(result.actions)
+    assert lines[result.best_action] == result.pv
+    assert all(line[0] == action for action, line in lines.items())
+    assert engine.lines([result.best_action], max_length=2)[result.best_action] == result.pv[:2]
+    fresh = playout.MCTS(state, seed=3)
+    assert fresh.lines([4]) == {4: (4,)}
+
+
+def test_board_and_snapshot_json() -> None:
+    game = playout.make_game("tictactoe")
+    state = game.initial_state().play(4).play(0)
+    board = render.board_json(game, state)
+    assert board["cells"] == [[1, None, None], [None, 0, None], [None, None, None]]
+    assert board["names"] == ["X", "O"] and board["to_play"] == 0
+    assert len(board["legal"]) == 7 and board["legal"][0] == {"action": 1, "move": "1,0"}
+    engine = playout.MCTS(state, seed=0)
+    result = engine.run(playout.Budget(simulations=500))
+    snapshot = render.snapshot_json(game, state, result, lines=engine.lines(result.actions))
+    json.dumps(snapshot, allow_nan=False)
+    assert snapshot["shares"] == render.probability_grid(result, 3, 3, fill=None)
+    assert {
+        k: v for k, v in snapshot.items() if k in render.analysis_json(game, state, result)
+    } == (render.analysis_json(game, state, result))
+    top = snapshot["top"]
+    assert [row["visits"] for row in top] == sorted(result.visit_counts, reverse=True)[:5]
+    assert top[0]["pv"] == render.moves_text(game, state, result.pv)
+    assert snapshot["value_for_first"] == result.value  # X to move
+    chess_like = render.board_json(
+        playout.make_game("pig"), playout.make_game("pig").initial_state()
+    )
+    assert chess_like["kind"] == "text" and chess_like["cells"] == []

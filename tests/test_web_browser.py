@@ -1,0 +1,192 @@
+"""The browser app end to end: Debian's chromium, driven by Playwright for Python, against
+``playout serve``'s app on a free port (uvicorn in a thread).
+
+It plays a whole tic-tac-toe game and a few connect-four moves by clicking, checks the result
+shown, that the heat map and the evaluation bar appear and change while the AI thinks, and
+that an illegal click is refused; screenshots (laptop and phone widths) go to a temporary
+folder, or to ``$PLAYOUT_SCREENSHOTS`` when set.
+
+The machine cannot download a browser build (no ``playwright install``): the test uses
+``/usr/bin/chromium`` (``apt-get install chromium``; ``.ci/run`` installs it). Without it the
+tests skip, except in CI (``CI`` set), where they must run.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+if not os.environ.get("CI"):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(
+            f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True
+        )
+    pytest.importorskip("playwright.sync_api")
+
+import uvicorn  # noqa: E402
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+from playout.web import Limits, create_app  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    port = free_port()
+    app = create_app(Limits(snapshot_interval=0.1, max_seconds=5.0))
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = os.environ.get("PLAYOUT_SCREENSHOTS")
+    path = Path(folder) if folder else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, url: str) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    page.wait_for_selector("#board .cell")
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def ply(page: Page) -> int:
+    return int(page.evaluate("document.body.dataset.ply"))
+
+
+def wait_idle(page: Page, at_ply: int) -> None:
+    """Until the page shows ply ``at_ply`` and nothing is thinking."""
+    page.wait_for_function(
+        f"document.body.dataset.ply === '{at_ply}' && !document.body.dataset.thinking",
+        timeout=15_000,
+    )
+
+
+def setup(page: Page, game: str, budget: str, unit: str, ai: str = "second") -> None:
+    page.select_option("#game-select", game)
+    page.select_option("#ai-side", ai)
+    page.fill("#budget-value", budget)
+    page.select_option("#budget-kind", unit)
+    page.click("#new-game")
+    wait_idle(page, 0)
+
+
+def test_a_whole_tictactoe_game_by_clicking(page: Page, screenshots: Path) -> None:
+    setup(page, "tictactoe", "300", "simulations")
+    page.click('#board .cell[data-action="4"]')
+    wait_idle(page, 2)
+    assert page.locator("#board .cell.taken").count() == 2
+    assert page.locator("#move-string").input_value().startswith("1,1 ")
+    # An illegal click (a taken square) is refused with the game's reason.
+    page.click('#board .cell[data-action="4"]')
+    page.wait_for_function("document.getElementById('message').textContent.includes('occupied')")
+    assert ply(page) == 2
+    page.screenshot(path=str(screenshots / "tictactoe-midgame.png"), full_page=True)
+    moves = 2
+    while "Game over" not in page.inner_text("#status"):
+        page.locator("#board .cell:not(.taken)").first.click()
+        page.wait_for_function(
+            f"(Number(document.body.dataset.ply) > {moves} && !document.body.dataset.thinking)"
+            " || document.getElementById('status').textContent.includes('Game over')",
+            timeout=15_000,
+        )
+        moves = ply(page)
+    status = page.inner_text("#status")
+    assert any(words in status for words in ("X wins", "O wins", "draw")), status
+    assert page.inner_text("#eval-text") in ("X wins", "O wins", "draw")
+    # Clicking after the end is refused too.
+    before = ply(page)
+    free = page.locator("#board .cell:not(.taken)")
+    if free.count():
+        free.first.click()
+        page.wait_for_function("document.getElementById('message').textContent.includes('over')")
+        assert ply(page) == before
+    assert page.locator("#graph circle").count() >= 2  # the value graph
+    page.screenshot(path=str(screenshots / "tictactoe-over.png"), full_page=True)
+    # Undo goes back to the human's turn: the AI's move (O, even plies) and the human's.
+    page.click("#undo")
+    wait_idle(page, before - 2 if before % 2 == 0 else before - 1)
+
+
+def test_connect_four_heat_map_and_evaluation_bar_change_while_the_ai_thinks(
+    page: Page, screenshots: Path
+) -> None:
+    setup(page, "connect4", "1.5", "seconds")
+    page.click('#board .column[data-action="3"]')
+    page.wait_for_function("document.body.dataset.thinking === 'ai'")
+    page.wait_for_selector("#board .heat")
+    first = (page.inner_text("#stats"), page.get_attribute("#board", "data-version"))
+    width = page.eval_on_selector("#evalbar-fill", "e => e.style.width")
+    assert width.endswith("%")
+    assert page.inner_text("#eval-text").startswith("Red ")
+    page.wait_for_timeout(400)
+    assert page.evaluate("document.body.dataset.thinking") == "ai"
+    second = (page.inner_text("#stats"), page.get_attribute("#board", "data-version"))
+    assert second != first  # new snapshots: more simulations, a new board version
+    assert page.locator("#top-moves tr").count() >= 3
+    page.screenshot(path=str(screenshots / "connect4-thinking.png"), full_page=True)
+    wait_idle(page, 2)
+    assert page.locator("#board .slot.d0").count() == 1
+    assert page.locator("#board .slot.d1").count() == 1
+    page.select_option("#budget-kind", "simulations")
+    page.fill("#budget-value", "300")
+    page.click('#board .column[data-action="3"]')
+    wait_idle(page, 4)
+    page.click('#board .column[data-action="2"]')
+    wait_idle(page, 6)
+    assert page.locator("#board .slot.d0").count() == 3
+    assert len(page.locator("#move-string").input_value()) == 6
+    page.screenshot(path=str(screenshots / "connect4-laptop.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(screenshots / "connect4-phone.png"), full_page=True)
+    box = page.locator("#board").bounding_box()
+    assert box is not None and box["width"] <= 390
