@@ -27,14 +27,19 @@ A tree is five numpy arrays. Node ids and edge ids are row indices; :data:`ROOT`
     ``E_VISITS``      simulations that took the edge (the child's visit count).
     ``E_PROVEN``      the child's solver class (a copy of its ``N_PROVEN``, kept on the edge
                       so that selection reads one row per edge, not the child's row too).
-``edge_values`` (float64, ``[edge_capacity, EDGE_VALUE_FIELDS]``)
+``edge_values`` (float64, ``[edge_capacity, EDGE_VALUE_FIELDS]`` or ``[edge_capacity, 1]``)
     ``EV_VALUE_SUM``  sum of returns **for the player who chose the edge** (the player to move
                       at the parent); the edge's mean value is ``value_sum / visits``.
     ``EV_PRIOR``      prior probability of the edge (uniform without a policy; the chance
-                      probability at chance nodes).
+                      probability at chance nodes). Optional: a tree whose search never reads
+                      priors (the compiled driver with UCB1 or epsilon-greedy: no policy, no
+                      chance nodes) is allocated without this column, and every function
+                      here that reads or writes it checks ``edge_values.shape[1] > EV_PRIOR``
+                      (priors are uniform then; results report them so).
 
 Everything a node has only once (its parent, the reward into it) lives on the node row, so an
-edge row is what selection reads and expansion writes: 16 + 16 bytes in the compiled engine.
+edge row is what selection reads and expansion writes: in the compiled engine 16 + 8 bytes
+(int32 ``edges``, value sum only) or 16 + 16 with the prior column.
 ``meta`` (int64, ``[META_FIELDS]``): ``M_NUM_NODES``, ``M_NUM_EDGES``.
 
 During backpropagation a simulation's outcome travels up as a value for player 0 and is
@@ -303,13 +308,15 @@ def edge_mean(edge_values: np.ndarray, edges: np.ndarray, e: int) -> float:
 @jit(**_JIT)
 def sample_by_prior(edge_values: np.ndarray, first: int, count: int, rng: np.ndarray) -> int:
     """An edge of ``first .. first+count-1`` drawn with probability proportional to its prior."""
+    has_priors = edge_values.shape[1] > EV_PRIOR  # without the column: uniform priors
+    uniform = 1.0 / count
     total = 0.0
     for e in range(first, first + count):
-        total += edge_values[e, EV_PRIOR]
+        total += edge_values[e, EV_PRIOR] if has_priors else uniform
     u = random_unit(rng) * total
     acc = 0.0
     for e in range(first, first + count):
-        acc += edge_values[e, EV_PRIOR]
+        acc += edge_values[e, EV_PRIOR] if has_priors else uniform
         if u < acc:
             return e
     return first + count - 1
@@ -394,6 +401,7 @@ def select_edge(
     best = -math.inf
     chosen = first
     ties = 0
+    has_priors = edge_values.shape[1] > EV_PRIOR
     for e in range(first, first + count):
         if edges[e, E_PROVEN] != UNPROVEN:
             continue  # its value is known: spend the simulation on what is not
@@ -403,7 +411,8 @@ def select_edge(
             score = edge_values[e, EV_VALUE_SUM] * inverse_n + c * math.sqrt(scale * inverse_n)
         elif rule == RULE_PUCT:
             q = edge_values[e, EV_VALUE_SUM] / n if n > 0 else rule_params[1]
-            score = q + c * edge_values[e, EV_PRIOR] * scale / (1.0 + n)
+            prior = edge_values[e, EV_PRIOR] if has_priors else 1.0 / count
+            score = q + c * prior * scale / (1.0 + n)
         else:
             score = edge_values[e, EV_VALUE_SUM] / n
         if score > best:
@@ -500,12 +509,15 @@ def expand(
 ) -> None:
     """Expansion: give ``node`` one untaken edge per legal action.
 
-    ``priors`` holds one probability per action, or is empty for a uniform prior.
+    ``priors`` holds one probability per action, or is empty for a uniform prior; a tree
+    without the prior column (``edge_values`` of one column, see the module docstring)
+    stores none.
     """
     first = meta[M_NUM_EDGES]
     count = actions.shape[0]
     meta[M_NUM_EDGES] = first + count
     uniform = 1.0 / count if count > 0 else 0.0
+    has_priors = edge_values.shape[1] > EV_PRIOR
     for i in range(count):
         e = first + i
         edges[e, E_ACTION] = actions[i]
@@ -513,7 +525,8 @@ def expand(
         edges[e, E_VISITS] = 0
         edges[e, E_PROVEN] = UNPROVEN
         edge_values[e, EV_VALUE_SUM] = 0.0
-        edge_values[e, EV_PRIOR] = priors[i] if priors.shape[0] > 0 else uniform
+        if has_priors:
+            edge_values[e, EV_PRIOR] = priors[i] if priors.shape[0] > 0 else uniform
     nodes[node, N_FIRST_EDGE] = first
     nodes[node, N_NUM_EDGES] = count
 
@@ -995,7 +1008,7 @@ def extract_subtree(
             e_new = num_edges + i
             for f in range(EDGE_FIELDS):
                 out_edges[e_new, f] = edges[e_old, f]
-            for f in range(EDGE_VALUE_FIELDS):
+            for f in range(min(edge_values.shape[1], out_edge_values.shape[1])):
                 out_edge_values[e_new, f] = edge_values[e_old, f]
             child = edges[e_old, E_CHILD]
             if child != UNVISITED:

@@ -154,6 +154,10 @@ class CompiledDriver:
         selection = UCB1() if config.selection is None else config.selection
         compiled_rule: tuple[int, np.ndarray] = selection.compiled()  # type: ignore[union-attr]
         self._rule, self._rule_params = compiled_rule
+        # The prior column is read by PUCT only (kernels have no chance nodes, rollouts give
+        # no policy), and by the merge of symmetric root moves: without either, edges are
+        # allocated without it (24 bytes instead of 32; results report uniform priors).
+        self._priors = self._rule == T.RULE_PUCT or bool(config.symmetry)
         self._solver = bool(config.solver)
         self._solver_bounds = T.solver_bounds(state.game.spec)
         self._rng_state = rng_state
@@ -199,7 +203,7 @@ class CompiledDriver:
             )
         self._root_state = state
         self.max_depth_seen = 0
-        tree = memory.new_tree()
+        tree = memory.new_tree(priors=self._priors)
         self._replace_tree(tree, memory.POOL.take(tree.node_capacity, kernel.state_size, np.uint64))
         del tree
         self._node_states[T.ROOT] = compact

@@ -159,16 +159,23 @@ def with_rows(array: np.ndarray, rows: int, used: int) -> np.ndarray:
     return out
 
 
-def new_tree(node_capacity: int = 1024, edge_capacity: int | None = None) -> T.Tree:
+def new_tree(
+    node_capacity: int = 1024,
+    edge_capacity: int | None = None,
+    *,
+    priors: bool = True,
+) -> T.Tree:
     """An empty tree (the layout of :func:`playout._src.tree.new_tree`, 32-bit ids and
-    counts) in pooled memory."""
+    counts) in pooled memory; with ``priors=False`` its ``edge_values`` has the value-sum
+    column only (24-byte edges instead of 32), for searches that never read priors."""
     node_capacity = max(2, int(node_capacity))
     edge_capacity = max(8, int(node_capacity * 8 if edge_capacity is None else edge_capacity))
+    edge_value_fields = T.EDGE_VALUE_FIELDS if priors else T.EV_VALUE_SUM + 1
     return T.Tree(
         nodes=POOL.take(node_capacity, T.NODE_FIELDS, TREE_INT_DTYPE),
         node_values=POOL.take(node_capacity, T.NODE_VALUE_FIELDS, np.float64),
         edges=POOL.take(edge_capacity, T.EDGE_FIELDS, TREE_INT_DTYPE),
-        edge_values=POOL.take(edge_capacity, T.EDGE_VALUE_FIELDS, np.float64),
+        edge_values=POOL.take(edge_capacity, edge_value_fields, np.float64),
         meta=np.zeros(T.META_FIELDS, dtype=np.int64),
     )
 
@@ -182,7 +189,9 @@ def reserve(tree: T.Tree, extra_nodes: int, extra_edges: int) -> T.Tree:
 def subtree(tree: T.Tree, new_root: int) -> tuple[T.Tree, np.ndarray]:
     """:func:`playout._src.tree.subtree` into a pooled tree: the subtree below ``new_root``
     as a new tree, and the old id of each of its nodes."""
-    out = new_tree(tree.node_capacity, tree.edge_capacity)
+    out = new_tree(
+        tree.node_capacity, tree.edge_capacity, priors=tree.edge_values.shape[1] > T.EV_PRIOR
+    )
     old_ids = np.zeros(tree.node_capacity, dtype=np.int64)
     T.extract_subtree(*tree, new_root, *out, old_ids)
     return out, old_ids[: out.num_nodes].copy()
