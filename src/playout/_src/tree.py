@@ -16,11 +16,15 @@ A tree is five numpy arrays. Node ids and edge ids are row indices; :data:`ROOT`
                       ``PROVEN_DRAW`` (anything between) or ``PROVEN_P0_LOSS`` (the worst).
     ``N_PLIES``       for a proven node, the plies to the end of the game under best play.
     ``N_PARENT``      the node the parent edge leaves from, :data:`NO_NODE` for the root.
-``node_values`` (float64, ``[node_capacity, NODE_VALUE_FIELDS]``)
+``node_values`` (float64, ``[node_capacity, NODE_VALUE_FIELDS]`` or ``[node_capacity, 1]``)
     ``NV_EXACT``      the exact future return for player 0 of a terminal node (set at
                       creation) or of a node the solver has proven.
     ``NV_REWARD``     reward to player 0 on the transition into the node (games with
-                      intermediate rewards, seed 002's bandit; zero otherwise).
+                      intermediate rewards, seed 002's bandit; zero otherwise). Optional: the
+                      compiled driver, whose kernels have no intermediate rewards, allocates
+                      ``node_values`` without this column; the functions here read a missing
+                      column as zero (:func:`node_reward`) and check
+                      ``node_values.shape[1] > NV_REWARD`` before writing it.
 ``edges`` (int64, ``[edge_capacity, EDGE_FIELDS]``)
     ``E_ACTION``      the action id.
     ``E_CHILD``       the child node, or :data:`UNVISITED` until the edge is first taken.
@@ -491,7 +495,8 @@ def add_node(
     nodes[node, N_PLIES] = 0
     nodes[node, N_PARENT] = parent
     node_values[node, NV_EXACT] = terminal_value
-    node_values[node, NV_REWARD] = 0.0
+    if node_values.shape[1] > NV_REWARD:
+        node_values[node, NV_REWARD] = 0.0
     if parent_edge != NO_EDGE:
         edges[parent_edge, E_CHILD] = node
     return node
@@ -541,6 +546,12 @@ value_for = jit(inline="always", **_JIT)(_game.value_for)
 
 
 @jit(inline="always", **_JIT)
+def node_reward(node_values: np.ndarray, node: int) -> float:
+    """The reward into ``node`` for player 0 (zero in a tree without the reward column)."""
+    return node_values[node, NV_REWARD] if node_values.shape[1] > NV_REWARD else 0.0
+
+
+@jit(inline="always", **_JIT)
 def backup_path(
     nodes: np.ndarray,
     node_values: np.ndarray,
@@ -562,10 +573,12 @@ def backup_path(
     nodes[leaf, N_VISITS] += 1
     g = value0
     child = leaf
+    rewards = node_values.shape[1] > NV_REWARD
     for t in range(depth - 1, -1, -1):
         e = path[t]
         parent = ROOT if t == 0 else edges[path[t - 1], E_CHILD]
-        g += node_values[child, NV_REWARD]
+        if rewards:
+            g += node_values[child, NV_REWARD]
         edges[e, E_VISITS] += 1
         edge_values[e, EV_VALUE_SUM] += value_for(nodes[parent, N_PLAYER], g)
         nodes[parent, N_VISITS] += 1
@@ -600,7 +613,8 @@ def expand_and_backup(
     node = add_node(
         nodes, node_values, edges, meta, parent, parent_edge, player, is_terminal, value0
     )
-    node_values[node, NV_REWARD] = reward0
+    if node_values.shape[1] > NV_REWARD:
+        node_values[node, NV_REWARD] = reward0
     if not is_terminal:
         expand(nodes, edges, edge_values, meta, node, actions, priors)
     backup_path(nodes, node_values, edges, edge_values, path, depth, node, value0)
@@ -636,7 +650,7 @@ def _set_edge_mean_to_exact(
     e = nodes[node, N_PARENT_EDGE]
     edges[e, E_PROVEN] = nodes[node, N_PROVEN]
     mover = nodes[nodes[node, N_PARENT], N_PLAYER]
-    exact = value_for(mover, node_values[node, NV_REWARD] + node_values[node, NV_EXACT])
+    exact = value_for(mover, node_reward(node_values, node) + node_values[node, NV_EXACT])
     edge_values[e, EV_VALUE_SUM] = exact * edges[e, E_VISITS]
 
 
@@ -684,7 +698,9 @@ def solve_upward(
             if child == UNVISITED or nodes[child, N_PROVEN] == UNPROVEN:
                 all_proven = False
                 continue
-            value = value_for(player, node_values[child, NV_REWARD] + node_values[child, NV_EXACT])
+            value = value_for(
+                player, node_reward(node_values, child) + node_values[child, NV_EXACT]
+            )
             plies = nodes[child, N_PLIES] + 1
             if value > best:
                 best, best_plies = value, plies
@@ -993,7 +1009,7 @@ def extract_subtree(
         head += 1
         for f in range(NODE_FIELDS):
             out_nodes[new, f] = nodes[old, f]
-        for f in range(NODE_VALUE_FIELDS):
+        for f in range(min(node_values.shape[1], out_node_values.shape[1])):
             out_node_values[new, f] = node_values[old, f]
         if new == ROOT:
             out_nodes[new, N_PARENT_EDGE] = NO_EDGE

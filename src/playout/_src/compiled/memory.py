@@ -166,14 +166,16 @@ def new_tree(
     priors: bool = True,
 ) -> T.Tree:
     """An empty tree (the layout of :func:`playout._src.tree.new_tree`, 32-bit ids and
-    counts) in pooled memory; with ``priors=False`` its ``edge_values`` has the value-sum
-    column only (24-byte edges instead of 32), for searches that never read priors."""
+    counts) in pooled memory. Its ``node_values`` has the ``NV_EXACT`` column only (kernels
+    have no intermediate rewards); with ``priors=False`` its ``edge_values`` has the
+    value-sum column only (24-byte edges instead of 32), for searches that never read
+    priors."""
     node_capacity = max(2, int(node_capacity))
     edge_capacity = max(8, int(node_capacity * 8 if edge_capacity is None else edge_capacity))
     edge_value_fields = T.EDGE_VALUE_FIELDS if priors else T.EV_VALUE_SUM + 1
     return T.Tree(
         nodes=POOL.take(node_capacity, T.NODE_FIELDS, TREE_INT_DTYPE),
-        node_values=POOL.take(node_capacity, T.NODE_VALUE_FIELDS, np.float64),
+        node_values=POOL.take(node_capacity, T.NV_EXACT + 1, np.float64),
         edges=POOL.take(edge_capacity, T.EDGE_FIELDS, TREE_INT_DTYPE),
         edge_values=POOL.take(edge_capacity, edge_value_fields, np.float64),
         meta=np.zeros(T.META_FIELDS, dtype=np.int64),
