@@ -225,6 +225,60 @@ def test_other_selection_rules_run_compiled(selection) -> None:
     assert result.best_action == 3
 
 
+@pytest.mark.parametrize(
+    ("options", "columns"),
+    [
+        ({}, 1),
+        ({"selection": EpsilonGreedy(epsilon=0.2)}, 1),
+        ({"selection": PUCT()}, T.EDGE_VALUE_FIELDS),
+        ({"symmetry": True}, T.EDGE_VALUE_FIELDS),
+    ],
+)
+def test_edges_have_a_prior_column_only_when_the_search_reads_priors(
+    options: dict[str, object], columns: int
+) -> None:
+    engine = MCTS(C4.initial_state(), backend="compiled", seed=3, **options)  # type: ignore[arg-type]
+    result = engine.run(Budget(simulations=2000))
+    assert engine.tree.edge_values.shape[1] == columns
+    assert result.priors == pytest.approx([1 / len(result.actions)] * len(result.actions))
+    engine.advance(result.best_action)  # the kept subtree has the same layout
+    assert engine.tree.edge_values.shape[1] == columns
+    after = engine.run(Budget(simulations=500))
+    assert after.priors == pytest.approx([1 / len(after.actions)] * len(after.actions))
+
+
+def test_phase_functions_treat_a_missing_prior_column_as_uniform_priors() -> None:
+    """PUCT and chance sampling on a tree without ``EV_PRIOR`` choose what they choose on the
+    same tree with uniform priors stored."""
+    actions = np.arange(5, dtype=np.int64)
+    trees = []
+    for columns in (T.EDGE_VALUE_FIELDS, 1):
+        tree = T.new_tree(8, 64)
+        tree = tree._replace(edge_values=np.zeros((64, columns)))
+        T.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, -1, -1, 0, False, 0.0)
+        T.expand(tree.nodes, tree.edges, tree.edge_values, tree.meta, T.ROOT, actions, actions[:0])
+        tree.edges[:5, T.E_VISITS] = [3, 1, 4, 1, 5]
+        tree.edge_values[:5, T.EV_VALUE_SUM] = [1.0, 0.5, -2.0, 0.25, 2.0]
+        tree.nodes[T.ROOT, T.N_VISITS] = 14
+        trees.append(tree)
+    assert trees[0].edge_values[0, T.EV_PRIOR] == pytest.approx(0.2)
+    params = np.array([2.0, 0.0])
+    for chance in (False, True):
+        picks = []
+        for tree in trees:
+            tree.nodes[T.ROOT, T.N_PLAYER] = T.CHANCE if chance else 0
+            rng = T.new_rng_state(5)
+            picks.append(
+                [
+                    int(
+                        T.select_edge(*tree[:2], tree.edge_values, T.ROOT, T.RULE_PUCT, params, rng)
+                    )
+                    for _ in range(50)
+                ]
+            )
+        assert picks[0] == picks[1]
+
+
 def test_several_rollouts_per_leaf() -> None:
     state = ttt_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]])
     engine = MCTS(

@@ -128,6 +128,15 @@ def final_code(final: FinalChoice) -> int:
     return FINAL_CODES[final]
 
 
+def root_priors(tree: T.Tree, rows: slice) -> tuple[float, ...]:
+    """The priors of the root's edge ``rows``: uniform when the tree has no prior column
+    (a search that never reads priors, see :mod:`playout._src.tree`)."""
+    if tree.edge_values.shape[1] > T.EV_PRIOR:
+        return tuple(float(p) for p in tree.edge_values[rows, T.EV_PRIOR])
+    count = max(0, int(rows.stop) - int(rows.start))
+    return (1.0 / count,) * count
+
+
 def result_from_tree(
     tree: T.Tree,
     spec: Any,
@@ -166,7 +175,7 @@ def result_from_tree(
         actions=tuple(int(a) for a in edges[rows, T.E_ACTION]),
         visit_counts=tuple(int(n) for n in visits),
         values=tuple(float(q) for q in means),
-        priors=tuple(float(p) for p in tree.edge_values[rows, T.EV_PRIOR]),
+        priors=root_priors(tree, rows),
         value=value,
         pv=tuple(int(a) for a in pv_buffer[:pv_length]),
         player=player,

@@ -177,8 +177,9 @@ def collapse_edges(
             ),
         )
         kept.append(best)
-        total = float(sum(edge_values[e, T.EV_PRIOR] for e in rows))
-        priors.append(total if sum_priors else total / len(rows))
+        if edge_values.shape[1] > T.EV_PRIOR:  # a tree without priors has none to merge
+            total = float(sum(edge_values[e, T.EV_PRIOR] for e in rows))
+            priors.append(total if sum_priors else total / len(rows))
         dropped_visits += sum(int(edges[e, T.E_VISITS]) for e in rows if e != best)
     rewrite_edges(tree, node, kept, per_edge)
     for i, prior in enumerate(priors):

@@ -16,25 +16,34 @@ A tree is five numpy arrays. Node ids and edge ids are row indices; :data:`ROOT`
                       ``PROVEN_DRAW`` (anything between) or ``PROVEN_P0_LOSS`` (the worst).
     ``N_PLIES``       for a proven node, the plies to the end of the game under best play.
     ``N_PARENT``      the node the parent edge leaves from, :data:`NO_NODE` for the root.
-``node_values`` (float64, ``[node_capacity, NODE_VALUE_FIELDS]``)
+``node_values`` (float64, ``[node_capacity, NODE_VALUE_FIELDS]`` or ``[node_capacity, 1]``)
     ``NV_EXACT``      the exact future return for player 0 of a terminal node (set at
                       creation) or of a node the solver has proven.
     ``NV_REWARD``     reward to player 0 on the transition into the node (games with
-                      intermediate rewards, seed 002's bandit; zero otherwise).
+                      intermediate rewards, seed 002's bandit; zero otherwise). Optional: the
+                      compiled driver, whose kernels have no intermediate rewards, allocates
+                      ``node_values`` without this column; the functions here read a missing
+                      column as zero (:func:`node_reward`) and check
+                      ``node_values.shape[1] > NV_REWARD`` before writing it.
 ``edges`` (int64, ``[edge_capacity, EDGE_FIELDS]``)
     ``E_ACTION``      the action id.
     ``E_CHILD``       the child node, or :data:`UNVISITED` until the edge is first taken.
     ``E_VISITS``      simulations that took the edge (the child's visit count).
     ``E_PROVEN``      the child's solver class (a copy of its ``N_PROVEN``, kept on the edge
                       so that selection reads one row per edge, not the child's row too).
-``edge_values`` (float64, ``[edge_capacity, EDGE_VALUE_FIELDS]``)
+``edge_values`` (float64, ``[edge_capacity, EDGE_VALUE_FIELDS]`` or ``[edge_capacity, 1]``)
     ``EV_VALUE_SUM``  sum of returns **for the player who chose the edge** (the player to move
                       at the parent); the edge's mean value is ``value_sum / visits``.
     ``EV_PRIOR``      prior probability of the edge (uniform without a policy; the chance
-                      probability at chance nodes).
+                      probability at chance nodes). Optional: a tree whose search never reads
+                      priors (the compiled driver with UCB1 or epsilon-greedy: no policy, no
+                      chance nodes) is allocated without this column, and every function
+                      here that reads or writes it checks ``edge_values.shape[1] > EV_PRIOR``
+                      (priors are uniform then; results report them so).
 
 Everything a node has only once (its parent, the reward into it) lives on the node row, so an
-edge row is what selection reads and expansion writes: 16 + 16 bytes in the compiled engine.
+edge row is what selection reads and expansion writes: in the compiled engine 16 + 8 bytes
+(int32 ``edges``, value sum only) or 16 + 16 with the prior column.
 ``meta`` (int64, ``[META_FIELDS]``): ``M_NUM_NODES``, ``M_NUM_EDGES``.
 
 During backpropagation a simulation's outcome travels up as a value for player 0 and is
@@ -303,13 +312,15 @@ def edge_mean(edge_values: np.ndarray, edges: np.ndarray, e: int) -> float:
 @jit(**_JIT)
 def sample_by_prior(edge_values: np.ndarray, first: int, count: int, rng: np.ndarray) -> int:
     """An edge of ``first .. first+count-1`` drawn with probability proportional to its prior."""
+    has_priors = edge_values.shape[1] > EV_PRIOR  # without the column: uniform priors
+    uniform = 1.0 / count
     total = 0.0
     for e in range(first, first + count):
-        total += edge_values[e, EV_PRIOR]
+        total += edge_values[e, EV_PRIOR] if has_priors else uniform
     u = random_unit(rng) * total
     acc = 0.0
     for e in range(first, first + count):
-        acc += edge_values[e, EV_PRIOR]
+        acc += edge_values[e, EV_PRIOR] if has_priors else uniform
         if u < acc:
             return e
     return first + count - 1
@@ -407,6 +418,7 @@ def select_edge(
     best = -math.inf
     chosen = first
     ties = 0
+    has_priors = edge_values.shape[1] > EV_PRIOR
     for e in range(first, first + count):
         if edges[e, E_PROVEN] != UNPROVEN:
             continue  # its value is known: spend the simulation on what is not
@@ -416,7 +428,8 @@ def select_edge(
             score = edge_values[e, EV_VALUE_SUM] * inverse_n + c * math.sqrt(scale * inverse_n)
         elif rule == RULE_PUCT:
             q = edge_values[e, EV_VALUE_SUM] / n if n > 0 else rule_params[1]
-            score = q + c * edge_values[e, EV_PRIOR] * scale / (1.0 + n)
+            prior = edge_values[e, EV_PRIOR] if has_priors else 1.0 / count
+            score = q + c * prior * scale / (1.0 + n)
         else:
             score = edge_values[e, EV_VALUE_SUM] / n
         if score > best:
@@ -495,7 +508,8 @@ def add_node(
     nodes[node, N_PLIES] = 0
     nodes[node, N_PARENT] = parent
     node_values[node, NV_EXACT] = terminal_value
-    node_values[node, NV_REWARD] = 0.0
+    if node_values.shape[1] > NV_REWARD:
+        node_values[node, NV_REWARD] = 0.0
     if parent_edge != NO_EDGE:
         edges[parent_edge, E_CHILD] = node
     return node
@@ -513,12 +527,15 @@ def expand(
 ) -> None:
     """Expansion: give ``node`` one untaken edge per legal action.
 
-    ``priors`` holds one probability per action, or is empty for a uniform prior.
+    ``priors`` holds one probability per action, or is empty for a uniform prior; a tree
+    without the prior column (``edge_values`` of one column, see the module docstring)
+    stores none.
     """
     first = meta[M_NUM_EDGES]
     count = actions.shape[0]
     meta[M_NUM_EDGES] = first + count
     uniform = 1.0 / count if count > 0 else 0.0
+    has_priors = edge_values.shape[1] > EV_PRIOR
     for i in range(count):
         e = first + i
         edges[e, E_ACTION] = actions[i]
@@ -526,7 +543,8 @@ def expand(
         edges[e, E_VISITS] = 0
         edges[e, E_PROVEN] = UNPROVEN
         edge_values[e, EV_VALUE_SUM] = 0.0
-        edge_values[e, EV_PRIOR] = priors[i] if priors.shape[0] > 0 else uniform
+        if has_priors:
+            edge_values[e, EV_PRIOR] = priors[i] if priors.shape[0] > 0 else uniform
     nodes[node, N_FIRST_EDGE] = first
     nodes[node, N_NUM_EDGES] = count
 
@@ -538,6 +556,12 @@ def expand(
 
 value_for = jit(inline="always", **_JIT)(_game.value_for)
 """:func:`playout._src.game.value_for` compiled (the one point-of-view flip)."""
+
+
+@jit(inline="always", **_JIT)
+def node_reward(node_values: np.ndarray, node: int) -> float:
+    """The reward into ``node`` for player 0 (zero in a tree without the reward column)."""
+    return node_values[node, NV_REWARD] if node_values.shape[1] > NV_REWARD else 0.0
 
 
 @jit(inline="always", **_JIT)
@@ -562,10 +586,12 @@ def backup_path(
     nodes[leaf, N_VISITS] += 1
     g = value0
     child = leaf
+    rewards = node_values.shape[1] > NV_REWARD
     for t in range(depth - 1, -1, -1):
         e = path[t]
         parent = ROOT if t == 0 else edges[path[t - 1], E_CHILD]
-        g += node_values[child, NV_REWARD]
+        if rewards:
+            g += node_values[child, NV_REWARD]
         edges[e, E_VISITS] += 1
         edge_values[e, EV_VALUE_SUM] += value_for(nodes[parent, N_PLAYER], g)
         nodes[parent, N_VISITS] += 1
@@ -646,7 +672,8 @@ def expand_and_backup(
     node = add_node(
         nodes, node_values, edges, meta, parent, parent_edge, player, is_terminal, value0
     )
-    node_values[node, NV_REWARD] = reward0
+    if node_values.shape[1] > NV_REWARD:
+        node_values[node, NV_REWARD] = reward0
     if not is_terminal:
         expand(nodes, edges, edge_values, meta, node, actions, priors)
     backup_path(nodes, node_values, edges, edge_values, path, depth, node, value0)
@@ -682,7 +709,7 @@ def _set_edge_mean_to_exact(
     e = nodes[node, N_PARENT_EDGE]
     edges[e, E_PROVEN] = nodes[node, N_PROVEN]
     mover = nodes[nodes[node, N_PARENT], N_PLAYER]
-    exact = value_for(mover, node_values[node, NV_REWARD] + node_values[node, NV_EXACT])
+    exact = value_for(mover, node_reward(node_values, node) + node_values[node, NV_EXACT])
     edge_values[e, EV_VALUE_SUM] = exact * edges[e, E_VISITS]
 
 
@@ -730,7 +757,9 @@ def solve_upward(
             if child == UNVISITED or nodes[child, N_PROVEN] == UNPROVEN:
                 all_proven = False
                 continue
-            value = value_for(player, node_values[child, NV_REWARD] + node_values[child, NV_EXACT])
+            value = value_for(
+                player, node_reward(node_values, child) + node_values[child, NV_EXACT]
+            )
             plies = nodes[child, N_PLIES] + 1
             if value > best:
                 best, best_plies = value, plies
@@ -1039,7 +1068,7 @@ def extract_subtree(
         head += 1
         for f in range(NODE_FIELDS):
             out_nodes[new, f] = nodes[old, f]
-        for f in range(NODE_VALUE_FIELDS):
+        for f in range(min(node_values.shape[1], out_node_values.shape[1])):
             out_node_values[new, f] = node_values[old, f]
         if new == ROOT:
             out_nodes[new, N_PARENT_EDGE] = NO_EDGE
@@ -1054,7 +1083,7 @@ def extract_subtree(
             e_new = num_edges + i
             for f in range(EDGE_FIELDS):
                 out_edges[e_new, f] = edges[e_old, f]
-            for f in range(EDGE_VALUE_FIELDS):
+            for f in range(min(edge_values.shape[1], out_edge_values.shape[1])):
                 out_edge_values[e_new, f] = edge_values[e_old, f]
             child = edges[e_old, E_CHILD]
             if child != UNVISITED:

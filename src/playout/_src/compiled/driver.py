@@ -63,7 +63,9 @@ TREE_INT_DTYPE = np.int32
 The layout and the phase functions are those of :mod:`playout._src.tree` (numba compiles them
 for any integer dtype); 32-bit ids and counts shrink a connect-four node from about 470 to
 about 340 bytes, which keeps big trees faster (fewer cache misses), and no search can reach
-2**31 nodes, edges or visits in memory. Values stay float64.
+2**31 nodes, edges or visits in memory. Values stay float64; ``node_values`` has no reward
+column and ``edge_values`` no prior column unless the search reads priors (see
+:func:`playout._src.compiled.memory.new_tree`), about 230 bytes per connect-four node.
 """
 
 _INT_MATRIX = nt.int32[:, ::1]

@@ -27,8 +27,11 @@ from playout._src.evaluation import Evaluator, Rollout
 from playout._src.game import GameState
 from playout._src.rules import UCB1, SelectionRule
 
-_MAX_RESERVED_EDGES = 1 << 24
-"""Edge rows reserved at most per driver call (bounds address space on big boards)."""
+_MAX_RESERVED_EDGE_BYTES = 2 << 30
+"""Bytes of edge rows reserved at most per driver call (bounds address space on big boards;
+rows not yet written take no memory). 2 GiB: a million-simulation 9x9 search (81 edges a
+node) is reserved at once instead of being copied into doubled arrays three times, which had
+made its peak resident memory twice the tree's size."""
 _MAX_ROWS = 2**31 - 2
 """The most node or edge rows a tree with 32-bit ids may hold."""
 
@@ -158,6 +161,10 @@ class CompiledDriver:
         selection = UCB1() if config.selection is None else config.selection
         compiled_rule: tuple[int, np.ndarray] = selection.compiled()  # type: ignore[union-attr]
         self._rule, self._rule_params = compiled_rule
+        # The prior column is read by PUCT only (kernels have no chance nodes, rollouts give
+        # no policy), and by the merge of symmetric root moves: without either, edges are
+        # allocated without it (24 bytes instead of 32; results report uniform priors).
+        self._priors = self._rule == T.RULE_PUCT or bool(config.symmetry)
         self._solver = bool(config.solver)
         self._solver_bounds = T.solver_bounds(state.game.spec)
         self._rng_state = rng_state
@@ -203,7 +210,7 @@ class CompiledDriver:
             )
         self._root_state = state
         self.max_depth_seen = 0
-        tree = memory.new_tree()
+        tree = memory.new_tree(priors=self._priors)
         self._replace_tree(tree, memory.POOL.take(tree.node_capacity, kernel.state_size, np.uint64))
         del tree
         self._node_states[T.ROOT] = compact
@@ -269,7 +276,8 @@ class CompiledDriver:
         """Grow the arrays for ``simulations`` more simulations (fewer on huge boards); how
         many simulations they now have room for."""
         max_actions = self._kernel.num_actions
-        simulations = max(1, min(simulations, _MAX_RESERVED_EDGES // max_actions))
+        max_edges = _MAX_RESERVED_EDGE_BYTES // self._tree.edge_row_bytes
+        simulations = max(1, min(simulations, max_edges // max_actions))
         if self._tree.num_edges + (simulations + 1) * max_actions > _MAX_ROWS:
             raise InvalidParameterError(
                 "the search tree is full (2**31 edges); search with max_nodes or fewer simulations"
