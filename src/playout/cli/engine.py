@@ -109,8 +109,9 @@ def zero_options(state: playout.GameState, args: argparse.Namespace) -> dict[str
 
     game = state.game
     path = args.model if args.model is not None else shipped_model_path(game)
-    search = ZeroSearch() if args.c is None else ZeroSearch(c=args.c)
-    config = search.config(NetworkEvaluator(Model.load(path, game)), args.seed)
+    model = Model.load(path, game)
+    search = ZeroSearch(c=model.metadata.get("c", 2.0) if args.c is None else args.c)
+    config = search.config(NetworkEvaluator(model), args.seed)
     return {
         "selection": config.selection,
         "evaluator": config.evaluator,

@@ -27,6 +27,8 @@ SETTING_OPTIONS = {
     "expert_simulations": "expert_simulations",
     "schedule": "schedule_iterations",
     "seed": "seed",
+    "c": "c",
+    "parallel_games": "parallel_games",
 }
 """Command-line options and the :class:`~playout.zero.TrainConfig` fields they set."""
 
@@ -173,6 +175,10 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         type=non_negative_int,
         metavar="N",
         help="games start after up to N random moves",
+    )
+    settings.add_argument("--c", type=positive_float, metavar="X", help="PUCT's constant")
+    settings.add_argument(
+        "--parallel-games", type=positive_int, metavar="N", help="self-play games in lockstep"
     )
     settings.add_argument(
         "--expert-iterations",

@@ -182,6 +182,9 @@ class Model:
         """The file the weights came from, if any."""
         self.evaluations = 0
         """Positions evaluated by :meth:`predict` so far."""
+        self.metadata: dict[str, float] = {}
+        """Numbers saved with the weights, e.g. ``{"c": 1.0}``: the PUCT constant the
+        network was trained with, which players use unless told otherwise."""
 
     def __repr__(self) -> str:
         a = self.architecture
@@ -219,6 +222,7 @@ class Model:
             "observation_shape": list(self.signature.observation_shape),
             "num_actions": self.signature.num_actions,
             "architecture": dataclasses.asdict(self.architecture),
+            "metadata": dict(self.metadata),
             "weights": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
         }
 
@@ -266,6 +270,12 @@ class Model:
             raise ModelFileError(f"{path}: the weights do not fit: {first_line}") from error
         model.net.eval()
         model.path = path
+        metadata = data.get("metadata", {})
+        if not isinstance(metadata, dict) or not all(
+            isinstance(k, str) and isinstance(v, int | float) for k, v in metadata.items()
+        ):
+            raise ModelFileError(f"{path}: bad metadata {metadata!r}")
+        model.metadata = {k: float(v) for k, v in metadata.items()}
         return model
 
 

@@ -77,7 +77,7 @@ class ZeroPlayer:
             model = Model.load(model or shipped_model_path(game), game, device=device)
         self.model = model
         self.evaluator = NetworkEvaluator(model)
-        self.search = search or ZeroSearch(simulations=400)
+        self.search = search or ZeroSearch(simulations=400, c=model.metadata.get("c", 2.0))
         self.seconds = seconds
         self.no_search = no_search
         self._game = game
@@ -159,15 +159,17 @@ def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
         seconds = parse_number("seconds", values["seconds"], float)
         if not seconds > 0:
             raise InvalidParameterError(f"seconds must be > 0, got {seconds}")
-    c = parse_number("c", values["c"], float) if "c" in values else 2.0
+    model = Model.load(
+        values.get("model") or shipped_model_path(game), game, device=values.get("device")
+    )
+    c = parse_number("c", values["c"], float) if "c" in values else model.metadata.get("c", 2.0)
     batch = parse_number("batch", values["batch"], int) if "batch" in values else 8
     search = ZeroSearch(simulations=max(1, simulations), c=c, leaf_batch=batch)
     return ZeroPlayer(
         game,
-        values.get("model"),
+        model,
         search,
         seconds=seconds,
         no_search=simulations == 0 and seconds is None,
-        device=values.get("device"),
         name=text,
     )

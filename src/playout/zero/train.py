@@ -287,6 +287,7 @@ class Trainer:
         self.config = config or TrainConfig()
         torch.set_num_threads(self.config.threads)
         self.model = Model(game, self.config.architecture, device=device, seed=self.config.seed)
+        self.model.metadata = {"c": float(self.config.c)}
         self.optimizer = torch.optim.AdamW(
             self.model.net.parameters(),
             lr=self.config.learning_rate,
@@ -391,7 +392,9 @@ class Trainer:
             "seed": config.seed * 1_000_003 + self.iteration,
             "on_game": on_game,
         }
+        simulations = config.simulations
         if self.iteration < config.expert_iterations:
+            simulations = config.expert_simulations
             games = expert_games(
                 self.game,
                 config.games_per_iteration,
@@ -432,7 +435,7 @@ class Trainer:
             self_play_seconds=play_seconds,
             train_seconds=train_seconds,
             positions_per_second=moves / max(play_seconds, 1e-9),
-            simulations_per_second=moves * config.simulations / max(play_seconds, 1e-9),
+            simulations_per_second=moves * simulations / max(play_seconds, 1e-9),
             eval_score=score,
             eval_opponent=config.eval_opponent,
             elapsed_seconds=self.elapsed,
