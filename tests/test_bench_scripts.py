@@ -88,6 +88,7 @@ def test_every_script_is_covered() -> None:
         "time_limits.py",
         "threads.py",
         "connect4_positions.py",
+        "zero_throughput.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
     }
@@ -304,3 +305,45 @@ def test_connect4_positions(tmp_path: Path) -> None:
     assert figure(out, "positions:") == 40
     assert figure(out, "perfect chooser value-losing fraction:") == 0
     assert figure(out, "random chooser value-losing fraction:") > 0
+
+
+def test_zero_throughput() -> None:
+    pytest.importorskip("torch", reason="torch (the zero extra) not installed")
+    out, err = run_bench("zero_throughput.py", "--smoke", "--json")
+    report = json.loads(out)
+    assert report["command"] == "python bench/zero_throughput.py --smoke --json"
+    assert "TensorFlow" in report["openspiel_note"]
+    (entry,) = report["games"].values()
+    self_play = entry["self_play"]
+    for key in (
+        "lockstep_positions_per_sec",
+        "lockstep_evals_per_sec",
+        "speed_up",
+        "one_leaf_positions_per_sec",
+        "one_leaf_evals_per_sec",
+        "eval_rate_ratio",
+    ):
+        assert positive(self_play[key]), key
+    assert [(r["parallel_games"], r["leaf_batch"]) for r in entry["sweep"]] == [(1, 1), (2, 2)]
+    assert all(positive(r["positions_per_sec"]) for r in entry["sweep"])
+    has_onnx = report["onnxruntime"] is not None
+    for row in entry["inference"]["rows"]:
+        assert positive(row["torch_1t"]) and positive(row["torch_2t"])
+        assert positive(row["torch_2t_over_1t"])
+        if has_onnx:
+            assert positive(row["onnx_1t"]) and positive(row["onnx_over_torch_1t"])
+            assert row["max_abs_difference"] < 1e-3  # the exported network computes the same
+        else:
+            assert row["onnx_1t"] is None
+    assert "rep 1/1 ours" in err and "rep 1/1 base" in err
+
+
+def test_zero_throughput_table() -> None:
+    pytest.importorskip("torch", reason="torch (the zero extra) not installed")
+    out, _ = run_bench("zero_throughput.py", "--smoke", "--no-sweep")
+    assert out.startswith("# python bench/zero_throughput.py --smoke --no-sweep\n")
+    assert figure(out, "lockstep self_play (G=2, B=2)") > 0
+    assert figure(out, "one leaf per call, no cache") > 0
+    assert figure(out, "speed-up (positions/s):") > 0
+    assert "2. sweep" not in out
+    assert len(numbers_after(out, "3. inference")) >= 2  # the thread counts in the header
