@@ -36,6 +36,11 @@ NOT_RUN = {
     'pip install ".[test]" && python -m pytest -q': "installs the package; runs every test",
     # a server that runs until Ctrl-C (tests/test_web_api.py and test_web_browser.py test it)
     'pip install ".[web]" && playout serve --open': "installs the package; a server",
+    'pip install ".[zero]" && playout play tictactoe --ai zero': "installs; interactive",
+    "playout train tictactoe --out runs/ttt --iterations 30 --games 128 --parallel-games 128 "
+    "--simulations 64 --c 1.0 --steps 100 --batch-size 128 --channels 32 --blocks 2 "
+    "--temperature-moves 2 --opening-moves 6 --lr 0.003 --schedule 30 --buffer 20000 "
+    "--eval-games 0 --seed 0": "minutes (tests/test_zero_training.py trains the same way)",
     # a human at the keyboard
     "playout play connect4 --first ai --seconds 2": "interactive",
     "playout play mnk --width 6 --height 6 --k 4 --simulations 5000": "interactive",
@@ -131,7 +136,7 @@ def run_cli(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_python_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     sources = blocks("python")
-    assert len(sources) == 4, "the README's python blocks changed: check the claims below"
+    assert len(sources) == 5, "the README's python blocks changed: check the claims below"
     namespace: dict[str, Any] = {"__name__": "readme"}
 
     # 1. The tour.
@@ -170,6 +175,17 @@ def test_python_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert playout.ProgressiveBias().weight == 30
     scores = namespace["my_scores"](state, state.legal_actions())
     assert all(0.0 <= s <= 1.0 for s in scores)
+
+    # 5. playout zero: the shipped network finds a winning move (the solution's), and one
+    # toy training iteration runs.
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(sources[4], "README.md python block 5", "exec"), namespace)
+    state, result, game = namespace["state"], namespace["result"], namespace["game"]
+    assert result.proven == "win"
+    assert result.best_action in solve(game).optimal_actions(state)
+    assert printed.getvalue().split() == [game.action_to_string(state, result.best_action), "win"]
+    assert [r.iteration for r in namespace["reports"]] == [1]
 
     # 4. OpenSpiel.
     pytest.importorskip("pyspiel", reason="open-spiel (the openspiel extra) not installed")

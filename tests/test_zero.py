@@ -447,3 +447,25 @@ def test_analyze_with_the_zero_ai(tmp_path: object, capsys: pytest.CaptureFixtur
     assert "trained for tictactoe" in capsys.readouterr().err
     assert main(["analyze", "tictactoe", "--model", str(path)]) == 2
     assert "--model needs --ai zero" in capsys.readouterr().err
+
+
+def test_onnx_runtime_agrees_with_pytorch_and_follows_the_weights() -> None:
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    game = Connect4Game()
+    eager = Model(game, SMALL, device="cpu", seed=5, runtime="torch")
+    onnx = Model(game, SMALL, device="cpu", seed=5, runtime="onnx")
+    assert (eager.runtime, onnx.runtime) == ("torch", "onnx")
+    states = [game.from_moves(m) for m in ("", "4", "4453", "1122334")]
+    x = eager.observations(states)
+    for a, b in zip(eager.predict(x), onnx.predict(x), strict=True):
+        assert np.allclose(a, b, atol=1e-5)
+    with torch.no_grad():  # change the weights: the exported copy must follow
+        for parameter in onnx.net.parameters():
+            parameter.add_(0.1)
+    onnx.weights_changed()
+    for parameter, other in zip(eager.net.parameters(), onnx.net.parameters(), strict=True):
+        with torch.no_grad():
+            parameter.copy_(other)
+    for a, b in zip(eager.predict(x), onnx.predict(x), strict=True):
+        assert np.allclose(a, b, atol=1e-5)

@@ -310,6 +310,7 @@ class Trainer:
         data = read_model_file(path)
         loaded = Model.load(path, self.game, device=str(self.model.device))
         self.model.net.load_state_dict(loaded.net.state_dict())
+        self.model.weights_changed()
         try:
             self.optimizer.load_state_dict(data["optimizer"])
             self.iteration = int(data["iteration"])
@@ -472,6 +473,7 @@ class Trainer:
             if progress is not None:
                 progress("training", step + 1, steps)
         net.eval()
+        self.model.weights_changed()
         return tuple(float(x) for x in totals / steps)  # type: ignore[return-value]
 
     def _evaluate(self) -> float:
