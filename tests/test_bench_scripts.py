@@ -89,6 +89,7 @@ def test_every_script_is_covered() -> None:
         "threads.py",
         "connect4_positions.py",
         "zero_throughput.py",
+        "zero_connect4.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
     }
@@ -347,3 +348,26 @@ def test_zero_throughput_table() -> None:
     assert figure(out, "speed-up (positions/s):") > 0
     assert "2. sweep" not in out
     assert len(numbers_after(out, "3. inference")) >= 2  # the thread counts in the header
+
+
+def test_zero_connect4(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="torch (the zero extra) not installed")
+    from playout.games import Connect4Game
+    from playout.zero import Architecture, Model
+
+    torch.set_num_threads(1)
+    path = Model(Connect4Game(), Architecture(channels=8, blocks=1)).save(tmp_path / "c4.pt")
+    out, _ = run_bench(
+        "zero_connect4.py", "--model", str(path), "--simulations", "8", "--limit", "6",
+        "--games", "2", "--opponents", "mcts:simulations=20", "--json",
+    )  # fmt: skip
+    report = json.loads(out)
+    fractions = report["value_losing"]
+    assert set(fractions) == {
+        "policy alone", "zero, 8 simulations", "rollout MCTS, 8 simulations"
+    }  # fmt: skip
+    for row in fractions.values():
+        assert 0.0 <= row["all"] <= 1.0 and row["all"] * 6 == pytest.approx(round(row["all"] * 6))
+    assert [m["games"] for m in report["matches"]] == [2, 2]
+    for match in report["matches"]:
+        assert match["wins"] + match["draws"] + match["losses"] == 2
