@@ -432,6 +432,9 @@ def test_train_command_runs_resumes_and_plots(
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "iteration 1:" in text and "resuming the run" in text and "iteration 2:" in text
+    assert "vs random (Elo" in text and "vs the previous network" in text
+    header = (out / "metrics.csv").read_text().splitlines()[0]
+    assert "eval_elo_low" in header and "previous_score" in header
     assert main(["train", "tictactoe", "--out", str(out)]) == 2  # --iterations or --hours
     assert "one of the arguments --iterations --hours is required" in capsys.readouterr().err
 

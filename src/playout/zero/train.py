@@ -80,6 +80,8 @@ class TrainConfig:
         eval_games: games against rollout MCTS after each iteration (0: none).
         eval_simulations: the network player's simulations in evaluation games.
         eval_opponent: the opponent's player spec.
+        eval_previous: also play ``eval_games`` against the network as it was before the
+            iteration's training.
         seed: seeds weights, self-play and sampling.
         threads: PyTorch's threads in this process. One by default: the network is small
             and batches are a few hundred positions, where more threads mostly wait on each
@@ -109,6 +111,7 @@ class TrainConfig:
     eval_games: int = 20
     eval_simulations: int = 100
     eval_opponent: str = "mcts:simulations=1000"
+    eval_previous: bool = True
     seed: int = 0
     threads: int = 1
 
@@ -230,13 +233,22 @@ class IterationReport:
     simulations_per_second: float
     eval_score: float | None
     eval_opponent: str
+    eval_elo: float | None
+    eval_elo_low: float | None
+    eval_elo_high: float | None
+    previous_score: float | None
     elapsed_seconds: float
 
     def line(self) -> str:
         """One log line."""
-        score = (
-            "" if self.eval_score is None else f", {self.eval_score:.0%} vs {self.eval_opponent}"
-        )
+        score = ""
+        if self.eval_score is not None:
+            score = (
+                f", {self.eval_score:.0%} vs {self.eval_opponent} (Elo {self.eval_elo:+.0f}, "
+                f"95% [{self.eval_elo_low:+.0f}, {self.eval_elo_high:+.0f}])"
+            )
+        if self.previous_score is not None:
+            score += f", {self.previous_score:.0%} vs the previous network"
         return (
             f"iteration {self.iteration}: {self.games} games, {self.positions} positions "
             f"({self.positions_per_second:.0f}/s, "
@@ -417,13 +429,16 @@ class Trainer:
         rate = self.learning_rate()
         for group in self.optimizer.param_groups:
             group["lr"] = rate
+        previous = {k: v.detach().clone() for k, v in self.model.net.state_dict().items()}
         policy_loss, value_loss, entropy = self._train(progress)
         train_seconds = time.perf_counter() - trained
         self.iteration += 1
         self.elapsed += time.perf_counter() - began
         self.save()
-        score = self._evaluate() if config.eval_games else None
-        self.elapsed = self.elapsed + 0.0
+        against = self._evaluate() if config.eval_games else None
+        previous_score = (
+            self._against_previous(previous) if config.eval_games and config.eval_previous else None
+        )
         report = IterationReport(
             iteration=self.iteration,
             games=len(games),
@@ -437,8 +452,12 @@ class Trainer:
             train_seconds=train_seconds,
             positions_per_second=moves / max(play_seconds, 1e-9),
             simulations_per_second=moves * simulations / max(play_seconds, 1e-9),
-            eval_score=score,
+            eval_score=None if against is None else against.score,
             eval_opponent=config.eval_opponent,
+            eval_elo=None if against is None else against.elo,
+            eval_elo_low=None if against is None else against.elo_interval[0],
+            eval_elo_high=None if against is None else against.elo_interval[1],
+            previous_score=previous_score,
             elapsed_seconds=self.elapsed,
         )
         self._append_metrics(report)
@@ -476,25 +495,39 @@ class Trainer:
         self.model.weights_changed()
         return tuple(float(x) for x in totals / steps)  # type: ignore[return-value]
 
-    def _evaluate(self) -> float:
-        """Score of the network (with search) against ``eval_opponent``, half the games as
-        each side."""
-        from playout._src.arena import run_match
+    def _player(self, model: Model, name: str) -> Any:
         from playout.zero.player import ZeroPlayer
 
+        search = ZeroSearch(simulations=self.config.eval_simulations, c=self.config.c)
+        return ZeroPlayer(self.game, model, search, name=name)
+
+    def _evaluate(self) -> Any:
+        """The match of the network (with search) against ``eval_opponent``, half the games
+        as each side (a :class:`~playout.MatchResult`: score, Elo and its interval)."""
+        from playout._src.arena import run_match
+
         config = self.config
-        player = ZeroPlayer(
+        return run_match(
             self.game,
-            self.model,
-            ZeroSearch(simulations=config.eval_simulations, c=config.c),
-            name="zero",
-        )
-        result = run_match(
-            self.game,
-            player,
+            self._player(self.model, "zero"),
             config.eval_opponent,
             games=config.eval_games,
             seed=config.seed * 7919 + self.iteration,
+        )
+
+    def _against_previous(self, weights: dict[str, Any]) -> float:
+        """The network's score against itself before this iteration's training."""
+        from playout._src.arena import run_match
+
+        previous = Model(self.game, self.config.architecture, device="cpu", seed=None)
+        previous.net.load_state_dict(weights)
+        config = self.config
+        result = run_match(
+            self.game,
+            self._player(self.model, "zero"),
+            self._player(previous, "previous"),
+            games=config.eval_games,
+            seed=config.seed * 7907 + self.iteration,
         )
         return float(result.score)
 
