@@ -264,3 +264,17 @@ def test_ray_executor_matches_the_local_records(local_ray: object) -> None:
     test = elo.Sprt(elo0=0.0, elo1=200.0)
     stopped = arena.run_match(game, *specs, games=40, seed=5, workers=2, executor="ray", sprt=test)
     assert stopped.sprt is not None and stopped.sprt.decision == "H1" and stopped.games < 40
+
+
+def test_ray_runs_self_play_like_this_process(local_ray: object) -> None:
+    torch = pytest.importorskip("torch")
+    from playout.zero import Architecture, Model, ZeroSearch
+    from playout.zero.selfplay import parallel_self_play
+
+    torch.set_num_threads(1)
+    game = tictactoe()
+    model = Model(game, Architecture(channels=8, blocks=1), device="cpu")
+    options = {"workers": 2, "search": ZeroSearch(simulations=8), "seed": 3}
+    on_ray = parallel_self_play(model, game, 4, executor="ray", **options)  # type: ignore[arg-type]
+    local = parallel_self_play(model, game, 4, executor="local", **options)  # type: ignore[arg-type]
+    assert [g.moves for g in on_ray] == [g.moves for g in local]

@@ -406,12 +406,15 @@ def test_parallel_self_play_in_worker_processes(tmp_path: object) -> None:
     from playout.zero.selfplay import parallel_self_play
 
     game = tictactoe()
-    path = small_model(game).save(tmp_path / "m.pt")  # type: ignore[operator]
-    games = parallel_self_play(
-        str(path), game, 4, workers=2, search=ZeroSearch(simulations=8), seed=2
-    )
+    model = small_model(game)
+    games = parallel_self_play(model, game, 4, workers=2, search=ZeroSearch(simulations=8), seed=2)
     assert len(games) == 4
     assert all(g.outcome0 in (-1.0, 0.0, 1.0) for g in games)
+    # The same jobs in this process give the same games (the weights travel in the job).
+    local = parallel_self_play(
+        model, game, 4, workers=2, executor="local", search=ZeroSearch(simulations=8), seed=2
+    )
+    assert [g.moves for g in local] == [g.moves for g in games]
 
 
 def test_train_command_runs_resumes_and_plots(

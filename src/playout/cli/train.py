@@ -61,7 +61,16 @@ def cmd_train(args: argparse.Namespace) -> int:
     game = make_game(args)
     config = train_config(args)
     resuming = (Path(args.out) / SETTINGS).exists()
-    trainer = Trainer(game, args.out, config, device=args.device, workers=args.workers)
+    executor = None if args.executor == "auto" else args.executor
+    trainer = Trainer(
+        game,
+        args.out,
+        config,
+        device=args.device,
+        workers=args.workers,
+        executor=executor,
+        ray_address=args.ray_address,
+    )
     if resuming:
         out(f"resuming the run in {args.out} after iteration {trainer.iteration} (its settings)")
     else:
@@ -127,8 +136,16 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
     length.add_argument("--hours", type=positive_float, metavar="H", help="hours to run")
     train.add_argument(
         "--workers", type=positive_int, default=1, metavar="N",
-        help="self-play processes (default 1: this process)",
+        help="self-play workers (default 1: this process)",
     )  # fmt: skip
+    train.add_argument(
+        "--executor",
+        choices=("auto", "local", "pool", "ray"),
+        default="auto",
+        help="where self-play workers run: a process pool (pool), a Ray cluster (ray, needs "
+        "playout[ray]) or this process (local); auto: pool for --workers above 1",
+    )
+    train.add_argument("--ray-address", metavar="ADDR", help="Ray cluster to join (ray)")
     train.add_argument("--device", metavar="D", help="cpu or cuda (default: cuda if present)")
     train.add_argument("--plot", metavar="FILE", help="plot the metrics to FILE (.png/.svg)")
     settings = train.add_argument_group("settings of a new run")

@@ -308,6 +308,25 @@ class Model:
         os.replace(temporary, path)
         return path
 
+    def to_bytes(self) -> bytes:
+        """The model file's contents (what :meth:`save` writes), in memory."""
+        import io
+
+        buffer = io.BytesIO()
+        torch.save(self.state(), buffer)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(
+        cls, data: Any, game: Any, *, device: str | None = None, runtime: str = "auto"
+    ) -> Model:
+        """A model from the contents of a model file (a file-like object), for ``game``.
+
+        Raises:
+            ModelFileError: as :meth:`load`.
+        """
+        return cls._from_data(read_model_file(data), "<model bytes>", game, device, runtime)
+
     @classmethod
     def load(
         cls,
@@ -325,7 +344,15 @@ class Model:
                 count differ); the message names the file.
         """
         path = Path(path)
-        data = read_model_file(path)
+        model = cls._from_data(read_model_file(path), str(path), game, device, runtime)
+        model.path = path
+        return model
+
+    @classmethod
+    def _from_data(
+        cls, data: dict[str, Any], path: str, game: Any, device: str | None, runtime: str
+    ) -> Model:
+        """A model from a model file's checked dictionary (``path`` names it in errors)."""
         signature = GameSignature.of(game)
         found = GameSignature(
             str(data["game"]), tuple(data["observation_shape"]), int(data["num_actions"])
@@ -348,7 +375,6 @@ class Model:
             first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ModelFileError(f"{path}: the weights do not fit: {first_line}") from error
         model.net.eval()
-        model.path = path
         metadata = data.get("metadata", {})
         if not isinstance(metadata, dict) or not all(
             isinstance(k, str) and isinstance(v, int | float) for k, v in metadata.items()
@@ -358,27 +384,28 @@ class Model:
         return model
 
 
-def read_model_file(path: Path) -> dict[str, Any]:
-    """The dictionary in a model file, its format checked.
+def read_model_file(path: Any) -> dict[str, Any]:
+    """The dictionary in a model file (a path, or a file-like object), its format checked.
 
     Raises:
         ModelFileError: missing, unreadable, or not a playout model file.
     """
-    if not path.is_file():
-        raise ModelFileError(f"{path}: no such model file")
+    name = str(path) if isinstance(path, Path) else "<model bytes>"
+    if isinstance(path, Path) and not path.is_file():
+        raise ModelFileError(f"{name}: no such model file")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many types for a corrupt file
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise ModelFileError(f"{path}: not a readable model file ({detail})") from error
+        raise ModelFileError(f"{name}: not a readable model file ({detail})") from error
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ModelFileError(f"{path}: not a playout model file")
+        raise ModelFileError(f"{name}: not a playout model file")
     if not isinstance(data.get("version"), int) or data["version"] > VERSION:
         raise ModelFileError(
-            f"{path}: model format version {data.get('version')!r} is newer than this "
+            f"{name}: model format version {data.get('version')!r} is newer than this "
             f"playout reads ({VERSION}); upgrade playout"
         )
     for key in ("game", "observation_shape", "num_actions", "architecture", "weights"):
         if key not in data:
-            raise ModelFileError(f"{path}: the model file lacks {key!r}")
+            raise ModelFileError(f"{name}: the model file lacks {key!r}")
     return data

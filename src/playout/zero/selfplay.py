@@ -280,11 +280,13 @@ def stack_examples(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray,
 
 
 @dataclasses.dataclass(frozen=True)
-class _SelfPlayJob:
-    """What a worker process needs for its share of an iteration's games."""
+class SelfPlayJob:
+    """One worker's share of an iteration's self-play, self-contained (it carries the
+    network's file as bytes, so that any worker, on any machine of a Ray cluster, can run
+    it)."""
 
     game: Any
-    model_path: str
+    model_bytes: bytes
     num_games: int
     search: ZeroSearch
     temperature_moves: int
@@ -293,16 +295,20 @@ class _SelfPlayJob:
     augment: bool
     value_mix: float
     opening_moves: int
-    threads: int
+    index: int
+    threads: int = 1
 
 
-def _run_job(job: _SelfPlayJob) -> list[SelfPlayGame]:
-    """A worker's self-play: load the network from its file, play the games."""
+def run_self_play_job(job: SelfPlayJob) -> tuple[int, list[SelfPlayGame]]:
+    """A worker's self-play: load the network from the job, play its games; the job's index
+    and the games (module level: executors send it to workers by name)."""
+    import io
+
     from playout.zero.model import Model, torch
 
     torch.set_num_threads(job.threads)
-    model = Model.load(job.model_path, job.game, device="cpu")
-    return self_play(
+    model = Model.from_bytes(io.BytesIO(job.model_bytes), job.game, device="cpu")
+    games = self_play(
         NetworkEvaluator(model),
         job.game,
         job.num_games,
@@ -314,14 +320,17 @@ def _run_job(job: _SelfPlayJob) -> list[SelfPlayGame]:
         value_mix=job.value_mix,
         opening_moves=job.opening_moves,
     )
+    return job.index, games
 
 
 def parallel_self_play(
-    model_path: str,
+    model: Any,
     game: Any,
     num_games: int,
     *,
     workers: int,
+    executor: str | Any = "pool",
+    ray_address: str | None = None,
     search: ZeroSearch,
     temperature_moves: int = 8,
     parallel_games: int = 32,
@@ -331,19 +340,19 @@ def parallel_self_play(
     opening_moves: int = 0,
     on_game: Callable[[SelfPlayGame], None] | None = None,
 ) -> list[SelfPlayGame]:
-    """:func:`self_play` split over ``workers`` processes (one PyTorch thread each), every
-    worker loading the network from ``model_path``; the games in order of the workers.
-    Ctrl-C or an error stops every worker at once (:mod:`playout._src.processes`)."""
-    import concurrent.futures
-    import multiprocessing
-
-    from playout._src.processes import process_pool, sigint_ignored, stop_pool
+    """:func:`self_play` split into ``workers`` jobs on one of the arena's executors
+    (``"local"``, ``"pool"`` of processes, ``"ray"``, or an executor object), each worker
+    with one PyTorch thread and its own copy of ``model``'s weights (a
+    :class:`~playout.zero.Model`); the games in the order of the jobs. Ctrl-C or an error
+    stops every worker (the executors' own handling)."""
+    from playout._src.arena.executors import resolve_executor, start_executor, stop_executor
 
     shares = [num_games // workers + (1 if i < num_games % workers else 0) for i in range(workers)]
+    weights = model.to_bytes()
     jobs = [
-        _SelfPlayJob(
+        SelfPlayJob(
             game,
-            str(model_path),
+            weights,
             share,
             search,
             temperature_moves,
@@ -352,33 +361,29 @@ def parallel_self_play(
             augment,
             value_mix,
             opening_moves,
-            1,
+            i,
         )
         for i, share in enumerate(shares)
         if share > 0
     ]
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    pool = process_pool(len(jobs), context)
+    runner, own = resolve_executor(executor, len(jobs), ray_address)  # type: ignore[arg-type]
+    results: list[list[SelfPlayGame]] = [[] for _ in jobs]
     finished = False
     try:
-        with sigint_ignored():
-            futures = [pool.submit(_run_job, job) for job in jobs]
-        results: list[list[SelfPlayGame]] = [[] for _ in jobs]
-        index = {future: i for i, future in enumerate(futures)}
-        for future in concurrent.futures.as_completed(futures):
-            games = future.result()
-            results[index[future]] = games
+        start_executor(runner)
+        for index, games in runner.run(jobs, run_self_play_job):
+            results[index] = games
             if on_game is not None:
                 for record in games:
                     on_game(record)
         finished = True
-        return [g for share in results for g in share]
     finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            stop_pool(pool)
+        if own:
+            if finished:
+                runner.close()
+            else:
+                stop_executor(runner)
+    return [g for share in results for g in share]
 
 
 def expert_games(

@@ -267,8 +267,11 @@ class Trainer:
         config: the run's settings; ``None`` resumes with the saved ones (or defaults for a
             new run). A resumed run keeps the saved settings.
         device: PyTorch device (``None``: a GPU when there is one).
-        workers: self-play processes (1: in this process). Workers run on the CPU, one
-            PyTorch thread each, and load the network from ``out_dir/model.pt``.
+        workers: self-play workers (1: in this process). Workers run on the CPU, one
+            PyTorch thread each, with a copy of the network's weights.
+        executor: where workers run: ``"pool"`` (processes; the default for more than one
+            worker), ``"ray"`` (a Ray cluster, see ``ray_address``) or ``"local"``.
+        ray_address: the Ray cluster to join (default: a local instance).
 
     Raises:
         ModelFileError: ``out_dir`` holds a run for another game or unreadable files.
@@ -282,10 +285,16 @@ class Trainer:
         *,
         device: str | None = None,
         workers: int = 1,
+        executor: str | None = None,
+        ray_address: str | None = None,
     ) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
         self.workers = workers
+        if executor not in (None, "local", "pool", "ray"):
+            raise InvalidParameterError(f"executor must be local, pool or ray, not {executor!r}")
+        self.executor = executor
+        self.ray_address = ray_address
         self.game = game
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -414,10 +423,15 @@ class Trainer:
                 simulations=config.expert_simulations,
                 **{k: v for k, v in options.items() if k not in ("search", "parallel_games")},
             )
-        elif self.workers > 1:
-            path = self.model.save(self.out_dir / MODEL)
+        elif self.workers > 1 or self.executor not in ("local", None):
             games = parallel_self_play(
-                str(path), self.game, config.games_per_iteration, workers=self.workers, **options
+                self.model,
+                self.game,
+                config.games_per_iteration,
+                workers=self.workers,
+                executor=self.executor or "pool",
+                ray_address=self.ray_address,
+                **options,
             )
         else:
             games = self_play(evaluator, self.game, config.games_per_iteration, **options)

@@ -14,7 +14,7 @@ import logging
 import multiprocessing
 import os
 import pickle
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -56,14 +56,21 @@ def play_job(job: GameJob) -> GameRecord:
     return play_game(job.game, p0, p1, job.seed, index=job.index)
 
 
+Task = Callable[[Any], Any]
+"""What an executor runs for each job: a module-level function (it travels to workers by
+name), :func:`play_job` by default."""
+
+
 class GameExecutor(Protocol):
     """Plays batches of games somewhere (this process, a process pool, a Ray cluster)."""
 
     workers: int
     """How many games it plays at once (the batch size of an SPRT match)."""
 
-    def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
-        """Play every job; yield the records as games finish (in any order)."""
+    def run(self, jobs: Sequence[Any], task: Task = play_job) -> Iterator[Any]:
+        """Play every job; yield the records as games finish (in any order). ``task`` (a
+        module-level function, default :func:`play_job`) is what runs each job: self-play
+        (:mod:`playout.zero.selfplay`) sends its own."""
         ...
 
     def close(self) -> None:
@@ -85,10 +92,10 @@ class LocalExecutor:
     def start(self) -> None:
         """Nothing to start."""
 
-    def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
+    def run(self, jobs: Sequence[Any], task: Task = play_job) -> Iterator[Any]:
         """Play the jobs in order; yield each record as its game ends."""
         for job in jobs:
-            yield play_job(job)
+            yield task(job)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -121,7 +128,7 @@ class PoolExecutor:
         """Make the pool (its processes start with the first batch)."""
         self._started_pool()
 
-    def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
+    def run(self, jobs: Sequence[Any], task: Task = play_job) -> Iterator[Any]:
         """Play the jobs in the pool; yield the records as games finish.
 
         Raises:
@@ -129,7 +136,7 @@ class PoolExecutor:
         """
         pool = self._started_pool()
         with sigint_ignored():  # workers that start now do not see a Ctrl-C
-            futures = [pool.submit(play_job, job) for job in jobs]
+            futures = [pool.submit(task, job) for job in jobs]
         try:
             for future in concurrent.futures.as_completed(futures):
                 try:
@@ -190,7 +197,7 @@ class RayExecutor:
         self._ray = _import_ray()
         self.workers = workers
         self._address = address
-        self._remote: Any = None
+        self._remotes: dict[Task, Any] = {}
         self._started = False
 
     def _init_ray(self) -> None:
@@ -217,21 +224,21 @@ class RayExecutor:
                 ) from None
         self._started = True
 
-    def _connect(self) -> Any:
-        """The remote version of :func:`play_job`, connecting to Ray on first use."""
-        if self._remote is None:
-            if not self._ray.is_initialized():
-                self._init_ray()
-            self._remote = self._ray.remote(play_job)
-        return self._remote
+    def _connect(self, task: Task = play_job) -> Any:
+        """The remote version of ``task``, connecting to Ray on first use."""
+        if not self._ray.is_initialized():
+            self._init_ray()
+        if task not in self._remotes:
+            self._remotes[task] = self._ray.remote(task)
+        return self._remotes[task]
 
     def start(self) -> None:
         """Connect to Ray now (a failed connection raises before any file is written)."""
         self._connect()
 
-    def run(self, jobs: Sequence[GameJob]) -> Iterator[GameRecord]:
+    def run(self, jobs: Sequence[Any], task: Task = play_job) -> Iterator[Any]:
         """Play the jobs as Ray tasks; yield the records as games finish."""
-        remote = self._connect()
+        remote = self._connect(task)
         ray = self._ray
         pending = [remote.remote(job) for job in jobs]
         try:
@@ -247,7 +254,7 @@ class RayExecutor:
         if self._started:
             self._ray.shutdown()
             self._started = False
-        self._remote = None
+        self._remotes = {}
 
 
 def make_executor(
