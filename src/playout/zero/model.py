@@ -233,16 +233,18 @@ class Model:
 
     def predict(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Raw outputs for a batch: policy logits ``float32[B, num_actions]`` and values
-        ``float32[B]`` (for the player to move), in inference mode."""
+        ``float32[B]`` (for the player to move, in [-1, 1]), in inference mode."""
         self.evaluations += int(observations.shape[0])
         x = np.ascontiguousarray(observations, dtype=np.float32)
         if self.runtime == "onnx":
             logits, values = self._onnx().run(None, {"observations": x})
-            return logits, values
-        self.net.eval()
-        with torch.inference_mode():
-            logits, values = self.net(torch.from_numpy(x).to(self.device))
-        return logits.float().cpu().numpy(), values.float().cpu().numpy()
+        else:
+            self.net.eval()
+            with torch.inference_mode():
+                out = self.net(torch.from_numpy(x).to(self.device))
+            logits, values = (t.float().cpu().numpy() for t in out)
+        # tanh in float32 (ONNX Runtime's approximation) can land a hair outside [-1, 1].
+        return logits, np.clip(values, -1.0, 1.0)
 
     def weights_changed(self) -> None:
         """Call after changing the weights (training does): the ONNX copy is made again on

@@ -42,6 +42,8 @@ class ZeroSearch:
         c: PUCT's exploration constant on playout's [-1, 1] value scale (AlphaZero's 1.25
             on its [0, 1] scale is 2.5 here; OpenSpiel's AlphaZero uses 2).
         c_base: AlphaZero's growing-``c`` schedule (Silver et al. 2018); 0 keeps ``c``.
+        first_play_value: the value PUCT gives an edge not yet visited (first-play urgency,
+            for the player choosing it; 0 is a draw, -1 tries the prior's favourites first).
         leaf_batch: leaves per network call per game (virtual loss spreads them).
         noise: Dirichlet noise at the root (self-play), or ``None`` (play).
         solver: MCTS-Solver on terminal positions in the tree.
@@ -50,6 +52,7 @@ class ZeroSearch:
     simulations: int = 200
     c: float = 2.0
     c_base: float = 19652.0
+    first_play_value: float = 0.0
     leaf_batch: int = 8
     noise: DirichletNoise | None = None
     solver: bool = True
@@ -65,7 +68,7 @@ class ZeroSearch:
     def config(self, evaluator: Any, seed: int | None) -> SearchConfig:
         """The engine configuration for these settings."""
         return SearchConfig(
-            selection=PUCT(c=self.c, c_base=self.c_base),
+            selection=PUCT(c=self.c, c_base=self.c_base, first_play_value=self.first_play_value),
             evaluator=evaluator,
             solver=self.solver,
             root_noise=self.noise,
