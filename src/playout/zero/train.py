@@ -49,6 +49,8 @@ BUFFER = "buffer.npz"
 METRICS = "metrics.csv"
 MODEL = "model.pt"
 SETTINGS = "settings.json"
+EVAL_NOISE = DirichletNoise(alpha=1.0, fraction=0.25)
+"""Root noise of both players when the network plays its previous self."""
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -509,10 +511,10 @@ class Trainer:
         self.model.weights_changed()
         return tuple(float(x) for x in totals / steps)  # type: ignore[return-value]
 
-    def _player(self, model: Model, name: str) -> Any:
+    def _player(self, model: Model, name: str, noise: DirichletNoise | None = None) -> Any:
         from playout.zero.player import ZeroPlayer
 
-        search = ZeroSearch(simulations=self.config.eval_simulations, c=self.config.c)
+        search = ZeroSearch(simulations=self.config.eval_simulations, c=self.config.c, noise=noise)
         return ZeroPlayer(self.game, model, search, name=name)
 
     def _evaluate(self) -> Any:
@@ -530,7 +532,9 @@ class Trainer:
         )
 
     def _against_previous(self, weights: dict[str, Any]) -> float:
-        """The network's score against itself before this iteration's training."""
+        """The network's score against itself before this iteration's training. Two
+        network players search almost deterministically, so every game would be one of two;
+        both get AlphaZero's self-play root noise here, so that the games differ."""
         from playout._src.arena import run_match
 
         previous = Model(self.game, self.config.architecture, device="cpu", seed=None)
@@ -538,8 +542,8 @@ class Trainer:
         config = self.config
         result = run_match(
             self.game,
-            self._player(self.model, "zero"),
-            self._player(previous, "previous"),
+            self._player(self.model, "zero", EVAL_NOISE),
+            self._player(previous, "previous", EVAL_NOISE),
             games=config.eval_games,
             seed=config.seed * 7907 + self.iteration,
         )
