@@ -1,10 +1,17 @@
 #!/usr/bin/env python
 """Threads on one decision: root-parallel compiled searches in a thread pool
-(``playout.parallel_search(..., threads=n)``) against one thread, per game and size.
+(``playout.parallel_search(..., threads=n)``) and tree parallelism, n threads on one shared
+tree (``shared_tree=True``), against one thread, per game and size.
 
 Each row: the median over ``--reps`` of simulations per wall-clock second (all threads
-together) with 1 thread and with ``--threads`` threads, from the empty board, solver off, and
-the speed-up. A warm-up search runs first, so compiling is not counted.
+together) with 1 thread (``--sims`` simulations), root parallelism (``--sims`` per thread)
+and a shared tree (``--sims`` in all), from the empty board, solver off, and the speed-ups
+(medians of the per-repetition ratios: the three runs of a repetition are interleaved, so a
+busy machine slows them alike). ``cpu_share`` is the process's CPU seconds per wall second
+per thread (1.0: every thread had a core to itself) and ``efficiency`` the simulations per
+CPU second against one thread's (1.0: the threads cost nothing extra per simulation; on a
+busy machine the speed-ups follow the CPU the scheduler gave, the efficiency does not). A
+warm-up search runs first, so compiling is not counted.
 
 Usage::
 
@@ -29,32 +36,71 @@ if (REPO / "src" / "playout").is_dir():
 GAMES = {"connect4": ("connect4", {}), "mnk9": ("mnk", {"width": 9, "height": 9, "k": 5})}
 
 
+KINDS = ("one", "root", "shared")
+
+
+def _run(state: object, kind: str, sims: int, threads: int, seed: int) -> tuple[float, float, str]:
+    """One search: (simulations per wall second, CPU share per thread, stop reason)."""
+    import playout
+
+    start, cpu = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = playout.parallel_search(
+            state,  # type: ignore[arg-type]
+            simulations=sims,
+            threads=1 if kind == "one" else threads,
+            shared_tree=kind == "shared",
+            seed=seed,
+            solver=False,
+        )
+    wall = time.perf_counter() - start
+    used = 1 if kind == "one" else threads
+    return result.simulations / wall, (time.process_time() - cpu) / wall / used, result.stop_reason
+
+
 def measure(game: str, sims: int, threads: int, reps: int) -> dict[str, object]:
     import playout
 
     name, params = GAMES[game]
     state = playout.make_game(name, **params).initial_state()
-    playout.parallel_search(state, simulations=500, threads=threads, seed=0, solver=False)
-    rates: dict[int, list[float]] = {1: [], threads: []}
+    for kind in KINDS:
+        _run(state, kind, 500, threads, 0)
+    rates: dict[str, list[float]] = {k: [] for k in KINDS}
+    cpu: dict[str, list[float]] = {k: [] for k in KINDS}
     stops: set[str] = set()
     for rep in range(reps):
-        for n in (1, threads):
-            start = time.perf_counter()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                result = playout.parallel_search(
-                    state, simulations=sims, threads=n, seed=rep, solver=False
-                )
-            rates[n].append(result.total_simulations / (time.perf_counter() - start))
-            stops.add(result.stop_reason)
-    one, many = statistics.median(rates[1]), statistics.median(rates[threads])
+        for kind in KINDS:
+            rate, share, stop = _run(state, kind, sims, threads, rep)
+            rates[kind].append(rate)  # root parallelism: every thread's simulations
+            cpu[kind].append(share)
+            stops.add(stop)
+    median = {k: statistics.median(v) for k, v in rates.items()}
+    ratios = {
+        k: statistics.median(a / b for a, b in zip(rates[k], rates["one"], strict=True))
+        for k in ("root", "shared")
+    }
+    # Simulations per CPU second against one thread's: 1.0 when the threads cost nothing
+    # per simulation (no contention), whatever share of the cores the machine gave them.
+    per_cpu = {
+        k: [r / (c * (1 if k == "one" else threads)) for r, c in zip(rates[k], cpu[k], strict=True)]
+        for k in KINDS
+    }
+    efficiency = {
+        k: statistics.median(a / b for a, b in zip(per_cpu[k], per_cpu["one"], strict=True))
+        for k in ("root", "shared")
+    }
     return {
         "game": game,
-        "sims_per_thread": sims,
+        "sims": sims,
         "threads": threads,
-        "one_thread_sims_per_sec": one,
-        "threads_sims_per_sec": many,
-        "speed_up": many / one,
+        "one_thread_sims_per_sec": median["one"],
+        "threads_sims_per_sec": median["root"],
+        "shared_tree_sims_per_sec": median["shared"],
+        "speed_up": ratios["root"],
+        "shared_speed_up": ratios["shared"],
+        "cpu_share": {k: statistics.median(cpu[k]) for k in KINDS},
+        "efficiency": efficiency,
         "stop_reasons": sorted(stops),
     }
 
@@ -74,10 +120,14 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps({"rows": rows}, indent=1))
         return
     for row in rows:
+        share = row["cpu_share"]
         print(
-            f"{row['game']:9} {row['sims_per_thread']:>9,} sims/thread: 1 thread "
-            f"{row['one_thread_sims_per_sec']:>11,.0f}/s, {row['threads']} threads "
-            f"{row['threads_sims_per_sec']:>11,.0f}/s, speed-up {row['speed_up']:.2f}x "
+            f"{row['game']:9} {row['sims']:>9,} sims: 1 thread "
+            f"{row['one_thread_sims_per_sec']:>11,.0f}/s; {row['threads']} threads: root "
+            f"{row['threads_sims_per_sec']:>11,.0f}/s ({row['speed_up']:.2f}x), shared tree "
+            f"{row['shared_tree_sims_per_sec']:>11,.0f}/s ({row['shared_speed_up']:.2f}x); "
+            f"efficiency {row['efficiency']['root']:.2f}/{row['efficiency']['shared']:.2f}, "  # type: ignore[index]
+            f"cpu share {share['one']:.2f}/{share['root']:.2f}/{share['shared']:.2f} "  # type: ignore[index]
             f"({','.join(row['stop_reasons'])})"  # type: ignore[arg-type]
         )
 

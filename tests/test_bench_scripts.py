@@ -273,10 +273,14 @@ def test_threads() -> None:
         "threads.py", "--sims", "2000", "--reps", "1", "--games", "connect4", "--json"
     )
     (row,) = json.loads(out)["rows"]
-    assert row["threads"] == 2 and row["sims_per_thread"] == 2000
+    assert row["threads"] == 2 and row["sims"] == 2000
     assert positive(row["one_thread_sims_per_sec"]) and positive(row["threads_sims_per_sec"])
+    assert positive(row["shared_tree_sims_per_sec"])
     assert row["speed_up"] == pytest.approx(
         row["threads_sims_per_sec"] / row["one_thread_sims_per_sec"]
+    )
+    assert row["shared_speed_up"] == pytest.approx(
+        row["shared_tree_sims_per_sec"] / row["one_thread_sims_per_sec"]
     )
 
 

@@ -201,6 +201,11 @@ class SearchConfig:
             network), the leaves evaluated per call: the search descends this many times
             with virtual loss (Chaslot et al. 2008) before one evaluation. 1 evaluates leaf
             by leaf, exactly as the unbatched search does.
+        tree_threads: ``None`` (the default): one thread runs the simulations. A number:
+            that many threads run them on one shared tree, lock-free, with virtual loss
+            (tree parallelism; :mod:`playout._src.compiled.shared`). Compiled driver only;
+            not reproducible with more than one thread. ``parallel_search(...,
+            shared_tree=True)`` sets it.
     """
 
     selection: SelectionRule | None = None
@@ -218,6 +223,7 @@ class SearchConfig:
     transpositions: bool = False
     root_noise: DirichletNoise | None = None
     leaf_batch: int = 8
+    tree_threads: int | None = None
 
     def __post_init__(self) -> None:
         if self.final not in FINAL_CHOICES:
@@ -252,6 +258,13 @@ class SearchConfig:
         if not _is_count(self.leaf_batch) or not 1 <= self.leaf_batch <= 4096:
             raise InvalidParameterError(
                 f"leaf_batch must be a whole number in [1, 4096], got {self.leaf_batch!r}"
+            )
+        if self.tree_threads is not None and (
+            not _is_count(self.tree_threads) or not 1 <= self.tree_threads <= 1024
+        ):
+            raise InvalidParameterError(
+                f"tree_threads must be None or a whole number in [1, 1024], got "
+                f"{self.tree_threads!r}"
             )
         if self.solver is not None and not isinstance(self.solver, bool | np.bool_):
             raise InvalidParameterError(f"solver must be True, False or None, got {self.solver!r}")

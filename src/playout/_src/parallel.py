@@ -76,9 +76,11 @@ def parallel_search(
     threads: int | None = None,
     workers: int | None = None,
     executor: concurrent.futures.Executor | None = None,
+    shared_tree: bool = False,
     **options: Any,
 ) -> SearchResult:
-    """Root-parallel search: independent searches of ``state``, merged.
+    """Root-parallel search: independent searches of ``state``, merged; or, with
+    ``shared_tree``, tree parallelism: ``threads`` threads on one shared tree.
 
     Each search runs the full budget (``simulations`` each, or ``seconds`` of wall time
     each, side by side) with its own seed derived from the configuration's seed. The result
@@ -100,15 +102,29 @@ def parallel_search(
         With neither ``threads`` nor ``workers``: one search per available CPU, in threads
         when the compiled driver runs the configuration, else in processes. The budget's
         memory bound is shared out among the searches.
+        shared_tree: one search whose simulations ``threads`` threads (default: one per
+            available CPU) run on one shared tree, lock-free with virtual loss
+            (``SearchConfig.tree_threads``, :mod:`playout._src.compiled.shared`): the budget
+            is the whole search's, not each thread's (``simulations`` in all, exactly), and
+            the result is that tree's, with one principal variation. Compiled driver only;
+            not reproducible for a seed with more than one thread.
 
     Raises:
-        InvalidParameterError: both ``threads`` and ``workers``, a count below 1, or any
-            error of the configuration.
+        InvalidParameterError: both ``threads`` and ``workers``, a count below 1,
+            ``shared_tree`` with ``workers`` or ``executor``, or any error of the
+            configuration.
     """
     if threads is not None and workers is not None:
         raise InvalidParameterError("give threads or workers, not both")
     check_state(state)
     config = make_config(config, **options)
+    if shared_tree:
+        if workers is not None or executor is not None:
+            raise InvalidParameterError(
+                "shared_tree runs threads on one tree: give threads, not workers or executor"
+            )
+        count = available_cpus() if threads is None else _count("threads", threads)
+        return MCTS(state, config.replace(tree_threads=count)).run()
     # Check the configuration here, where an error is easy to read, before starting anything.
     probe = MCTS(state, config.replace(seed=0))
     if threads is None and workers is None:

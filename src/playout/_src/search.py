@@ -128,6 +128,16 @@ def make_driver(
     from playout._src.evaluation import BatchEvaluator
     from playout._src.python_driver import PythonDriver
 
+    if config.tree_threads is not None:
+        from playout._src.compiled.shared import SharedTreeDriver
+
+        kernel, reason = compiled_support(state, config)
+        if config.backend == "python" or kernel is None:
+            reason = "backend='python'" if kernel is not None else reason
+            raise InvalidParameterError(
+                f"tree_threads (a shared tree) needs the compiled driver: {reason}"
+            )
+        return SharedTreeDriver(state, config, rng_state, rng, kernel, config.tree_threads)
     if isinstance(config.evaluator, BatchEvaluator):
         from playout._src.batched_driver import BatchedDriver
 

@@ -8,7 +8,8 @@ Usage::
                  [--solver | --no-solver] [--final most-visits|best-value|sample]
                  [--max-depth N]
     playout analyze GAME --moves "1,1 0,0" [--simulations N | --seconds S] [--seed K] [--json]
-                    [--workers N | --threads N] [--solver | --no-solver] [--final ...]
+                    [--workers N | --threads N [--shared-tree]] [--solver | --no-solver]
+                    [--final ...]
                     [--max-depth N] [--max-nodes N] [--max-memory MIB]
                     [--symmetry] [--transpositions]
                     [--values-for to-move|X|O|NAME|both]
@@ -27,7 +28,8 @@ Usage::
 in this process) or, with ``--executor ray``, on a Ray cluster; ``--backend ray`` is accepted
 as a short form of ``--executor ray`` and leaves the search backend on ``auto``. ``analyze
 --workers N`` runs a root-parallel compiled search in N processes, ``--threads N`` in N
-threads of one process (the compiled search releases the GIL).
+threads of one process (the compiled search releases the GIL); ``--threads N --shared-tree``
+runs N threads on one shared tree instead (tree parallelism with virtual loss).
 
 User errors (unknown game, bad move, impossible size, bad budget or player spec, a save file
 that cannot be written) print one line ``playout: error: ...`` on stderr and exit with code 2.

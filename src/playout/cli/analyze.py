@@ -135,6 +135,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     check_flat_options(args)
     if args.threads > 1 and args.workers > 1:
         raise InvalidParameterError("give --threads or --workers, not both")
+    if args.shared_tree and (args.workers > 1 or args.flat):
+        raise InvalidParameterError(
+            "--shared-tree runs --threads on one tree: not with --workers or --flat"
+        )
     args.workers = capped_workers(args.workers)
     args.threads = capped_workers(args.threads, option="--threads")
     game = make_game(args)
@@ -152,7 +156,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         result, seconds = run_flat(state, args)
     else:
         engine = make_engine(state, args)  # built first: option errors come before any work
-        if args.threads > 1:
+        if args.shared_tree:
+            result = playout.parallel_search(
+                state, engine.config, threads=args.threads, shared_tree=True
+            )
+        elif args.threads > 1:
             result = playout.parallel_search(state, engine.config, threads=args.threads)
         else:
             result = parallel_search(state, engine, args) if args.workers > 1 else None
@@ -184,7 +192,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     header += (
         f" after {len(moves)} move{plural}: {' '.join(moves)}" if moves else " (initial position)"
     )
-    if workers > 1:
+    if args.shared_tree:
+        header += f"; shared-tree search, {args.threads} thread{'s' if args.threads > 1 else ''}"
+    elif workers > 1:
         kind = "threads" if args.threads > 1 else "workers"
         header += f"; root-parallel search, {workers} {kind}"
     if args.flat:

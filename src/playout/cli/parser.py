@@ -314,6 +314,14 @@ def build_parser() -> argparse.ArgumentParser:
         "compiled search runs them side by side, no start-up), each with the whole budget "
         "and its own seed, merged as for --workers (default 1)",
     )
+    analyze.add_argument(
+        "--shared-tree",
+        action="store_true",
+        help="with --threads N: tree parallelism instead, the N threads run the "
+        "--simulations (in all, not each) or --seconds on one shared tree, lock-free with "
+        "virtual loss, for one principal variation (compiled search only; not reproducible "
+        "for a seed)",
+    )
     analyze.set_defaults(handler=cmd_analyze)
 
     match = commands.add_parser(
