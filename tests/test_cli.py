@@ -211,6 +211,55 @@ def test_analyze_gomoku_with_neighbor_rollouts(capsys: pytest.CaptureFixture[str
     assert len(data["actions"]) == 24
 
 
+@pytest.mark.parametrize(
+    ("game", "moves", "suffix"),
+    [("tictactoe", "1,1", ".png"), ("connect4", "4453", ".svg"), ("chess", "e4", ".png")],
+)
+def test_analyze_plot_writes_an_image(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str, moves: str, suffix: str
+) -> None:
+    pytest.importorskip("matplotlib")
+    if game == "chess":
+        pytest.importorskip("chess")
+    plot = tmp_path / f"search{suffix}"
+    argv = ["analyze", game, "--moves", moves, "--simulations", "200", "--seed", "1"]
+    code, out, err = run_main(capsys, *argv, "--plot", str(plot))
+    assert code == 0, err
+    assert out.strip().splitlines()[-1] == f"plot written to {plot}"
+    data = plot.read_bytes()
+    if suffix == ".png":
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        from xml.etree import ElementTree
+
+        assert ElementTree.fromstring(data).tag == "{http://www.w3.org/2000/svg}svg"
+    # With --json the note goes to stderr and stdout stays one JSON object.
+    code, out, err = run_main(capsys, *argv, "--json", "--plot", str(plot))
+    assert code == 0 and json.loads(out)["simulations"] == 200
+    assert err.strip() == f"playout: note: plot written to {plot}"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--plot", "search.pdf"], "search.pdf: a plot is written as .png or .svg"),
+        (["--plot", "search.png", "--flat"], "--plot draws a tree search's visits"),
+    ],
+)
+def test_analyze_plot_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    extra: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main(capsys, "analyze", "tictactoe", *extra)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("playout: error: ") and message in err
+    assert not list(tmp_path.iterdir())
+
+
 # ---------------------------------------------------------------------------------- play
 
 

@@ -130,9 +130,40 @@ def run_flat(state: Any, args: argparse.Namespace) -> tuple[playout.FlatResult, 
     return result, time.perf_counter() - start
 
 
+def check_exports(args: argparse.Namespace) -> None:
+    """Reject a bad ``--plot`` file name (or ``--plot`` with ``--flat``) before searching.
+
+    Raises:
+        InvalidParameterError: the first problem.
+    """
+    if args.plot is None:
+        return
+    from playout.plots import check_image_path
+
+    if args.flat:
+        raise InvalidParameterError("--plot draws a tree search's visits; --flat has none")
+    check_image_path(args.plot)
+
+
+def write_exports(
+    game: Any,
+    state: Any,
+    result: playout.SearchResult | playout.FlatResult,
+    args: argparse.Namespace,
+) -> None:
+    """Write ``--plot``'s file and say where (on stderr with ``--json``)."""
+    if args.plot is None or not isinstance(result, playout.SearchResult):
+        return
+    from playout.plots import plot_search
+
+    path = plot_search(game, state, result, args.plot)
+    (note if args.json else out)(f"plot written to {path}")
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     """``playout analyze``: play the moves, search, render the result."""
     check_flat_options(args)
+    check_exports(args)
     if args.threads > 1 and args.workers > 1:
         raise InvalidParameterError("give --threads or --workers, not both")
     args.workers = capped_workers(args.workers)
@@ -176,6 +207,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         else:
             data = render.analysis_json(game, state, result, workers)
         out(json.dumps(data, indent=2))
+        write_exports(game, state, result, args)
         return EXIT_OK
     moves = render.moves_text(game, game.initial_state(), actions)
     label = render.player_label(game, state.current_player())
@@ -202,6 +234,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         render.result_text(game, state, result),
     ]
     out("\n".join(lines))
+    write_exports(game, state, result, args)
     return EXIT_OK
 
 

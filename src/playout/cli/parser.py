@@ -314,6 +314,13 @@ def build_parser() -> argparse.ArgumentParser:
         "compiled search runs them side by side, no start-up), each with the whole budget "
         "and its own seed, merged as for --workers (default 1)",
     )
+    analyze.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="also draw the search to FILE (.png or .svg; needs matplotlib, extra plot): a "
+        "heat map of the visit shares on the board and the most visited moves' values with "
+        "their visits",
+    )
     analyze.set_defaults(handler=cmd_analyze)
 
     match = commands.add_parser(
