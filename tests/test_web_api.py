@@ -340,7 +340,11 @@ def test_the_zero_ai_plays_with_the_shipped_network(client: TestClient) -> None:
     assert type(session.engine.config.evaluator).__name__ == "NetworkEvaluator"
     # Analysis with the network: snapshots with visits.
     client.post(f"{path}/analysis")
-    wait_for(lambda: (client.get(f"{path}/snapshot").json()["analysis"] or {}).get("nodes", 0) > 1)
+    # (A long timeout: on a cold numba cache the first search compiles for a while.)
+    wait_for(
+        lambda: (client.get(f"{path}/snapshot").json()["analysis"] or {}).get("nodes", 0) > 1,
+        timeout=120.0,
+    )
     client.post(f"{path}/stop")
     analysis = client.get(f"{path}/snapshot").json()["analysis"]
     assert analysis["total_simulations"] > 0 and sum(a["visits"] for a in analysis["actions"]) > 0
@@ -353,8 +357,8 @@ def test_the_zero_ai_plays_with_the_shipped_network(client: TestClient) -> None:
         else:
             first = view["board"]["legal"][0]["action"]
             view = client.post(f"{path}/moves", json={"action": first}).json()
-        assert view["last_move"]["action"] in legal
-    assert view["board"]["outcome"] is not None and "O wins" not in view["board"]["outcome"]
+        assert view["last_move"] and view["last_move"]["action"] in legal, view
+    assert view["board"]["outcome"] is not None and "O wins" not in view["board"]["outcome"], view
     # Undo starts a new engine with the same network.
     view = client.post(f"{path}/undo", json={"count": 2}).json()
     assert type(session.engine.config.evaluator).__name__ == "NetworkEvaluator"
