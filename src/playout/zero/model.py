@@ -238,11 +238,14 @@ class Model:
         x = np.ascontiguousarray(observations, dtype=np.float32)
         if self.runtime == "onnx":
             logits, values = self._onnx().run(None, {"observations": x})
-            return logits, values
-        self.net.eval()
-        with torch.inference_mode():
-            logits, values = self.net(torch.from_numpy(x).to(self.device))
-        return logits.float().cpu().numpy(), values.float().cpu().numpy()
+        else:
+            self.net.eval()
+            with torch.inference_mode():
+                logits, values = self.net(torch.from_numpy(x).to(self.device))
+            logits, values = logits.float().cpu().numpy(), values.float().cpu().numpy()
+        # tanh in float32 (ONNX Runtime's above all) can round to 1.0000001: values are
+        # returns in [-1, 1], and the search checks that they are.
+        return logits, np.clip(values, -1.0, 1.0)
 
     def weights_changed(self) -> None:
         """Call after changing the weights (training does): the ONNX copy is made again on
