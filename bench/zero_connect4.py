@@ -35,8 +35,7 @@ from playout.games import Connect4Game
 
 def choosers(model_path: str | None, simulations: int, seed: int) -> dict[str, Any]:
     """The move choosers compared on labelled positions."""
-    from playout.zero import Model, ZeroPlayer, ZeroSearch
-    from playout.zero.player import shipped_model_path
+    from playout.zero import Model, ZeroPlayer, ZeroSearch, shipped_model_path
 
     game = Connect4Game()
     model = Model.load(model_path or shipped_model_path(game), game)

@@ -211,6 +211,167 @@ def test_analyze_gomoku_with_neighbor_rollouts(capsys: pytest.CaptureFixture[str
     assert len(data["actions"]) == 24
 
 
+@pytest.mark.parametrize(
+    ("game", "moves", "suffix"),
+    [("tictactoe", "1,1", ".png"), ("connect4", "4453", ".svg"), ("chess", "e4", ".png")],
+)
+def test_analyze_plot_writes_an_image(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str, moves: str, suffix: str
+) -> None:
+    pytest.importorskip("matplotlib")
+    if game == "chess":
+        pytest.importorskip("chess")
+    plot = tmp_path / f"search{suffix}"
+    argv = ["analyze", game, "--moves", moves, "--simulations", "200", "--seed", "1"]
+    code, out, err = run_main(capsys, *argv, "--plot", str(plot))
+    assert code == 0, err
+    assert out.strip().splitlines()[-1] == f"plot written to {plot}"
+    data = plot.read_bytes()
+    if suffix == ".png":
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        from xml.etree import ElementTree
+
+        assert ElementTree.fromstring(data).tag == "{http://www.w3.org/2000/svg}svg"
+    # With --json the note goes to stderr and stdout stays one JSON object.
+    code, out, err = run_main(capsys, *argv, "--json", "--plot", str(plot))
+    assert code == 0 and json.loads(out)["simulations"] == 200
+    assert err.strip() == f"playout: note: plot written to {plot}"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--plot", "search.pdf"], "search.pdf: a plot is written as .png or .svg"),
+        (["--plot", "search.png", "--flat"], "--plot draws a tree search's visits"),
+    ],
+)
+def test_analyze_plot_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    extra: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main(capsys, "analyze", "tictactoe", *extra)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("playout: error: ") and message in err
+    assert not list(tmp_path.iterdir())
+
+
+def parse_dot(text: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """A tiny parser for the DOT that ``--tree`` writes: node labels by name, and edges."""
+    assert text.startswith("digraph ") and text.rstrip().endswith("}")
+    nodes: dict[str, str] = {}
+    edges: list[tuple[str, str]] = []
+    for line in text.splitlines()[1:-1]:
+        line = line.strip()
+        assert line.endswith(";"), line
+        if match := re.fullmatch(r'(n\d+) -> (n\d+) \[label="(\d+)%"\];', line):
+            edges.append((match[1], match[2]))
+        elif match := re.fullmatch(r'(n\d+) \[label="((?:[^"\\]|\\.)*)"\];', line):
+            assert match[1] not in nodes
+            nodes[match[1]] = match[2]
+        else:
+            assert re.fullmatch(r"(label|node|edge)[ =].*;", line), line
+    assert all(a in nodes and b in nodes for a, b in edges)
+    return nodes, edges
+
+
+def tree_nodes(node: dict) -> list[tuple[dict, int]]:
+    """Every node of a ``--tree`` JSON export with its depth (pre-order)."""
+    found, stack = [], [(node, 0)]
+    while stack:
+        node, depth = stack.pop()
+        found.append((node, depth))
+        stack.extend((child, depth + 1) for child in reversed(node["children"]))
+    return found
+
+
+@pytest.mark.parametrize(("depth", "width"), [(2, 3), (3, 2), (0, 5)])
+def test_analyze_tree_exports_the_top_of_the_tree(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, depth: int, width: int
+) -> None:
+    argv = ["analyze", "connect4", "--moves", "4453", "--simulations", "500", "--seed", "3"]
+    shape = ["--tree-depth", str(depth), "--tree-width", str(width)]
+    code, out, err = run_main(capsys, *argv, "--tree", str(tmp_path / "t.json"), *shape)
+    assert code == 0, err
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert data["game"] == "connect4"
+    root = data["root"]
+    assert root["visits"] == 500 and root["move"] is None and root["to_play"] == "Red"
+    nodes = tree_nodes(root)
+    assert (
+        out.strip().splitlines()[-1]
+        == f"tree written to {tmp_path / 't.json'} ({len(nodes)} nodes)"
+    )
+    for node, level in nodes:
+        assert level <= depth and len(node["children"]) <= width
+        visits = [child["visits"] for child in node["children"]]
+        assert visits == sorted(visits, reverse=True) and all(v > 0 for v in visits)
+        assert sum(visits) <= node["visits"]
+        if level == depth:
+            assert node["children"] == []
+        for child in node["children"]:
+            # Values for the player to move at each node: the mover's value negated.
+            assert child["to_play"] != node["to_play"]
+            assert child["value"] == pytest.approx(-child["move_value"], abs=1e-5)
+            assert child["share"] == pytest.approx(child["visits"] / node["visits"], abs=1e-5)
+    if depth:
+        assert len(root["children"]) + root["hidden"] == 7  # every column was searched
+    # The root's moves agree with --json.
+    result = analyze_json(capsys, *argv[1:])
+    by_move = {a["move"]: a for a in result["actions"]}
+    for child in root["children"]:
+        assert child["visits"] == by_move[child["move"]]["visits"]
+        assert child["move_value"] == pytest.approx(by_move[child["move"]]["value"], abs=1e-5)
+    # DOT: the same nodes and edges.
+    code, out, err = run_main(capsys, *argv, "--tree", str(tmp_path / "t.dot"), *shape)
+    assert code == 0, err
+    labels, edges = parse_dot((tmp_path / "t.dot").read_text())
+    assert len(labels) == len(nodes) and len(edges) == len(nodes) - 1
+    assert labels["n0"].startswith("root\\nRed to move\\n500 visits")
+
+
+def test_analyze_tree_shows_proofs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    argv = ["analyze", "tictactoe", "--moves", "0,0 1,0 1,1 2,0", "--simulations", "300"]
+    code, _, err = run_main(capsys, *argv, "--seed", "1", "--json", "--tree", str(path))
+    count = len(tree_nodes(json.loads(path.read_text())["root"]))
+    assert code == 0 and err.strip() == f"playout: note: tree written to {path} ({count} nodes)"
+    root = json.loads(path.read_text())["root"]
+    assert root["proven"] == "win" and root["value"] == 1.0 and root["plies"] == 1
+    win = next(c for c in root["children"] if c["move"] == "2,2")
+    assert win["terminal"] and win["to_play"] is None and win["value"] is None
+    assert win["move_proven"] == "win" and win["move_value"] == 1.0 and win["children"] == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--tree", "t.txt"], "t.txt: a tree is written as .dot or .json"),
+        (["--tree", "t.dot", "--flat"], "--flat has none"),
+        (["--tree", "t.dot", "--threads", "2"], "--tree exports one search tree"),
+        (["--tree", "t.dot", "--tree-depth", "65"], "--tree-depth must be at most 64"),
+        (["--tree-depth", "3"], "--tree-depth and --tree-width shape --tree's export"),
+        (["--tree", "t.dot", "--tree-width", "0"], "--tree-width"),
+    ],
+)
+def test_analyze_tree_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    extra: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main(capsys, "analyze", "tictactoe", *extra)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("playout: error: ") and message in err, err
+    assert not list(tmp_path.iterdir())
+
+
 # ---------------------------------------------------------------------------------- play
 
 

@@ -329,6 +329,68 @@ def test_the_page_and_the_openapi_document(client: TestClient) -> None:
     assert client.get("/docs").status_code == 200
 
 
+def test_the_zero_ai_plays_with_the_shipped_network(client: TestClient) -> None:
+    pytest.importorskip("torch")
+    kinds = client.get("/api/ai-kinds", params={"game": "tictactoe"}).json()["kinds"]
+    assert {k["name"]: k["available"] for k in kinds} == {"mcts": True, "zero": True}
+    game = new_game(client, game="tictactoe", ai="zero")
+    assert game["ai"] == "zero"
+    path = f"/api/games/{game['id']}"
+    session = client.app.state.store.get(game["id"])  # type: ignore[attr-defined]
+    assert type(session.engine.config.evaluator).__name__ == "NetworkEvaluator"
+    # Analysis with the network: snapshots with visits.
+    client.post(f"{path}/analysis")
+    # (A long timeout: on a cold numba cache the first search compiles for a while.)
+    wait_for(
+        lambda: (client.get(f"{path}/snapshot").json()["analysis"] or {}).get("nodes", 0) > 1,
+        timeout=120.0,
+    )
+    client.post(f"{path}/stop")
+    analysis = client.get(f"{path}/snapshot").json()["analysis"]
+    assert analysis["total_simulations"] > 0 and sum(a["visits"] for a in analysis["actions"]) > 0
+    # A whole game: the network plays X against the first legal move.
+    view = game
+    while not view["board"]["terminal"]:
+        legal = {m["action"] for m in view["board"]["legal"]}
+        if view["ply"] % 2 == 0:
+            view = client.post(f"{path}/ai-move", json={"simulations": 64}).json()
+        else:
+            first = view["board"]["legal"][0]["action"]
+            view = client.post(f"{path}/moves", json={"action": first}).json()
+        assert view["last_move"] and view["last_move"]["action"] in legal, view
+    assert view["board"]["outcome"] is not None and "O wins" not in view["board"]["outcome"], view
+    # Undo starts a new engine with the same network.
+    view = client.post(f"{path}/undo", json={"count": 2}).json()
+    assert type(session.engine.config.evaluator).__name__ == "NetworkEvaluator"
+
+
+def test_zero_without_a_network_or_torch_is_a_400(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kinds = client.get("/api/ai-kinds", params={"game": "gomoku"}).json()["kinds"]
+    zero = next(k for k in kinds if k["name"] == "zero")
+    assert not zero["available"] and "\n" not in zero["reason"]
+    response = client.post("/api/games", json={"game": "gomoku", "ai": "zero"})
+    assert response.status_code == 400
+    detail = response.json()["detail"]
+    assert "no network is shipped for" in detail or "needs torch" in detail
+    assert "\n" not in detail
+    assert client.post("/api/games", json={"game": "tictactoe", "ai": "alpha"}).status_code == 422
+    assert client.get("/api/ai-kinds", params={"game": "nope"}).status_code == 400
+    # Without PyTorch the reason is the extra to install.
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a)
+    )
+    response = client.post("/api/games", json={"game": "tictactoe", "ai": "zero"})
+    assert response.status_code == 400
+    assert response.json()["detail"] == (
+        'the zero AI needs torch: pip install "playout[zero]" (or pip install torch)'
+    )
+
+
 def test_without_the_web_extra(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     monkeypatch.setitem(sys.modules, "fastapi", None)
     with pytest.raises(playout.MissingDependencyError, match=r'pip install "playout\[web\]"'):

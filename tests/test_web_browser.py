@@ -116,7 +116,9 @@ def setup(page: Page, game: str, budget: str, unit: str, ai: str = "second") -> 
     page.select_option("#ai-side", ai)
     page.fill("#budget-value", budget)
     page.select_option("#budget-kind", unit)
+    old = page.evaluate("app.view && app.view.id")
     page.click("#new-game")
+    page.wait_for_function(f"app.view && app.view.id !== {old!r}", timeout=15_000)
     wait_idle(page, 0)
 
 
@@ -190,3 +192,18 @@ def test_connect_four_heat_map_and_evaluation_bar_change_while_the_ai_thinks(
     page.screenshot(path=str(screenshots / "connect4-phone.png"), full_page=True)
     box = page.locator("#board").bounding_box()
     assert box is not None and box["width"] <= 390
+
+
+def test_the_zero_ai_is_offered_where_a_network_is_shipped(page: Page, screenshots: Path) -> None:
+    pytest.importorskip("torch")
+    page.select_option("#game-select", "tictactoe")
+    page.wait_for_selector("#ai-kind-field", state="visible")
+    page.select_option("#ai-kind", "zero")
+    setup(page, "tictactoe", "64", "simulations")
+    page.click('#board .cell[data-action="0"]')
+    wait_idle(page, 2)
+    assert page.locator("#board .cell.taken").count() == 2
+    assert page.evaluate("app.view.ai") == "zero"
+    page.screenshot(path=str(screenshots / "tictactoe-zero.png"), full_page=True)
+    page.select_option("#game-select", "gomoku")  # no network shipped: no selector
+    page.wait_for_selector("#ai-kind-field", state="hidden")

@@ -58,7 +58,7 @@ from playout._src.flat import FlatResult, flat_monte_carlo
 from playout._src.game import CHANCE, TERMINAL, Game, GameSpec, GameState, value_for
 from playout._src.parallel import parallel_search
 from playout._src.registry import game_names, make_game, register_game
-from playout._src.results import Proven, SearchResult, merge_results
+from playout._src.results import Proven, SearchResult, TreeNode, merge_results
 from playout._src.rules import (
     PUCT,
     RAVE,
@@ -118,6 +118,7 @@ __all__ = [
     "SearchResult",
     "SolverLimitError",
     "TournamentResult",
+    "TreeNode",
     "UnknownGameError",
     "ValueFunction",
     "__version__",

@@ -37,6 +37,7 @@ from typing import Any
 from playout._src.errors import InvalidParameterError
 from playout._src.flat import FlatResult
 from playout._src.game import GameState
+from playout._src.results import TreeNode
 from playout._src.search import SearchResult
 
 AnyResult = SearchResult | FlatResult
@@ -795,6 +796,98 @@ def replay_text(saved: Any) -> str:
     return "\n".join(lines)
 
 
+def _number(value: float | None) -> float | None:
+    """A value for JSON: rounded to 6 places, -0.0 as 0.0."""
+    return None if value is None else round(value, 6) + 0.0
+
+
+def tree_json(game: Any, state: GameState, root: TreeNode) -> dict[str, Any]:
+    """A JSON-ready picture of the top of a search tree (:meth:`playout.MCTS.export_tree`)
+    from ``state``, the root's position: ``{"game", "root"}``, every node a dict of
+    ``move`` (notation; ``null`` at the root), ``action``, ``to_play`` (the player to move,
+    by name; ``null`` at a terminal or chance node), ``visits``, ``share`` (of the parent's
+    visits), ``value`` and ``proven`` for the player to move, ``move_value`` and
+    ``move_proven`` for the player who chose the move, ``prior``, ``plies`` (to the end
+    when proven), ``terminal``, ``hidden`` (searched moves not shown) and ``children``
+    (most visited first)."""
+
+    def node_json(
+        node: TreeNode, at: GameState, move: str | None, parent_visits: int
+    ) -> dict[str, Any]:
+        children = []
+        for child in node.children:
+            assert child.action is not None
+            text = game.action_to_string(at, child.action)
+            children.append(node_json(child, at.play(child.action), text, node.visits))
+        return {
+            "move": move,
+            "action": node.action,
+            "to_play": None if node.player is None else player_label(game, node.player),
+            "visits": node.visits,
+            "share": _number(node.visits / parent_visits if parent_visits else 1.0),
+            "value": _number(node.value),
+            "proven": None if node.proven is None else str(node.proven),
+            "move_value": _number(node.move_value),
+            "move_proven": None if node.move_proven is None else str(node.move_proven),
+            "prior": _number(node.prior),
+            "plies": node.plies,
+            "terminal": node.terminal,
+            "hidden": node.hidden,
+            "children": children,
+        }
+
+    return {"game": game.spec.name, "root": node_json(root, state, None, root.visits)}
+
+
+def _dot_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def tree_dot(game: Any, state: GameState, root: TreeNode) -> str:
+    """The top of a search tree (:meth:`playout.MCTS.export_tree`) as Graphviz DOT: a node
+    per position (its move, the player to move, visits, value for that player, proof, and
+    how many searched moves are not shown), an edge per move labelled with its share of the
+    parent's visits. ``dot -Tsvg tree.dot > tree.svg`` draws it."""
+    data = tree_json(game, state, root)
+    lines = [
+        "digraph search {",
+        f'  label="{_dot_text(game.spec.name)}: the top of the search tree";',
+        '  node [shape=box, style="rounded", fontname="Helvetica", fontsize=10];',
+        '  edge [fontname="Helvetica", fontsize=9];',
+    ]
+    counter = 0
+
+    def emit(node: dict[str, Any], parent: str | None) -> None:
+        nonlocal counter
+        name = f"n{counter}"
+        counter += 1
+        parts = [node["move"] or "root"]
+        if node["to_play"] is not None:
+            parts.append(f"{node['to_play']} to move")
+        elif node["terminal"]:
+            parts.append("game over")
+        parts.append(f"{node['visits']:,} visits")
+        if node["value"] is not None:
+            parts.append(f"value {node['value']:+.2f}")
+        if node["proven"] is not None:
+            plies = "" if node["plies"] is None else f" in {node['plies']}"
+            parts.append(f"proven {node['proven']}{plies}")
+        elif node["terminal"] and node["move_proven"] is not None:
+            parts.append(f"{node['move_proven']} for the mover")
+        if node["hidden"]:
+            parts.append(f"+{node['hidden']} more moves")
+        label = "\\n".join(_dot_text(part) for part in parts)
+        lines.append(f'  {name} [label="{label}"];')
+        if parent is not None:
+            lines.append(f'  {parent} -> {name} [label="{100 * node["share"]:.0f}%"];')
+        for child in node["children"]:
+            emit(child, name)
+
+    emit(data["root"], None)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 __all__ = [
     "PROVEN_LETTERS",
     "PROVEN_STATUS",
@@ -827,6 +920,8 @@ __all__ = [
     "snapshot_json",
     "top_moves_text",
     "tournament_text",
+    "tree_dot",
+    "tree_json",
     "value_grid",
     "value_grid_text",
 ]

@@ -302,4 +302,140 @@ def _merged_stop_reason(results: Sequence[SearchResult], proven: Proven | None) 
     return results[0].stop_reason
 
 
-__all__ = ["Proven", "SearchResult", "merge_results", "result_from_tree"]
+@dataclasses.dataclass(frozen=True)
+class TreeNode:
+    """One node of the top of a search tree (:func:`export_tree`, :meth:`playout.MCTS.export_tree`).
+
+    Attributes:
+        action: the move that led here (``None`` at the root).
+        player: the player to move here (``None`` at a terminal or chance node).
+        visits: simulations through the node (at the root: through its moves, the
+            result's ``total_simulations``).
+        value: the node's mean value for ``player`` (the exact one once proven; ``None``
+            at a terminal or chance node).
+        proven: the solver's result for ``player`` (``None``: not proven, or no player).
+        move_value: the mean value of ``action`` for the player who chose it (the parent's
+            ``player``; a chance node's edges: for player 0), as in
+            :attr:`SearchResult.values`; ``None`` at the root.
+        move_proven: the solver's result of ``action`` for the player who chose it.
+        prior: the move's prior probability (``None`` at the root).
+        plies: plies to the end under best play once proven (``None`` otherwise).
+        terminal: the game is over here.
+        children: the most visited moves searched from here (visits descending, then action
+            id), at most the export's ``width``, down to its ``depth``.
+        hidden: moves searched from here that are not in ``children`` (beyond the width or
+            the depth).
+    """
+
+    action: int | None
+    player: int | None
+    visits: int
+    value: float | None
+    proven: Proven | None
+    move_value: float | None
+    move_proven: Proven | None
+    prior: float | None
+    plies: int | None
+    terminal: bool
+    children: tuple[TreeNode, ...]
+    hidden: int
+
+    def count(self) -> int:
+        """Nodes in this subtree, this one included."""
+        return 1 + sum(child.count() for child in self.children)
+
+
+MAX_EXPORT_DEPTH = 64
+"""The deepest :func:`export_tree` goes below the root."""
+
+
+def export_tree(tree: T.Tree, *, depth: int = 2, width: int = 5) -> TreeNode:
+    """The top of ``tree`` as immutable nested :class:`TreeNode` values (read only): the
+    root and, ``depth`` moves deep, the ``width`` most visited moves searched from each node.
+
+    Raises:
+        InvalidParameterError: ``depth`` not in [0, :data:`MAX_EXPORT_DEPTH`] or ``width``
+            below 1.
+    """
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= MAX_EXPORT_DEPTH:
+        raise InvalidParameterError(
+            f"depth must be a whole number in [0, {MAX_EXPORT_DEPTH}], got {depth!r}"
+        )
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise InvalidParameterError(f"width must be a whole number >= 1, got {width!r}")
+    nodes, edges, edge_values = tree.nodes, tree.edges, tree.edge_values
+    has_priors = edge_values.shape[1] > T.EV_PRIOR
+
+    def visited_edges(node: int) -> list[int]:
+        first, count = int(nodes[node, T.N_FIRST_EDGE]), int(nodes[node, T.N_NUM_EDGES])
+        found = [e for e in range(first, first + max(count, 0)) if edges[e, T.E_VISITS] > 0]
+        return sorted(found, key=lambda e: (-int(edges[e, T.E_VISITS]), int(edges[e, T.E_ACTION])))
+
+    def own(node: int) -> tuple[int | None, Proven | None, float | None]:
+        """``(player, proven, exact value)`` of ``node`` for its player to move."""
+        player = int(nodes[node, T.N_PLAYER])
+        if player in (T.TERMINAL, T.CHANCE):
+            return None, None, None
+        code = int(nodes[node, T.N_PROVEN])
+        if code == T.UNPROVEN:
+            return player, None, None
+        exact = float(T.value_for(player, float(tree.node_values[node, T.NV_EXACT])))
+        return player, _OUTCOME_OF_CODE[int(T.outcome_for(player, code))], exact
+
+    def build(node: int, edge: int, level: int) -> TreeNode:
+        player, proven, exact = own(node)
+        children = visited_edges(node) if int(nodes[node, T.N_NUM_EDGES]) > 0 else []
+        shown = children[:width] if level < depth else []
+        value: float | None
+        move_value: float | None = None
+        move_proven: Proven | None = None
+        prior: float | None = None
+        action: int | None = None
+        if edge == T.NO_EDGE:
+            total = sum(int(edges[e, T.E_VISITS]) for e in children)
+            sums = sum(float(edge_values[e, T.EV_VALUE_SUM]) for e in children)
+            visits, value = total, (sums / total if total else 0.0)
+        else:
+            parent = int(nodes[node, T.N_PARENT])
+            mover = int(nodes[parent, T.N_PLAYER])
+            visits = int(edges[edge, T.E_VISITS])
+            move_value = float(T.edge_mean(edge_values, edges, edge))
+            value = (
+                float(T.value_for(player, float(T.value_for(mover, move_value))))
+                if player is not None
+                else None
+            )
+            move_proven = _OUTCOME_OF_CODE[int(T.outcome_for(mover, nodes[node, T.N_PROVEN]))]
+            count = max(int(nodes[parent, T.N_NUM_EDGES]), 1)
+            prior = float(edge_values[edge, T.EV_PRIOR]) if has_priors else 1.0 / count
+            action = int(edges[edge, T.E_ACTION])
+        if exact is not None:
+            value = exact
+        proven_any = int(nodes[node, T.N_PROVEN]) != T.UNPROVEN
+        return TreeNode(
+            action=action,
+            player=player,
+            visits=visits,
+            value=value,
+            proven=proven,
+            move_value=move_value,
+            move_proven=move_proven,
+            prior=prior,
+            plies=int(nodes[node, T.N_PLIES]) if proven_any else None,
+            terminal=int(nodes[node, T.N_PLAYER]) == T.TERMINAL,
+            children=tuple(build(int(edges[e, T.E_CHILD]), e, level + 1) for e in shown),
+            hidden=len(children) - len(shown),
+        )
+
+    return build(T.ROOT, T.NO_EDGE, 0)
+
+
+__all__ = [
+    "MAX_EXPORT_DEPTH",
+    "Proven",
+    "SearchResult",
+    "TreeNode",
+    "export_tree",
+    "merge_results",
+    "result_from_tree",
+]

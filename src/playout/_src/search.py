@@ -44,7 +44,14 @@ from playout._src.errors import (
     PlayoutWarning,
 )
 from playout._src.game import GameState
-from playout._src.results import Proven, SearchResult, StopReason, result_from_tree
+from playout._src.results import (
+    Proven,
+    SearchResult,
+    StopReason,
+    TreeNode,
+    export_tree,
+    result_from_tree,
+)
 from playout._src.rules import ProgressiveBias
 
 ProgressCallback = Callable[[int], None]
@@ -429,6 +436,18 @@ class MCTS:
                 node = int(edges[e, T.E_CHILD])
             found[int(action)] = tuple(line)
         return found
+
+    def export_tree(self, depth: int = 2, width: int = 5) -> TreeNode:
+        """The top of the search tree as immutable nested :class:`~playout.TreeNode` values:
+        ``depth`` moves deep, the ``width`` most visited moves of each node, with visits,
+        values for the player to move at each node, and the solver's proofs (read only;
+        ``playout analyze --tree``). With ``symmetry`` the root shows the moves searched
+        (one per class of equivalent moves).
+
+        Raises:
+            InvalidParameterError: a bad ``depth`` or ``width``.
+        """
+        return export_tree(self._driver.tree, depth=depth, width=width)
 
     # ----------------------------------------------------------------------------- moves
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import playout
 from playout import render
 from playout._src.errors import GameOverError, InvalidParameterError
+from playout._src.results import MAX_EXPORT_DEPTH
 from playout.cli.common import DEFAULT_PLAYOUTS, EXIT_OK, capped_workers, note, out, warning
 from playout.cli.engine import make_engine, search_budget
 from playout.cli.position import make_game, parse_moves
@@ -130,9 +132,74 @@ def run_flat(state: Any, args: argparse.Namespace) -> tuple[playout.FlatResult, 
     return result, time.perf_counter() - start
 
 
+TREE_SUFFIXES = (".dot", ".json")
+"""The files ``--tree`` writes: Graphviz DOT or JSON."""
+
+
+def check_exports(args: argparse.Namespace) -> None:
+    """Reject a bad ``--plot`` or ``--tree`` file name, or an export the search has nothing
+    for (``--flat``; ``--tree`` of a root-parallel search), before searching.
+
+    Raises:
+        InvalidParameterError: the first problem.
+    """
+    if args.tree is None and (args.tree_depth != 2 or args.tree_width != 5):
+        raise InvalidParameterError("--tree-depth and --tree-width shape --tree's export")
+    if args.tree is not None:
+        if args.flat:
+            raise InvalidParameterError("--tree exports a search tree; --flat has none")
+        if args.workers > 1 or args.threads > 1:
+            raise InvalidParameterError(
+                "--tree exports one search tree; a root-parallel search (--workers, --threads) "
+                "merges only the roots of several"
+            )
+        if Path(args.tree).suffix.lower() not in TREE_SUFFIXES:
+            raise InvalidParameterError(f"{args.tree}: a tree is written as .dot or .json")
+        if args.tree_depth > MAX_EXPORT_DEPTH:
+            raise InvalidParameterError(
+                f"--tree-depth must be at most {MAX_EXPORT_DEPTH}, got {args.tree_depth}"
+            )
+    if args.plot is None:
+        return
+    from playout.plots import check_image_path
+
+    if args.flat:
+        raise InvalidParameterError("--plot draws a tree search's visits; --flat has none")
+    check_image_path(args.plot)
+
+
+def write_exports(
+    game: Any,
+    state: Any,
+    result: playout.SearchResult | playout.FlatResult,
+    engine: playout.MCTS | None,
+    args: argparse.Namespace,
+) -> None:
+    """Write ``--plot``'s and ``--tree``'s files and say where (on stderr with ``--json``)."""
+    say = note if args.json else out
+    if args.tree is not None and engine is not None:
+        path = Path(args.tree)
+        root = engine.export_tree(depth=args.tree_depth, width=args.tree_width)
+        if path.suffix.lower() == ".json":
+            text = json.dumps(render.tree_json(game, state, root), indent=1) + "\n"
+        else:
+            text = render.tree_dot(game, state, root)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise InvalidParameterError(f"{path}: cannot write the tree ({error})") from error
+        say(f"tree written to {path} ({root.count():,} nodes)")
+    if args.plot is not None and isinstance(result, playout.SearchResult):
+        from playout.plots import plot_search
+
+        say(f"plot written to {plot_search(game, state, result, args.plot)}")
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     """``playout analyze``: play the moves, search, render the result."""
     check_flat_options(args)
+    check_exports(args)
     if args.threads > 1 and args.workers > 1:
         raise InvalidParameterError("give --threads or --workers, not both")
     if args.shared_tree and (args.workers > 1 or args.flat):
@@ -152,6 +219,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     workers = 1
     seconds = 0.0
     result: playout.SearchResult | playout.FlatResult | None
+    engine: playout.MCTS | None = None
     if args.flat:
         result, seconds = run_flat(state, args)
     else:
@@ -184,6 +252,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         else:
             data = render.analysis_json(game, state, result, workers)
         out(json.dumps(data, indent=2))
+        write_exports(game, state, result, engine, args)
         return EXIT_OK
     moves = render.moves_text(game, game.initial_state(), actions)
     label = render.player_label(game, state.current_player())
@@ -212,6 +281,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         render.result_text(game, state, result),
     ]
     out("\n".join(lines))
+    write_exports(game, state, result, engine, args)
     return EXIT_OK
 
 

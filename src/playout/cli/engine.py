@@ -104,19 +104,9 @@ def zero_options(state: playout.GameState, args: argparse.Namespace) -> dict[str
     from playout._src.optional import import_optional
 
     import_optional("torch", extra="zero", needed_by="--ai zero")
-    from playout.zero import Model, NetworkEvaluator, ZeroSearch
-    from playout.zero.player import shipped_model_path
+    from playout.zero import search_options
 
-    game = state.game
-    path = args.model if args.model is not None else shipped_model_path(game)
-    model = Model.load(path, game)
-    search = ZeroSearch(c=model.metadata.get("c", 2.0) if args.c is None else args.c)
-    config = search.config(NetworkEvaluator(model), args.seed)
-    return {
-        "selection": config.selection,
-        "evaluator": config.evaluator,
-        "leaf_batch": config.leaf_batch,
-    }
+    return search_options(state.game, args.model, c=args.c)
 
 
 def search_config(state: playout.GameState, args: argparse.Namespace) -> playout.SearchConfig:

@@ -8,6 +8,7 @@ import math
 from typing import NoReturn
 
 import playout
+from playout._src.results import MAX_EXPORT_DEPTH
 from playout.cli.analyze import cmd_analyze
 from playout.cli.bench import BENCH_GAMES, cmd_bench
 from playout.cli.common import DEFAULT_PLAYOUTS, DEFAULT_SIMULATIONS, PROG
@@ -321,6 +322,33 @@ def build_parser() -> argparse.ArgumentParser:
         "--simulations (in all, not each) or --seconds on one shared tree, lock-free with "
         "virtual loss, for one principal variation (compiled search only; not reproducible "
         "for a seed)",
+    )
+    analyze.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="also draw the search to FILE (.png or .svg; needs matplotlib, extra plot): a "
+        "heat map of the visit shares on the board and the most visited moves' values with "
+        "their visits",
+    )
+    analyze.add_argument(
+        "--tree",
+        metavar="FILE",
+        help="also write the top of the search tree to FILE: Graphviz DOT (.dot) or JSON "
+        "(.json), with visits, values for the player to move at each node, and proofs",
+    )
+    analyze.add_argument(
+        "--tree-depth",
+        type=non_negative_int,
+        default=2,
+        metavar="D",
+        help=f"moves below the root that --tree shows (default 2, at most {MAX_EXPORT_DEPTH})",
+    )
+    analyze.add_argument(
+        "--tree-width",
+        type=positive_int,
+        default=5,
+        metavar="W",
+        help="the most visited moves --tree shows at each node (default 5)",
     )
     analyze.set_defaults(handler=cmd_analyze)
 

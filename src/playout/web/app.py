@@ -14,6 +14,7 @@ POST     ``/api/games/{id}/stop``         stop the search (the AI plays its best
 GET      ``/api/games/{id}/snapshot``     the latest search snapshot
 GET      ``/api/games/{id}/events``       the views as server-sent events, a few a second
 GET      ``/api/catalog``                 the games and the server's limits
+GET      ``/api/ai-kinds``                which AIs can play a game (zero: a network)
 =======  ===============================  ==================================================
 
 Errors are ``{"detail": message}``: 400 a bad move or parameter, 404 an unknown id, 409 the
@@ -28,7 +29,7 @@ import json
 import time
 from collections.abc import AsyncIterator
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
@@ -37,7 +38,8 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from playout._src import registry
-from playout._src.errors import GameOverError, PlayoutError
+from playout._src.errors import GameOverError, InvalidParameterError, PlayoutError
+from playout.web import sessions
 from playout.web.sessions import (
     SUPPORTED,
     BusyError,
@@ -62,6 +64,11 @@ class CreateGame(BaseModel):
     fen: str | None = Field(None, description="chess: the starting position")
     moves: str = Field("", description="moves to play first, e.g. '1,1 0,0' or '4453'")
     seed: int | None = Field(None, ge=0, description="search seed (default: random)")
+    ai: Literal["mcts", "zero"] = Field(
+        "mcts",
+        description="the AI: rollout MCTS, or zero (PUCT guided by the network shipped for "
+        "the game; see /api/ai-kinds)",
+    )
 
 
 class PlayMove(BaseModel):
@@ -152,6 +159,7 @@ class GameView(BaseModel):
     id: str
     game: str
     params: dict[str, Any]
+    ai: str = Field(description="mcts or zero")
     moves: list[str]
     move_string: str
     ply: int
@@ -180,6 +188,17 @@ class GameInfo(BaseModel):
 class Catalog(BaseModel):
     games: list[GameInfo]
     limits: dict[str, Any]
+
+
+class AiKind(BaseModel):
+    name: str = Field(description="mcts or zero")
+    available: bool
+    reason: str | None = Field(description="why not, in one line (e.g. no network shipped)")
+
+
+class AiKinds(BaseModel):
+    game: str
+    kinds: list[AiKind]
 
 
 # ------------------------------------------------------------------------------ app
@@ -242,15 +261,40 @@ def create_app(limits: Limits | None = None) -> FastAPI:
             "limits": {**store.limits.__dict__, "supported": SUPPORTED},
         }
 
+    @app.get("/api/ai-kinds", response_model=AiKinds)
+    def ai_kinds(
+        game: str,
+        width: int | None = None,
+        height: int | None = None,
+        k: int | None = None,
+    ) -> dict[str, Any]:
+        """Which AIs can play this game here: rollout MCTS always; zero when PyTorch is
+        installed and a network is shipped for the game with these parameters."""
+        params = {
+            key: value
+            for key, value in (("width", width), ("height", height), ("k", k))
+            if value is not None
+        }
+        for key in ("width", "height"):
+            value = params.get(key)
+            if value is not None and not 1 <= value <= store.limits.max_board:
+                raise InvalidParameterError(
+                    f"{key} must be between 1 and {store.limits.max_board} on this server, "
+                    f"got {value}"
+                )
+        instance = registry.make_game(game, **params)
+        return {"game": game, "kinds": sessions.ai_kinds(instance)}
+
     @app.post("/api/games", response_model=GameView, status_code=201)
     def create_game(body: CreateGame) -> dict[str, Any]:
-        """Create a game, optionally after a move string (``1,1 0,0``, ``4453``)."""
+        """Create a game, optionally after a move string (``1,1 0,0``, ``4453``), with the
+        AI ``ai`` (400 when zero cannot play it here: no PyTorch, or no network shipped)."""
         params = {
             key: getattr(body, key)
             for key in ("width", "height", "k", "fen")
             if getattr(body, key) is not None
         }
-        return view(store.create(body.game, params, body.moves, body.seed))
+        return view(store.create(body.game, params, body.moves, body.seed, body.ai))
 
     @app.get("/api/games/{game_id}", response_model=GameView)
     def get_game(game_id: str) -> dict[str, Any]:

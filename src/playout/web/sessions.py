@@ -32,7 +32,12 @@ from typing import Any
 
 import playout
 from playout import render
-from playout._src.errors import GameOverError, InvalidParameterError, PlayoutError
+from playout._src.errors import (
+    GameOverError,
+    InvalidParameterError,
+    ModelFileError,
+    PlayoutError,
+)
 from playout.cli.position import is_column_game, parse_moves
 
 
@@ -126,15 +131,69 @@ class SearchJob:
 
 SUPPORTED = "two-player games without chance (tictactoe, mnk, gomoku, connect4, chess)"
 
+AI_KINDS = ("mcts", "zero")
+"""The AIs of the browser app: rollout MCTS, and a search guided by the network shipped for
+the game (``--ai zero`` on the command line)."""
+
+
+def zero_unavailable(game: Any) -> PlayoutError | None:
+    """Why the zero AI cannot play ``game`` here, or None when it can: a
+    :class:`MissingDependencyError` (no PyTorch) or a :class:`ModelFileError` (no network is
+    shipped for the game). Imports nothing heavy."""
+    import importlib.util
+
+    from playout._src.optional import missing_dependency
+    from playout._src.shipped import shipped_model_path
+
+    if importlib.util.find_spec("torch") is None:
+        return missing_dependency("zero", "the zero AI")
+    try:
+        shipped_model_path(game)
+    except ModelFileError as error:
+        return error
+    return None
+
+
+def ai_kinds(game: Any) -> list[dict[str, Any]]:
+    """The AIs for ``game``: ``{"name", "available", "reason"}`` each (reason: None, or
+    why it is not available)."""
+    problem = zero_unavailable(game)
+    return [
+        {"name": "mcts", "available": True, "reason": None},
+        {"name": "zero", "available": problem is None, "reason": problem and str(problem)},
+    ]
+
+
+def ai_options(game: Any, ai: str) -> dict[str, Any]:
+    """The engine options of the AI ``ai`` for ``game`` (none for rollout MCTS; for zero,
+    :func:`playout.zero.search_options`, the command line's ``--ai zero``).
+
+    Raises:
+        InvalidParameterError: an unknown AI.
+        MissingDependencyError, ModelFileError: zero without PyTorch or a shipped network.
+    """
+    if ai == "mcts":
+        return {}
+    if ai != "zero":
+        raise InvalidParameterError(f"ai must be one of {', '.join(AI_KINDS)}, got {ai!r}")
+    problem = zero_unavailable(game)
+    if problem is not None:
+        raise problem
+    from playout.zero import search_options
+
+    return search_options(game)
+
 
 class GameSession:
     """One game in the browser app: the moves played, the search engine at the current
     position (its tree kept across moves with :meth:`playout.MCTS.advance`), the value
-    history, and at most one search job.
+    history, and at most one search job. ``ai``: ``"mcts"`` (rollouts) or ``"zero"`` (the
+    network shipped for the game, loaded once per process and shared between games).
 
     Raises (constructor):
         UnknownGameError, InvalidParameterError, MoveError, MissingDependencyError: a bad
             game, parameter or move string.
+        ModelFileError: ``ai="zero"`` and no network is shipped for the game.
     """
 
     def __init__(
@@ -145,6 +204,7 @@ class GameSession:
         moves: str = "",
         *,
         seed: int | None = None,
+        ai: str = "mcts",
         limits: Limits | None = None,
         searches: threading.BoundedSemaphore | None = None,
     ) -> None:
@@ -163,6 +223,8 @@ class GameSession:
             raise InvalidParameterError(f"{name}: the browser app plays {SUPPORTED}")
         self.name = name
         self.params = dict(params)
+        self.ai = ai
+        self._ai_options = ai_options(self.game, ai)
         self.seed = secrets.randbelow(2**31) if seed is None else seed
         start = self.game.initial_state()
         _, actions = parse_moves(self.game, moves, start)
@@ -236,6 +298,7 @@ class GameSession:
             "id": self.id,
             "game": self.name,
             "params": self.params,
+            "ai": self.ai,
             "moves": moves,
             "move_string": self.move_string(),
             "ply": len(self.actions),
@@ -253,7 +316,8 @@ class GameSession:
     # ----------------------------------------------------------------------------- moves
 
     def _new_engine(self, state: Any) -> playout.MCTS:
-        return playout.MCTS(state, playout.SearchConfig(seed=self.seed + len(self.actions)))
+        seed = self.seed + len(self.actions)
+        return playout.MCTS(state, playout.SearchConfig(seed=seed, **self._ai_options))
 
     def _apply(self, action: int) -> None:
         """Play ``action`` (checked by the engine), keeping the search's subtree."""
@@ -472,15 +536,22 @@ class SessionStore:
         return len(self._sessions)
 
     def create(
-        self, name: str, params: dict[str, Any], moves: str = "", seed: int | None = None
+        self,
+        name: str,
+        params: dict[str, Any],
+        moves: str = "",
+        seed: int | None = None,
+        ai: str = "mcts",
     ) -> GameSession:
-        """A new game (built outside the store's lock: the first search compiles)."""
+        """A new game (built outside the store's lock: the first search compiles, the first
+        zero game loads its network)."""
         session = GameSession(
             secrets.token_urlsafe(9),
             name,
             params,
             moves,
             seed=seed,
+            ai=ai,
             limits=self.limits,
             searches=self._searches,
         )
@@ -538,10 +609,14 @@ class SessionStore:
 
 
 __all__ = [
+    "AI_KINDS",
     "BusyError",
     "GameSession",
     "Limits",
     "SearchJob",
     "SessionNotFoundError",
     "SessionStore",
+    "ai_kinds",
+    "ai_options",
+    "zero_unavailable",
 ]

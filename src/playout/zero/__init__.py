@@ -8,11 +8,15 @@
 * :class:`Trainer` / :class:`TrainConfig`: the training loop with checkpoints and resume
   (``playout train``).
 * :class:`ZeroPlayer`: the arena's and the command line's ``zero`` player.
+* :func:`search_options`: the engine options of ``--ai zero`` and the browser's zero AI
+  (models loaded once per process by :func:`shared_model`).
 """
 
+from playout._src.shipped import shipped_model_path
 from playout.zero.evaluator import NetworkEvaluator, masked_softmax
 from playout.zero.model import Architecture, GameSignature, Model, PolicyValueNet
-from playout.zero.player import ZeroPlayer, shipped_model_path
+from playout.zero.options import search_options, shared_model
+from playout.zero.player import ZeroPlayer
 from playout.zero.selfplay import Example, SelfPlayGame, ZeroSearch, self_play
 from playout.zero.train import IterationReport, ReplayBuffer, TrainConfig, Trainer
 
@@ -31,6 +35,8 @@ __all__ = [
     "ZeroPlayer",
     "ZeroSearch",
     "masked_softmax",
+    "search_options",
     "self_play",
+    "shared_model",
     "shipped_model_path",
 ]

@@ -8,47 +8,22 @@ network call), ``device=cpu|cuda``.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from playout._src.errors import InvalidParameterError, ModelFileError
+from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
 from playout._src.keyvalue import parse_key_values, parse_number
 from playout._src.search import MCTS
+from playout._src.shipped import shipped_model_path
 from playout.zero.evaluator import NetworkEvaluator, masked_softmax
 from playout.zero.model import Model
 from playout.zero.selfplay import ZeroSearch
 
 ZERO_KEYS = ("simulations", "seconds", "model", "c", "batch", "device")
 """The option keys of ``zero:``."""
-
-
-def shipped_model_path(game: Any) -> Path:
-    """The file of the network shipped for ``game`` (by its registry name and board size).
-
-    Raises:
-        ModelFileError: no network is shipped for this game.
-    """
-    name = shipped_model_name(game)
-    path = Path(str(resources.files("playout.zero") / "models" / name))
-    if not path.is_file():
-        raise ModelFileError(
-            f"no network is shipped for {game.spec.name} with these parameters ({name}); "
-            "train one with `playout train` and give its model.pt (--model, or model= in a "
-            "player spec)"
-        )
-    return path
-
-
-def shipped_model_name(game: Any) -> str:
-    """The file name a shipped network for ``game`` has, e.g. ``connect4-7x6-4.pt``."""
-    width, height, k = (getattr(game, a, None) for a in ("width", "height", "k"))
-    if width is None:
-        return f"{game.spec.name}.pt"
-    return f"{game.spec.name}-{width}x{height}-{k}.pt"
 
 
 class ZeroPlayer:

@@ -55,8 +55,29 @@ async function loadCatalog() {
     option.title = game.summary;
     select.appendChild(option);
   }
-  select.addEventListener("change", () => fillSize(true));
+  select.addEventListener("change", () => { fillSize(true); refreshAiKinds(); });
+  for (const key of ["width", "height", "k"]) $(key).addEventListener("change", () => refreshAiKinds());
   fillSize(true);
+  await refreshAiKinds();
+}
+
+// The AI selector is offered only where the zero AI can play (PyTorch and a shipped network).
+async function refreshAiKinds() {
+  const query = new URLSearchParams({ game: $("game-select").value });
+  if (!$("size-fields").hidden) {
+    for (const key of ["width", "height", "k"]) query.set(key, $(key).value);
+  }
+  let zero = null;
+  try {
+    const answer = await api("GET", `/api/ai-kinds?${query}`);
+    zero = answer.kinds.find((kind) => kind.name === "zero");
+  } catch (error) {
+    zero = null;
+  }
+  const field = $("ai-kind-field");
+  field.hidden = !(zero && zero.available);
+  field.title = zero && !zero.available ? zero.reason : "";
+  if (field.hidden) $("ai-kind").value = "mcts";
 }
 
 function gameInfo(name) { return app.catalog.games.find((g) => g.name === name); }
@@ -72,7 +93,7 @@ function fillSize(defaults) {
 
 function settings(moves) {
   const game = $("game-select").value;
-  const body = { game, moves: moves || "" };
+  const body = { game, moves: moves || "", ai: $("ai-kind-field").hidden ? "mcts" : $("ai-kind").value };
   if (!$("size-fields").hidden) {
     for (const key of ["width", "height", "k"]) body[key] = Number($(key).value);
   }
@@ -269,7 +290,8 @@ function renderStatus(v) {
     return;
   }
   const name = b.names[b.to_play];
-  if (v.thinking === "ai" || app.aiPending) status.textContent = `AI (${name}) is thinking…`;
+  const engine = v.ai === "zero" ? ", network" : "";
+  if (v.thinking === "ai" || app.aiPending) status.textContent = `AI (${name}${engine}) is thinking…`;
   else if (aiPlays(b.to_play)) status.textContent = `${name} to move (AI)`;
   else status.textContent = `${name} to move${opponent ? ": your move" : ""}`;
   if (v.thinking === "analysis") status.textContent += " · analysing";
