@@ -125,10 +125,16 @@ def make_driver(
             search (the message says why).
     """
     from playout._src.compiled.engine import CompiledDriver, compiled_support
-    from playout._src.evaluation import BatchEvaluator
-    from playout._src.python_driver import PythonDriver
+    from playout._src.evaluation import BatchEvaluator, Rollout
 
-    if isinstance(config.evaluator, BatchEvaluator):
+    evaluator = config.evaluator
+    # isinstance() on a runtime-checkable protocol is slow (tens of microseconds a search):
+    # the common evaluators skip it.
+    if (
+        evaluator is not None
+        and type(evaluator) is not Rollout
+        and isinstance(evaluator, BatchEvaluator)
+    ):
         from playout._src.batched_driver import BatchedDriver
 
         if config.backend == "compiled":
@@ -143,6 +149,8 @@ def make_driver(
             return CompiledDriver(state, config, rng_state, rng, kernel)
         if config.backend == "compiled":
             raise InvalidParameterError(f"backend='compiled' cannot run this search: {reason}")
+    from playout._src.python_driver import PythonDriver
+
     return PythonDriver(state, config, rng_state, rng)
 
 
