@@ -56,9 +56,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
+from llvmlite import ir
+from numba import types as nt
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from playout._src import game as _game
 from playout._src.game import CHANCE, TERMINAL, GameSpec
@@ -343,6 +347,38 @@ def is_proven_win_for(player: int, proven: int) -> bool:
     return proven == PROVEN_P0_WIN
 
 
+@intrinsic
+def _prefetch_row(typingctx, array, row):  # type: ignore[no-untyped-def]
+    """Start loading row ``row`` of the 2-D ``array`` into the cache (``llvm.prefetch``; a
+    hint that never faults, whatever ``row`` is)."""
+    if not isinstance(array, nt.Array) or array.ndim != 2 or not isinstance(row, nt.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        array_type, row_type = signature.args
+        view = context.make_array(array_type)(context, builder, value=args[0])
+        index = context.cast(builder, args[1], row_type, nt.intp)
+        zero = context.get_constant(nt.intp, 0)
+        pointer = cgutils.get_item_pointer(  # type: ignore[no-untyped-call]
+            context, builder, array_type, view, [index, zero], wraparound=False
+        )
+        byte_pointer = ir.IntType(8).as_pointer()
+        int32 = ir.IntType(32)
+        signature_ir = ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32])
+        prefetch = builder.module.declare_intrinsic("llvm.prefetch", fnty=signature_ir)
+        # read, high temporal locality, data cache
+        builder.call(
+            prefetch, [builder.bitcast(pointer, byte_pointer), int32(0), int32(3), int32(1)]
+        )
+        return context.get_dummy_value()
+
+    return nt.none(array, row), codegen
+
+
+prefetch_row = cast(Callable[[np.ndarray, int], None], _prefetch_row)
+""":func:`_prefetch_row` as compiled code calls it (the type is for mypy)."""
+
+
 @jit(inline="always", **_JIT)
 def random_unvisited_edge(
     edges: np.ndarray, first: int, count: int, start: int, rng: np.ndarray
@@ -422,6 +458,9 @@ def select_edge(
     for e in range(first, first + count):
         if edges[e, E_PROVEN] != UNPROVEN:
             continue  # its value is known: spend the simulation on what is not
+        # The walk goes on to one of these children: start loading their rows now (in a big
+        # tree, each level otherwise waits for the chosen child's row, then for its edges).
+        prefetch_row(nodes, edges[e, E_CHILD])
         n = edges[e, E_VISITS]
         if rule == RULE_UCB1:
             inverse_n = 1.0 / n
