@@ -350,8 +350,8 @@ def is_proven_win_for(player: int, proven: int) -> bool:
 @intrinsic
 def _prefetch_row(typingctx, array, row):  # type: ignore[no-untyped-def]
     """Start loading row ``row`` of the 2-D ``array`` into the cache (``llvm.prefetch``; a
-    hint that never faults, whatever ``row`` is)."""
-    if not isinstance(array, nt.Array) or array.ndim != 2 or not isinstance(row, nt.Integer):
+    hint that never faults, whatever ``row`` is; a float row is truncated)."""
+    if not isinstance(array, nt.Array) or array.ndim != 2 or not isinstance(row, nt.Number):
         return None
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
