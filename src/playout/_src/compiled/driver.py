@@ -153,6 +153,15 @@ def _dependency_fingerprint() -> int:
     return int.from_bytes(digest.digest()[:7], "little") | 1
 
 
+# The phase functions of the loop, inlined into it (numba IR inlining of the same Python
+# functions as tree.py's): a call of a compiled function passes every field of every array
+# argument (about 80 values for finish_new_leaf), which cost more than the call's own work.
+_INLINE: JitOptions = {**_DRIVER_JIT, "cache": False}
+descend = jit(inline="always", **_INLINE)(T.descend.py_func)  # type: ignore[attr-defined]
+finish_new_leaf = jit(inline="always", **_INLINE)(T.finish_new_leaf.py_func)  # type: ignore[attr-defined]
+finish_old_leaf = jit(inline="always", **_INLINE)(T.finish_old_leaf.py_func)  # type: ignore[attr-defined]
+
+
 # The kernel's functions as the loop calls them: each kernel's copy of the loop
 # (:func:`_build_kernel_driver`) has its own globals with these names bound to them.
 legal_actions: Any = None
@@ -248,7 +257,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
             if meta[T.M_NUM_EDGES] + max_actions > edge_capacity:
                 break
             # 1. Selection.
-            node, edge, depth = T.descend(
+            node, edge, depth = descend(
                 nodes, edges, edge_values, rule, rule_params, tree_rng, max_depth, path
             )
             done += 1
@@ -263,7 +272,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                     for _ in range(num_rollouts):
                         total += rollout(params, node_states[node], scratch, rollout_rng)
                     value0 = total / num_rollouts
-                solved = T.finish_old_leaf(
+                solved = finish_old_leaf(
                     nodes, node_values, edges, edge_values, node, value0, solver, min_return,
                     max_return, path, depth,
                 )  # fmt: skip
@@ -276,7 +285,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
             status = play(params, state, edges[edge, T.E_ACTION])
             if status != ONGOING:
                 # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
-                solved = T.finish_new_leaf(
+                solved = finish_new_leaf(
                     nodes, node_values, edges, edge_values, meta, node, edge, T.TERMINAL, True,
                     0.0, actions[:0], no_priors, terminal_value0(mover, status), solver,
                     min_return, max_return, path, depth,
@@ -288,7 +297,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
             for _ in range(num_rollouts):
                 total += rollout(params, state, scratch, rollout_rng)
             # 2 + 4. Expansion, backpropagation and the solver.
-            solved = T.finish_new_leaf(
+            solved = finish_new_leaf(
                 nodes, node_values, edges, edge_values, meta, node, edge,
                 current_player(params, state), False, 0.0, actions[:count], no_priors,
                 total / num_rollouts, solver, min_return, max_return, path, depth,
