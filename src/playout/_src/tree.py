@@ -100,6 +100,11 @@ more than the selection arithmetic itself. ``error_model="numpy"``: no ZeroDivis
 checks in the inner loops."""
 _JIT_ALLOCATING: JitOptions = {"cache": True, "nogil": True}
 
+int64 = cast(Callable[[object], int], np.int64)
+"""``np.int64`` typed for mypy as returning an ``int``. In compiled code, ``int64(0)`` is a
+plain int64 where ``0`` is a literal: numba compiles (and caches) a separate copy of any
+function called with a literal argument, or with a variable it first saw as a literal."""
+
 
 class Tree(NamedTuple):
     """The arrays of one search tree (see the module docstring for the fields)."""
@@ -385,7 +390,7 @@ def random_unvisited_edge(
 ) -> int:
     """A uniformly random unvisited edge among ``start .. first + count - 1``, or
     ``NO_EDGE``: count them, draw one, find it."""
-    num_unvisited = 0
+    num_unvisited = int64(0)
     for e in range(start, first + count):
         if edges[e, E_VISITS] == 0:
             num_unvisited += 1
@@ -449,11 +454,11 @@ def select_edge(
         if unvisited != NO_EDGE:
             return unvisited
         if rule == RULE_EPSILON_GREEDY and random_unit(rng) < rule_params[0]:
-            return first + random_below(rng, count)
+            return first + random_below(rng, int64(count))
     c, scale = exploration(rule, rule_params, parent_visits)
     best = -math.inf
     chosen = first
-    ties = 0
+    ties = int64(0)  # not a literal (see `int64`)
     has_priors = edge_values.shape[1] > EV_PRIOR
     for e in range(first, first + count):
         if edges[e, E_PROVEN] != UNPROVEN:
@@ -780,7 +785,7 @@ def solve_upward(
         nodes[node, N_PLIES] = 0
     _set_edge_mean_to_exact(nodes, node_values, edges, edge_values, node)
     while node != ROOT:
-        parent = nodes[node, N_PARENT]
+        parent = int64(nodes[node, N_PARENT])  # one type for _set_edge_mean_to_exact
         if nodes[parent, N_PROVEN] != UNPROVEN:
             return
         player = nodes[parent, N_PLAYER]
@@ -1050,16 +1055,18 @@ def principal_variation(
     nodes: np.ndarray, edges: np.ndarray, edge_values: np.ndarray, out: np.ndarray
 ) -> int:
     """Fill ``out`` with the most-visited line from the root; returns its length."""
-    node = ROOT
+    # int64 variables, not the constants (see `int64`).
+    node = int64(ROOT)
+    final = int64(FINAL_MOST_VISITS)
     length = 0
     dummy = np.zeros(1, dtype=np.uint64)
     while length < out.shape[0] and nodes[node, N_NUM_EDGES] > 0:
-        e = choose_edge(nodes, edges, edge_values, node, FINAL_MOST_VISITS, 1.0, dummy)
+        e = choose_edge(nodes, edges, edge_values, node, final, 1.0, dummy)
         if edges[e, E_VISITS] == 0:
             break
         out[length] = edges[e, E_ACTION]
         length += 1
-        node = edges[e, E_CHILD]
+        node = int64(edges[e, E_CHILD])
         if node == UNVISITED:
             break
     return length

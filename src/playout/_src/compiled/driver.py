@@ -282,7 +282,8 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                 node_states[num_nodes, i] = node_states[node, i]
             state = node_states[num_nodes]
             mover = nodes[node, T.N_PLAYER]
-            status = play(params, state, edges[edge, T.E_ACTION])
+            # int64, the kernel's signature (an int32 would compile a second `play`)
+            status = play(params, state, np.int64(edges[edge, T.E_ACTION]))
             if status != ONGOING:
                 # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
                 solved = finish_new_leaf(

@@ -130,7 +130,7 @@ def mnk_rollout(
     origin = board_start + stride + 1  # board index of bit 0
     empties = board_start + num_cells
     write_border(scratch, board_start, num_cells)
-    num_empty = 0
+    num_empty = T.int64(0)  # not a literal (see tree.int64)
     for y in range(height):
         for x in range(width):
             bit = y * stride + x
@@ -206,7 +206,7 @@ def word_rollout(
     stones0 = state[1]
     stones1 = state[2]
     occupied = stones0 | stones1
-    num_empty = 0
+    num_empty = T.int64(0)  # not a literal (see tree.int64)
     for y in range(height):
         for x in range(width):
             bit = y * stride + x
@@ -291,7 +291,7 @@ def pair_rollout(
     high0 = state[2]
     low1 = state[3]
     high1 = state[4]
-    num_empty = 0
+    num_empty = T.int64(0)  # not a literal (see tree.int64)
     for y in range(height):
         for x in range(width):
             bit = y * stride + x
