@@ -1,12 +1,13 @@
 #!/usr/bin/env python
-"""Where a compiled connect-four simulation spends its time, phase by phase, as the tree grows.
+"""Where a compiled simulation spends its time, phase by phase, as the tree grows.
 
 Runs the compiled driver's loop (:mod:`playout._src.compiled.driver`) for plain UCT on
-connect four with the x86 time-stamp counter read between the phases (``llvm.readcyclecounter``,
-constant-rate cycles, not core cycles), and prints per simulation: the mean number of edges
-descended, the cycles of selection (``tree.descend``), of copying the parent's state and
-playing the move, of listing the legal moves, of the rollout, and of expansion + backup
-(``tree.finish_new_leaf``). One fresh tree per run, preallocated, solver off.
+connect four (or 9x9 k=5, ``--game mnk9``) with the x86 time-stamp counter read between the
+phases (``llvm.readcyclecounter``, constant-rate cycles, not core cycles), and prints per
+simulation: the mean number of edges descended, the cycles of selection (``tree.descend``),
+of copying the parent's state and playing the move, of listing the legal moves, of the
+rollout, and of expansion + backup (``tree.finish_new_leaf``). One fresh tree per run,
+preallocated, solver off; the kernel's functions are called directly, as in the driver.
 
 It shows why a million-simulation search runs at a lower rate than a 10k one: the descent is
 about twice as deep while each level costs about the same, in cache or not.
@@ -15,12 +16,16 @@ Usage::
 
     python bench/phase_profile.py                  # 10k and 1M simulations, 2 runs each
     python bench/phase_profile.py --sims 10000 300000 --runs 3
+    python bench/phase_profile.py --game mnk9 --sims 10000 100000
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
+import types
+from typing import Any
 
 import numba
 import numpy as np
@@ -30,14 +35,9 @@ from numba.extending import intrinsic
 
 from playout._src import tree as T
 from playout._src.compiled import memory
-from playout._src.compiled.connect4_kernel import (
-    c4_current_player,
-    c4_legal_actions,
-    c4_play,
-    c4_rollout,
-    connect4_kernel,
-)
-from playout._src.compiled.kernel import DRAW, ONGOING
+from playout._src.compiled.connect4_kernel import connect4_kernel
+from playout._src.compiled.kernel import DRAW, ONGOING, Kernel
+from playout._src.compiled.mnk_kernel import mnk_kernel
 
 PHASES = ("descend", "copy+play", "legal", "rollout", "expand+backup")
 
@@ -55,12 +55,19 @@ def cycle_counter(typingctx):  # type: ignore[no-untyped-def]
     return nt.int64(), codegen
 
 
-@numba.njit(nogil=True, boundscheck=False, error_model="numpy", cache=True)
+# The kernel's functions: globals of each kernel's copy of `profiled_simulations` (direct
+# calls, as in the driver's per-kernel copies of its loop).
+legal_actions: Any = None
+play: Any = None
+current_player: Any = None
+rollout: Any = None
+
+
 def profiled_simulations(  # type: ignore[no-untyped-def]
     params, nodes, node_values, edges, edge_values, meta, states, rule_params, tree_rng,
     rollout_rng, simulations, actions, path, scratch, cycles,
 ):  # fmt: skip
-    """The driver's loop for connect four, UCT, one rollout, solver off; adds the cycles of
+    """The driver's loop for one kernel, UCT, one rollout, solver off; adds the cycles of
     each phase to ``cycles[0:5]`` and the edges descended to ``cycles[5]``."""
     no_priors = rule_params[:0]
     for _ in range(simulations):
@@ -80,7 +87,7 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
         for i in range(states.shape[1]):
             states[new, i] = states[node, i]
         mover = nodes[node, T.N_PLAYER]
-        status = c4_play(params, states[new], edges[edge, T.E_ACTION])
+        status = play(params, states[new], edges[edge, T.E_ACTION])
         t2 = cycle_counter()
         if status != ONGOING:
             value0 = 0.0 if status == DRAW else T.value_for(mover, 1.0)
@@ -89,13 +96,13 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
                 0.0, actions[:0], no_priors, value0, False, -1.0, 1.0, path, depth,
             )  # fmt: skip
             continue
-        count = c4_legal_actions(params, states[new], actions)
+        count = legal_actions(params, states[new], actions)
         t3 = cycle_counter()
-        value0 = c4_rollout(params, states[new], scratch, rollout_rng)
+        value0 = rollout(params, states[new], scratch, rollout_rng)
         t4 = cycle_counter()
         T.finish_new_leaf(
             nodes, node_values, edges, edge_values, meta, node, edge,
-            c4_current_player(params, states[new]), False, 0.0, actions[:count], no_priors,
+            current_player(params, states[new]), False, 0.0, actions[:count], no_priors,
             value0, False, -1.0, 1.0, path, depth,
         )  # fmt: skip
         t5 = cycle_counter()
@@ -106,20 +113,39 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
         cycles[4] += t5 - t4
 
 
-def profile(simulations: int, seed: int) -> np.ndarray:
+GAMES = {"connect4": lambda: connect4_kernel(), "mnk9": lambda: mnk_kernel(9, 9, 5)}
+
+
+@functools.cache
+def profiled_for(game: str) -> tuple[Kernel, object]:
+    """The game's kernel and :func:`profiled_simulations` compiled with its functions."""
+    kernel = GAMES[game]()
+    namespace = dict(globals())
+    namespace.update(
+        play=kernel.play,
+        legal_actions=kernel.legal_actions,
+        rollout=kernel.rollout,
+        current_player=kernel.current_player,
+    )
+    code = profiled_simulations.__code__
+    copy = types.FunctionType(code, namespace, profiled_simulations.__name__)
+    return kernel, numba.njit(nogil=True, boundscheck=False, error_model="numpy")(copy)
+
+
+def profile(simulations: int, seed: int, game: str = "connect4") -> np.ndarray:
     """Cycles per simulation of each phase, then the mean edges descended."""
-    kernel = connect4_kernel()
+    kernel, run = profiled_for(game)
     tree = memory.new_tree(simulations + 2, (simulations + 2) * kernel.num_actions)
     states = np.zeros((simulations + 2, kernel.state_size), dtype=np.uint64)
     kernel.initial_state(kernel.params, states[T.ROOT])
     actions = np.zeros(kernel.num_actions, dtype=np.int64)
     T.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, T.NO_NODE, T.NO_EDGE, 0,
                False, 0.0)  # fmt: skip
-    count = c4_legal_actions(kernel.params, states[T.ROOT], actions)
+    count = kernel.legal_actions(kernel.params, states[T.ROOT], actions)
     T.expand(tree.nodes, tree.edges, tree.edge_values, tree.meta, T.ROOT, actions[:count],
              np.zeros(0))  # fmt: skip
     cycles = np.zeros(6, dtype=np.int64)
-    profiled_simulations(
+    run(  # type: ignore[operator]
         kernel.params, *tree, states, np.array([math.sqrt(2.0)]), T.new_rng_state(seed),
         T.new_rng_state(seed + 1_000_003), simulations, actions, np.zeros(4096, np.int64),
         np.zeros(kernel.scratch_size, np.int64), cycles,
@@ -138,14 +164,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sims", type=_positive, nargs="+", default=[10_000, 1_000_000])
     parser.add_argument("--runs", type=_positive, default=2)
+    parser.add_argument("--game", choices=sorted(GAMES), default="connect4")
     args = parser.parse_args()
-    profile(1_000, 0)  # compile
+    profile(1_000, 0, args.game)  # compile
     print("cycles per simulation (time-stamp counter); depth: edges descended per simulation")
     print(f"{'sims':>9} {'depth':>6} " + " ".join(f"{p:>13}" for p in PHASES)
           + f" {'total':>7} {'descend/level':>13}")  # fmt: skip
     for run in range(args.runs):
         for simulations in args.sims:
-            per = profile(simulations, run)
+            per = profile(simulations, run, args.game)
             total = per[:5].sum()
             print(f"{simulations:>9,} {per[5]:>6.2f} "
                   + " ".join(f"{c:>13.0f}" for c in per[:5])

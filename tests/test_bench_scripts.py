@@ -84,6 +84,7 @@ def test_every_script_is_covered() -> None:
         "compiled_engine.py",
         "compiled_vs_peers.py",
         "phase_profile.py",
+        "ab_trees.py",
         "symmetry.py",
         "time_limits.py",
         "threads.py",
@@ -218,6 +219,22 @@ def test_compiled_vs_peers_without_the_c_reference() -> None:
     assert row["game"] == "mnk9" and "c_median" not in row and "playout_over_c" not in row
     assert positive(row["playout_median"]) and positive(row["playout_over_openspiel"])
     assert "no C reference" in err
+
+
+def test_ab_trees() -> None:
+    out, _ = run_bench("ab_trees.py", "--trees", "src", "src", "--sims", "200", "--reps", "2")
+    row = json.loads(out.splitlines()[-1])
+    assert row["game"] == "connect4" and row["sims"] == 200 and row["reps"] == 2
+    assert positive(row["tree0_median"]) and positive(row["tree1_median"])
+    assert positive(row["second_over_first"])
+    if LIMIT_C.is_file() and shutil.which("gcc"):
+        assert positive(row["c_median"]) and positive(row["tree1_over_c"])
+
+
+def test_phase_profile_mnk9() -> None:
+    out, _ = run_bench("phase_profile.py", "--game", "mnk9", "--sims", "500", "--runs", "1")
+    (row,) = out.splitlines()[2:]
+    assert float(row.split()[0].replace(",", "")) == 500
 
 
 def test_phase_profile() -> None:

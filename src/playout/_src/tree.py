@@ -56,9 +56,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
+from llvmlite import ir
+from numba import types as nt
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from playout._src import game as _game
 from playout._src.game import CHANCE, TERMINAL, GameSpec
@@ -95,6 +99,11 @@ decrements the count of every array argument through a runtime function call, wh
 more than the selection arithmetic itself. ``error_model="numpy"``: no ZeroDivisionError
 checks in the inner loops."""
 _JIT_ALLOCATING: JitOptions = {"cache": True, "nogil": True}
+
+int64 = cast(Callable[[object], int], np.int64)
+"""``np.int64`` typed for mypy as returning an ``int``. In compiled code, ``int64(0)`` is a
+plain int64 where ``0`` is a literal: numba compiles (and caches) a separate copy of any
+function called with a literal argument, or with a variable it first saw as a literal."""
 
 
 class Tree(NamedTuple):
@@ -343,13 +352,45 @@ def is_proven_win_for(player: int, proven: int) -> bool:
     return proven == PROVEN_P0_WIN
 
 
+@intrinsic
+def _prefetch_row(typingctx, array, row):  # type: ignore[no-untyped-def]
+    """Start loading row ``row`` of the 2-D ``array`` into the cache (``llvm.prefetch``; a
+    hint that never faults, whatever ``row`` is; a float row is truncated)."""
+    if not isinstance(array, nt.Array) or array.ndim != 2 or not isinstance(row, nt.Number):
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        array_type, row_type = signature.args
+        view = context.make_array(array_type)(context, builder, value=args[0])
+        index = context.cast(builder, args[1], row_type, nt.intp)
+        zero = context.get_constant(nt.intp, 0)
+        pointer = cgutils.get_item_pointer(  # type: ignore[no-untyped-call]
+            context, builder, array_type, view, [index, zero], wraparound=False
+        )
+        byte_pointer = ir.IntType(8).as_pointer()
+        int32 = ir.IntType(32)
+        signature_ir = ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32])
+        prefetch = builder.module.declare_intrinsic("llvm.prefetch", fnty=signature_ir)
+        # read, high temporal locality, data cache
+        builder.call(
+            prefetch, [builder.bitcast(pointer, byte_pointer), int32(0), int32(3), int32(1)]
+        )
+        return context.get_dummy_value()
+
+    return nt.none(array, row), codegen
+
+
+prefetch_row = cast(Callable[[np.ndarray, int], None], _prefetch_row)
+""":func:`_prefetch_row` as compiled code calls it (the type is for mypy)."""
+
+
 @jit(inline="always", **_JIT)
 def random_unvisited_edge(
     edges: np.ndarray, first: int, count: int, start: int, rng: np.ndarray
 ) -> int:
     """A uniformly random unvisited edge among ``start .. first + count - 1``, or
     ``NO_EDGE``: count them, draw one, find it."""
-    num_unvisited = 0
+    num_unvisited = int64(0)
     for e in range(start, first + count):
         if edges[e, E_VISITS] == 0:
             num_unvisited += 1
@@ -413,15 +454,18 @@ def select_edge(
         if unvisited != NO_EDGE:
             return unvisited
         if rule == RULE_EPSILON_GREEDY and random_unit(rng) < rule_params[0]:
-            return first + random_below(rng, count)
+            return first + random_below(rng, int64(count))
     c, scale = exploration(rule, rule_params, parent_visits)
     best = -math.inf
     chosen = first
-    ties = 0
+    ties = int64(0)  # not a literal (see `int64`)
     has_priors = edge_values.shape[1] > EV_PRIOR
     for e in range(first, first + count):
         if edges[e, E_PROVEN] != UNPROVEN:
             continue  # its value is known: spend the simulation on what is not
+        # The walk goes on to one of these children: start loading their rows now (in a big
+        # tree, each level otherwise waits for the chosen child's row, then for its edges).
+        prefetch_row(nodes, edges[e, E_CHILD])
         n = edges[e, E_VISITS]
         if rule == RULE_UCB1:
             inverse_n = 1.0 / n
@@ -741,7 +785,7 @@ def solve_upward(
         nodes[node, N_PLIES] = 0
     _set_edge_mean_to_exact(nodes, node_values, edges, edge_values, node)
     while node != ROOT:
-        parent = nodes[node, N_PARENT]
+        parent = int64(nodes[node, N_PARENT])  # one type for _set_edge_mean_to_exact
         if nodes[parent, N_PROVEN] != UNPROVEN:
             return
         player = nodes[parent, N_PLAYER]
@@ -1011,16 +1055,18 @@ def principal_variation(
     nodes: np.ndarray, edges: np.ndarray, edge_values: np.ndarray, out: np.ndarray
 ) -> int:
     """Fill ``out`` with the most-visited line from the root; returns its length."""
-    node = ROOT
+    # int64 variables, not the constants (see `int64`).
+    node = int64(ROOT)
+    final = int64(FINAL_MOST_VISITS)
     length = 0
     dummy = np.zeros(1, dtype=np.uint64)
     while length < out.shape[0] and nodes[node, N_NUM_EDGES] > 0:
-        e = choose_edge(nodes, edges, edge_values, node, FINAL_MOST_VISITS, 1.0, dummy)
+        e = choose_edge(nodes, edges, edge_values, node, final, 1.0, dummy)
         if edges[e, E_VISITS] == 0:
             break
         out[length] = edges[e, E_ACTION]
         length += 1
-        node = edges[e, E_CHILD]
+        node = int64(edges[e, E_CHILD])
         if node == UNVISITED:
             break
     return length

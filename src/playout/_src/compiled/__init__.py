@@ -4,14 +4,14 @@
   ``uint64`` state, and :func:`make_kernel` for writing your own;
 * :mod:`.mnk_kernel`, :mod:`.connect4_kernel`: the built-in kernels (the games offer them
   through their states' ``compiled_kernel()`` hook);
-* :mod:`.driver`: :func:`compiled_driver`, the compiled simulation loop;
+* :mod:`.driver`: :func:`kernel_driver`, the compiled simulation loop;
 * :mod:`.memory`: the driver's tree arrays (32-bit ids, recycled between searches);
 * :mod:`.engine`: :class:`CompiledDriver`, the engine's driver over that loop, and
   :func:`compiled_kernel_for`.
 """
 
 from playout._src.compiled.connect4_kernel import connect4_kernel, wide_connect4_kernel
-from playout._src.compiled.driver import compiled_driver
+from playout._src.compiled.driver import kernel_driver
 from playout._src.compiled.engine import CompiledDriver, compiled_kernel_for, compiled_support
 from playout._src.compiled.kernel import (
     DRAW,
@@ -34,10 +34,10 @@ __all__ = [
     "SIGNATURES",
     "CompiledDriver",
     "Kernel",
-    "compiled_driver",
     "compiled_kernel_for",
     "compiled_support",
     "connect4_kernel",
+    "kernel_driver",
     "make_kernel",
     "mnk_kernel",
     "wide_connect4_kernel",

@@ -144,7 +144,7 @@ def c4_rollout(
     mask = discs0 | discs1
     moves = np.int64(state[S_MOVES])
     player = moves & 1
-    num_open = 0
+    num_open = T.int64(0)  # not a literal (see tree.int64)
     for c in range(width):
         if (mask >> np.uint64(c * stride + height - 1)) & _ONE == 0:
             scratch[num_open] = c
@@ -250,7 +250,7 @@ def wide_rollout(
     heights = board_start + num_cells
     open_columns = heights + width
     write_border(scratch, board_start, num_cells)
-    num_open = 0
+    num_open = T.int64(0)  # not a literal (see tree.int64)
     for c in range(width):
         filled = 0
         for r in range(height):

@@ -1,6 +1,6 @@
 """The compiled search loop: whole simulations in machine code, on the shared tree arrays.
 
-:func:`compiled_driver` returns ``run_simulations``, the compiled twin of
+:func:`kernel_driver` returns ``run_simulations``, the compiled twin of
 :meth:`playout._src.search.MCTS._simulate_chunk`. It calls the very same phase functions of
 :mod:`playout._src.tree` (``descend``, ``finish_new_leaf``, ``finish_old_leaf``), so the two
 drivers share one set of rules; only the game (a
@@ -11,8 +11,8 @@ drivers share one set of rules; only the game (a
     value0 = mean of num_rollouts rollouts             # 3. evaluation (the kernel)
     finish_new_leaf(...)                               # 2. expansion + 4. backup + solver
 
-The kernel's functions arrive as numba first-class function values with fixed signatures,
-so this function is compiled once for all games and cached on disk (``cache=True``): a warm
+The loop is compiled once per kernel (per set of kernel functions: every m,n,k size shares
+one) with direct calls to the kernel's functions, and cached on disk (``cache=True``): a warm
 process loads it instead of compiling.
 """
 
@@ -21,8 +21,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import os
+import threading
+import types
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from numba import types as nt
@@ -33,16 +36,13 @@ from playout._src import tree as T
 from playout._src.compiled import kernel as kernel_module
 from playout._src.compiled.kernel import (
     ACTIONS_TYPE,
-    CURRENT_PLAYER_SIGNATURE,
     DRAW,
-    LEGAL_ACTIONS_SIGNATURE,
     MOVER_WON,
     ONGOING,
     PARAMS_TYPE,
-    PLAY_SIGNATURE,
     RNG_TYPE,
-    ROLLOUT_SIGNATURE,
     SCRATCH_TYPE,
+    Kernel,
 )
 from playout._src.jit import JitOptions, jit
 
@@ -72,10 +72,6 @@ _INT_MATRIX = nt.int32[:, ::1]
 _FLOAT_MATRIX = nt.float64[:, ::1]
 
 DRIVER_SIGNATURE = nt.int64(
-    nt.FunctionType(LEGAL_ACTIONS_SIGNATURE),
-    nt.FunctionType(PLAY_SIGNATURE),
-    nt.FunctionType(CURRENT_PLAYER_SIGNATURE),
-    nt.FunctionType(ROLLOUT_SIGNATURE),
     PARAMS_TYPE,  # params
     _INT_MATRIX,  # nodes
     _FLOAT_MATRIX,  # node_values
@@ -139,6 +135,7 @@ borrowed = cast(Callable[[np.ndarray], np.ndarray], _borrowed)
 """:func:`_borrowed` as compiled code calls it (the same object; the type is for mypy)."""
 
 
+@functools.cache
 def _dependency_fingerprint() -> int:
     """A hash of the sources compiled into the driver besides its own file.
 
@@ -156,14 +153,27 @@ def _dependency_fingerprint() -> int:
     return int.from_bytes(digest.digest()[:7], "little") | 1
 
 
+# The phase functions of the loop, inlined into it (numba IR inlining of the same Python
+# functions as tree.py's): a call of a compiled function passes every field of every array
+# argument (about 80 values for finish_new_leaf), which cost more than the call's own work.
+_INLINE: JitOptions = {**_DRIVER_JIT, "cache": False}
+descend = jit(inline="always", **_INLINE)(T.descend.py_func)  # type: ignore[attr-defined]
+finish_new_leaf = jit(inline="always", **_INLINE)(T.finish_new_leaf.py_func)  # type: ignore[attr-defined]
+finish_old_leaf = jit(inline="always", **_INLINE)(T.finish_old_leaf.py_func)  # type: ignore[attr-defined]
+
+
+# The kernel's functions as the loop calls them: each kernel's copy of the loop
+# (:func:`_build_kernel_driver`) has its own globals with these names bound to them.
+legal_actions: Any = None
+play: Any = None
+current_player: Any = None
+rollout: Any = None
+
+
 def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
     """The compiled driver (a closure over ``fingerprint``, see above)."""
 
     def run_simulations(  # type: ignore[no-untyped-def]  # typed by DRIVER_SIGNATURE
-        legal_actions,
-        play,
-        current_player,
-        rollout,
         params,
         nodes,
         node_values,
@@ -196,8 +206,11 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
         row must be filled; the root must be expanded (or terminal). ``stats`` is updated in
         place.
 
+        The kernel's functions are the globals ``legal_actions``, ``play``,
+        ``current_player`` and ``rollout`` of this function's per-kernel copy (see
+        :func:`kernel_driver`).
+
         Args:
-            legal_actions, play, current_player, rollout: the kernel's functions.
             params: the kernel's parameters.
             nodes, node_values, edges, edge_values, meta: the tree (:mod:`playout._src.tree`).
             node_states: ``uint64[node_capacity, state_size]``, the compact state per node.
@@ -244,7 +257,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
             if meta[T.M_NUM_EDGES] + max_actions > edge_capacity:
                 break
             # 1. Selection.
-            node, edge, depth = T.descend(
+            node, edge, depth = descend(
                 nodes, edges, edge_values, rule, rule_params, tree_rng, max_depth, path
             )
             done += 1
@@ -259,7 +272,7 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                     for _ in range(num_rollouts):
                         total += rollout(params, node_states[node], scratch, rollout_rng)
                     value0 = total / num_rollouts
-                solved = T.finish_old_leaf(
+                solved = finish_old_leaf(
                     nodes, node_values, edges, edge_values, node, value0, solver, min_return,
                     max_return, path, depth,
                 )  # fmt: skip
@@ -269,10 +282,11 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                 node_states[num_nodes, i] = node_states[node, i]
             state = node_states[num_nodes]
             mover = nodes[node, T.N_PLAYER]
-            status = play(params, state, edges[edge, T.E_ACTION])
+            # int64, the kernel's signature (an int32 would compile a second `play`)
+            status = play(params, state, np.int64(edges[edge, T.E_ACTION]))
             if status != ONGOING:
                 # 2 + 4. A terminal leaf: nothing to expand; back up its outcome.
-                solved = T.finish_new_leaf(
+                solved = finish_new_leaf(
                     nodes, node_values, edges, edge_values, meta, node, edge, T.TERMINAL, True,
                     0.0, actions[:0], no_priors, terminal_value0(mover, status), solver,
                     min_return, max_return, path, depth,
@@ -284,21 +298,90 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
             for _ in range(num_rollouts):
                 total += rollout(params, state, scratch, rollout_rng)
             # 2 + 4. Expansion, backpropagation and the solver.
-            solved = T.finish_new_leaf(
+            solved = finish_new_leaf(
                 nodes, node_values, edges, edge_values, meta, node, edge,
                 current_player(params, state), False, 0.0, actions[:count], no_priors,
                 total / num_rollouts, solver, min_return, max_return, path, depth,
             )  # fmt: skip
         return done
 
-    return jit(DRIVER_SIGNATURE, **_DRIVER_JIT)(run_simulations)
+    return run_simulations
 
 
-@functools.cache
-def compiled_driver():  # type: ignore[no-untyped-def]
-    """The compiled driver ``run_simulations(...)`` (see :func:`_build_driver` for its
-    arguments), compiled, or loaded from numba's on-disk cache, on first use."""
-    return _build_driver(_dependency_fingerprint())
+def _kernel_fingerprint(functions: tuple[Any, ...]) -> int | None:
+    """A hash of the kernel functions a driver has compiled in (module, name, code and source
+    file of each), or ``None`` when one has no source file to hash or is a closure (its
+    captured values would not be hashed): that driver is then not cached on disk."""
+    digest = hashlib.sha256()
+    for function in functions:
+        py_func = function.py_func
+        try:
+            path = inspect.getsourcefile(py_func)
+        except TypeError:
+            path = None
+        if path is None or not os.path.isfile(path) or py_func.__closure__:
+            return None
+        digest.update(f"{py_func.__module__}.{py_func.__qualname__}".encode())
+        digest.update(py_func.__code__.co_code)
+        with open(path, "rb") as source:
+            digest.update(source.read())
+    return int.from_bytes(digest.digest()[:7], "little")
 
 
-__all__ = ["STAT_FIELDS", "STAT_MAX_DEPTH", "TREE_INT_DTYPE", "compiled_driver", "terminal_value0"]
+def _build_kernel_driver(functions: tuple[Any, ...]):  # type: ignore[no-untyped-def]
+    """The driver compiled for one kernel's functions (see :func:`kernel_driver`)."""
+    kernel_key = _kernel_fingerprint(functions)
+    loop = _build_driver((_dependency_fingerprint() ^ (kernel_key or 0)) | 1)
+    # The kernel's functions are globals of this copy of the loop: numba compiles direct
+    # calls to them (which LLVM may inline), not calls through function pointers. numba's
+    # disk cache keys a function on its code and its closure, not its globals: the closure's
+    # fingerprint tells the kernels apart.
+    namespace = dict(globals())
+    namespace.update(
+        legal_actions=functions[0],
+        play=functions[1],
+        current_player=functions[2],
+        rollout=functions[3],
+    )
+    specialised = types.FunctionType(
+        loop.__code__, namespace, loop.__name__, None, loop.__closure__
+    )
+    specialised.__qualname__ = loop.__qualname__
+    specialised.__module__ = loop.__module__
+    specialised.__doc__ = loop.__doc__
+    options: JitOptions = {**_DRIVER_JIT, "cache": kernel_key is not None}
+    return jit(DRIVER_SIGNATURE, **options)(specialised)
+
+
+_KERNEL_DRIVERS: dict[tuple[Any, ...], Any] = {}
+_KERNEL_DRIVERS_LOCK = threading.Lock()
+
+
+def kernel_driver(kernel: Kernel):  # type: ignore[no-untyped-def]
+    """The compiled driver ``run_simulations(params, nodes, ...)`` for ``kernel`` (see
+    :func:`_build_driver` for its arguments), compiled, or loaded from numba's on-disk
+    cache, on first use.
+
+    One loop, compiled once per set of kernel functions (kernels that differ only by their
+    parameters, like the m,n,k sizes, share it), with direct calls to the kernel's functions:
+    through numba's first-class function values (one compiled driver for every kernel) the
+    search ran 3-8% slower, and numba typed the four function values again on every call
+    (about 100 microseconds a decision). Cached on disk unless a kernel function has no
+    source file.
+    """
+    functions = (kernel.legal_actions, kernel.play, kernel.current_player, kernel.rollout)
+    with _KERNEL_DRIVERS_LOCK:
+        driver = _KERNEL_DRIVERS.get(functions)
+        if driver is None:
+            driver = _build_kernel_driver(functions)
+            _KERNEL_DRIVERS[functions] = driver
+    return driver
+
+
+__all__ = [
+    "STAT_FIELDS",
+    "STAT_MAX_DEPTH",
+    "TREE_INT_DTYPE",
+    "kernel_driver",
+    "terminal_value0",
+]

@@ -1,7 +1,7 @@
 """The compiled driver: whole simulations in machine code, for games with a compiled kernel.
 
 :class:`CompiledDriver` runs the compiled loop (:func:`playout._src.compiled.driver.
-compiled_driver`) on the game's :class:`~playout._src.compiled.kernel.Kernel`, found through
+kernel_driver`) on the game's :class:`~playout._src.compiled.kernel.Kernel`, found through
 the state's ``compiled_kernel()`` hook (the built-in m,n,k and connect-four states have one;
 ``examples/numba_nim.py`` shows a game of one's own). It runs the built-in selection rules and
 random-rollout evaluation; :func:`compiled_support` says why a configuration needs the Python
@@ -19,7 +19,7 @@ import numpy as np
 
 from playout._src import tree as T
 from playout._src.compiled import memory
-from playout._src.compiled.driver import STAT_FIELDS, STAT_MAX_DEPTH, compiled_driver
+from playout._src.compiled.driver import STAT_FIELDS, STAT_MAX_DEPTH, kernel_driver
 from playout._src.compiled.kernel import Kernel
 from playout._src.config import UNLIMITED, SearchConfig
 from playout._src.errors import GameError, InvalidParameterError
@@ -156,7 +156,7 @@ class CompiledDriver:
                 f"kernel {kernel.name!r} has no encode() to convert a Python state"
             )
         self._kernel = kernel
-        self._driver_functions = kernel.driver_functions()
+        self._run = kernel_driver(kernel)
         self._num_rollouts = num_rollouts
         selection = UCB1() if config.selection is None else config.selection
         compiled_rule: tuple[int, np.ndarray] = selection.compiled()  # type: ignore[union-attr]
@@ -359,8 +359,7 @@ class CompiledDriver:
         kernel = self._kernel
         tree = self._tree
         self._stats[STAT_MAX_DEPTH] = self.max_depth_seen
-        ran = compiled_driver()(
-            *self._driver_functions,
+        ran = self._run(
             kernel.params,
             *tree,
             self._node_states,

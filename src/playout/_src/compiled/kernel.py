@@ -1,9 +1,10 @@
 """Game kernels: a game written as a handful of numba functions on a compact state.
 
 The compiled driver (:mod:`playout._src.compiled.driver`) runs the whole search loop in
-machine code. It does not know any game: it calls the five functions of a :class:`Kernel`
-through numba's first-class function types, so one compiled (and on-disk cached) driver
-serves every kernel, the built-in ones and a user's own (see ``examples/numba_nim.py``).
+machine code. It does not know any game: it calls the functions of a :class:`Kernel`, the
+built-in ones or a user's own (see ``examples/numba_nim.py``); its loop is compiled (and
+cached on disk) once per kernel, with direct calls to the kernel's functions
+(:func:`playout._src.compiled.driver.kernel_driver`).
 
 Compact state
 -------------
@@ -145,9 +146,10 @@ class Kernel(NamedTuple):
 
     def driver_functions(self) -> tuple[Any, Any, Any, Any]:
         """``legal_actions``, ``play``, ``current_player`` and ``rollout`` as numba
-        first-class function values (their compiled code's addresses), as the driver takes
-        them: passing the dispatchers themselves works too, but numba then looks their code
-        up again on every call (about 40 microseconds each)."""
+        first-class function values (their compiled code's addresses), for compiled code that
+        takes kernel functions as arguments (the driver itself calls them directly): passing
+        the dispatchers themselves works too, but numba then looks their code up again on
+        every call (about 40 microseconds each)."""
         fields = ("legal_actions", "play", "current_player", "rollout")
         return tuple(  # type: ignore[return-value]
             CompileResultWAP(getattr(self, f).overloads[tuple(SIGNATURES[f].args)]) for f in fields

@@ -130,7 +130,7 @@ def mnk_rollout(
     origin = board_start + stride + 1  # board index of bit 0
     empties = board_start + num_cells
     write_border(scratch, board_start, num_cells)
-    num_empty = 0
+    num_empty = T.int64(0)  # not a literal (see tree.int64)
     for y in range(height):
         for x in range(width):
             bit = y * stride + x
@@ -206,7 +206,7 @@ def word_rollout(
     stones0 = state[1]
     stones1 = state[2]
     occupied = stones0 | stones1
-    num_empty = 0
+    num_empty = T.int64(0)  # not a literal (see tree.int64)
     for y in range(height):
         for x in range(width):
             bit = y * stride + x
@@ -234,6 +234,97 @@ def word_rollout(
     return 0.0
 
 
+@jit(inline="always", **JIT_OPTIONS)
+def _shifted_pair(low: np.uint64, high: np.uint64, shift: int) -> tuple[np.uint64, np.uint64]:
+    """The 128-bit value ``high:low`` shifted right by ``shift`` >= 1 bits."""
+    if shift < 64:
+        return (low >> np.uint64(shift)) | (high << np.uint64(64 - shift)), high >> np.uint64(shift)
+    if shift < 128:
+        return high >> np.uint64(shift - 64), np.uint64(0)
+    return np.uint64(0), np.uint64(0)
+
+
+@jit(inline="always", **JIT_OPTIONS)
+def _pair_has_run(low: np.uint64, high: np.uint64, d: int, k: int) -> bool:
+    """:func:`~playout._src.compiled.bitboard.has_run` on the 128-bit bitboard ``high:low``
+    (a run of ``k`` needs its bits below 128: shifts past that leave nothing)."""
+    run_low = low
+    run_high = high
+    length = 1
+    while (run_low | run_high) and length * 2 <= k:
+        shifted_low, shifted_high = _shifted_pair(run_low, run_high, d * length)
+        run_low &= shifted_low
+        run_high &= shifted_high
+        length *= 2
+    if (run_low | run_high) and length < k:
+        shifted_low, shifted_high = _shifted_pair(run_low, run_high, d * (k - length))
+        run_low &= shifted_low
+        run_high &= shifted_high
+    return (run_low | run_high) != np.uint64(0)
+
+
+@jit(inline="always", **JIT_OPTIONS)
+def _pair_has_line(low: np.uint64, high: np.uint64, stride: int, k: int) -> bool:
+    """Whether the two-word bitboard ``high:low`` holds ``k`` in a row in any direction."""
+    return (
+        _pair_has_run(low, high, 1, k)
+        or _pair_has_run(low, high, stride, k)
+        or _pair_has_run(low, high, stride + 1, k)
+        or _pair_has_run(low, high, stride - 1, k)
+    )
+
+
+@jit(**JIT_OPTIONS)
+def pair_rollout(
+    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
+) -> float:
+    """:func:`mnk_rollout` for boards of two words per player (up to 128 padded bits: 9x9,
+    10x10, ...): the stones stay in registers as two 64-bit words, ``scratch`` lists the
+    empty squares' bits (swap-removed as they fill, in the order of :func:`mnk_rollout`,
+    so a seed plays the same games) and ``k`` in a row is found with shifts over the whole
+    board, as in :func:`word_rollout`; +1 if player 0 wins, -1 if player 1 does."""
+    width = params[P_WIDTH]
+    height = params[P_HEIGHT]
+    k = params[P_K]
+    stride = params[P_STRIDE]
+    low0 = state[1]
+    high0 = state[2]
+    low1 = state[3]
+    high1 = state[4]
+    num_empty = T.int64(0)  # not a literal (see tree.int64)
+    for y in range(height):
+        for x in range(width):
+            bit = y * stride + x
+            word = (low0 | low1) if bit < 64 else (high0 | high1)
+            if (word >> np.uint64(bit & 63)) & np.uint64(1) == 0:
+                scratch[num_empty] = bit
+                num_empty += 1
+    moves = np.int64(state[0])
+    player = moves & 1
+    threshold = 2 * k - 1
+    one = np.uint64(1)
+    while num_empty > 0:
+        i = T.random_below(rng, num_empty)
+        num_empty -= 1
+        bit = scratch[i]
+        scratch[i] = scratch[num_empty]
+        low = one << np.uint64(bit) if bit < 64 else np.uint64(0)
+        high = one << np.uint64(bit - 64) if bit >= 64 else np.uint64(0)
+        moves += 1
+        if player == 0:
+            low0 |= low
+            high0 |= high
+            if moves >= threshold and _pair_has_line(low0, high0, stride, k):
+                return 1.0
+        else:
+            low1 |= low
+            high1 |= high
+            if moves >= threshold and _pair_has_line(low1, high1, stride, k):
+                return -1.0
+        player ^= 1
+    return 0.0
+
+
 def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
     """The kernel of the ``width`` x ``height`` board with ``k`` in a row (sides up to 32).
 
@@ -256,7 +347,7 @@ def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
         legal_actions=mnk_legal_actions,
         play=word_play if one_word else mnk_play,
         current_player=mnk_current_player,
-        rollout=word_rollout if one_word else mnk_rollout,
+        rollout=word_rollout if one_word else pair_rollout if num_words == 2 else mnk_rollout,
         encode=functools.partial(encode_mnk, num_words=num_words),
     )
 

@@ -641,6 +641,9 @@ class SharedTreeDriver(CompiledDriver):
         threads: int,
     ) -> None:
         super().__init__(state, config, rng_state, rng, kernel)
+        # The shared loop takes the kernel's functions as arguments (one loop for every
+        # kernel); the ordinary driver's loop is compiled per kernel instead.
+        self._driver_functions = kernel.driver_functions()
         self.threads = int(threads)
         self._buffers = []
         for k in range(self.threads):
