@@ -351,7 +351,7 @@ def print_report(report: dict[str, Any]) -> None:
         print(
             f"\n== {name}: network {entry['channels']}x{entry['blocks']} "
             f"({entry['parameters']:,} parameters), {sp['games']} games, "
-            f"{sp['simulations']} simulations/move"
+            f"{sp['simulations']} simulations/move, self-play runtime {entry['runtime']}"
         )
         print(f"1. self-play{'':26} positions/s   network evals/s")
         print(
@@ -413,6 +413,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--channels", type=int, help="network width (default: per game)")
     parser.add_argument("--blocks", type=int, help="residual blocks (default: per game)")
     parser.add_argument("--threads", type=int, default=1, help="PyTorch/ONNX threads")
+    parser.add_argument(
+        "--runtime",
+        choices=("auto", "torch", "onnx"),
+        default="auto",
+        help="the network runtime of the self-play parts (default auto: the library's choice)",
+    )
     parser.add_argument("--sweep", type=parse_pairs, default=SWEEP,
                         help="GxB pairs (parallel games x leaf batch): 1x1,16x8")  # fmt: skip
     parser.add_argument("--sweep-reps", type=int, default=1,
@@ -477,8 +483,9 @@ def main(argv: list[str] | None = None) -> None:
         game = make_game(name)
         channels, blocks = GAMES[name]
         arch = Architecture(channels=args.channels or channels, blocks=args.blocks or blocks)
-        model = Model(game, arch, device="cpu", seed=0)
-        print(f"{name}: {model!r}", file=sys.stderr)
+        model = Model(game, arch, device="cpu", seed=0, runtime=args.runtime)
+        eager = Model(game, arch, device="cpu", seed=0, runtime="torch")  # same weights
+        print(f"{name}: {model!r}, runtime {model.runtime}", file=sys.stderr)
         entry: dict[str, Any] = {
             "channels": arch.channels,
             "blocks": arch.blocks,
@@ -486,7 +493,8 @@ def main(argv: list[str] | None = None) -> None:
         }
         entry["self_play"] = measure_self_play(model, game, args)
         entry["sweep"] = [] if args.no_sweep else measure_sweep(model, game, args)
-        entry["inference"] = measure_inference(model, game, args)
+        entry["runtime"] = model.runtime
+        entry["inference"] = measure_inference(eager, game, args)
         report["games"][name] = entry
     if args.json:
         print(json.dumps(report, indent=1))
