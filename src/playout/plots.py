@@ -3,7 +3,10 @@
 Rendering only: every function takes results or files that the library wrote and returns
 the path of the image it saved (``.png`` or ``.svg``, chosen by the file name):
 :func:`plot_training` (``playout train --plot``), :func:`plot_search` (``playout analyze
---plot``).
+--plot``), :func:`plot_match` (``playout match --plot``) and :func:`plot_tournament`
+(``playout tournament --plot``). Every image is written to a temporary file beside ``path``
+and renamed over it, so a reader never sees half a file (``match --plot`` rewrites its image
+while the games go on).
 """
 
 from __future__ import annotations
@@ -11,10 +14,14 @@ from __future__ import annotations
 import csv
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from playout import render
+from playout._src import elo as E
+from playout._src.arena.match import MatchResult, wilson_interval
+from playout._src.arena.tournament import TournamentResult
 from playout._src.errors import InvalidParameterError
 from playout._src.optional import import_optional
 from playout._src.results import SearchResult
@@ -24,6 +31,33 @@ def _pyplot() -> Any:
     matplotlib = import_optional("matplotlib", extra="plot", needed_by="plots")
     matplotlib.use("Agg")
     return import_optional("matplotlib.pyplot", extra="plot", needed_by="plots")
+
+
+def require_matplotlib() -> None:
+    """Check that matplotlib can be imported (before a long run that plots at its end).
+
+    Raises:
+        MissingDependencyError: matplotlib is not installed.
+    """
+    import_optional("matplotlib", extra="plot", needed_by="plots")
+
+
+def _save(plt: Any, figure: Any, path: Path) -> Path:
+    """Write ``figure`` to ``path`` atomically (a temporary file beside it, then a rename) and
+    close it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Opened as any new file (its mode from the umask), named for this process.
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with temporary.open("wb") as stream:
+            figure.savefig(stream, format=path.suffix.lower()[1:])
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    finally:
+        plt.close(figure)
+    return path
 
 
 def check_image_path(path: str | os.PathLike[str]) -> Path:
@@ -74,10 +108,7 @@ def plot_training(metrics: str | os.PathLike[str], path: str | os.PathLike[str])
         score.set_title("no evaluation games")
     score.set_xlabel("iteration")
     figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path)
-    plt.close(figure)
-    return path
+    return _save(plt, figure, path)
 
 
 MAX_BARS = 20
@@ -128,10 +159,7 @@ def plot_search(
         title += f" (proven: {result.proven.value})"
     figure.suptitle(title)
     figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path)
-    plt.close(figure)
-    return path
+    return _save(plt, figure, path)
 
 
 def _heat_map(
@@ -216,4 +244,155 @@ def _value_bars(ax: Any, game: Any, state: Any, result: SearchResult, max_bars: 
     ax.set_title("move values (numbers: visits)")
 
 
-__all__ = ["MAX_BARS", "check_image_path", "plot_search", "plot_training"]
+def plot_match(
+    match: MatchResult | Sequence[float],
+    path: str | os.PathLike[str],
+    *,
+    p1: str | None = None,
+    p2: str | None = None,
+    game: str | None = None,
+    planned_games: int | None = None,
+    sprt: E.Sprt | None = None,
+) -> Path:
+    """A match as it went: p1's running score after each game with its 95% Wilson interval
+    (:func:`~playout._src.arena.match.wilson_interval`) as a band around it and the 50% line,
+    and below it the Elo difference with its interval (clamped to +-800, as the match
+    reports it); with an SPRT, a third panel with the log-likelihood ratio and its bounds.
+    The title gives the final figures: players, games, score and Elo with their intervals.
+
+    Rendering only: ``match`` is a :class:`~playout.MatchResult` (its players, game and SPRT
+    are used unless given here) or p1's per-game scores (1 win, 0.5 draw, 0 loss) in game
+    order. For a match still running, pass the scores of the games finished so far by game
+    index.
+
+    Raises:
+        InvalidParameterError: no games, a score outside [0, 1], or a bad image name.
+        MissingDependencyError: matplotlib is not installed.
+    """
+    path = check_image_path(path)
+    if isinstance(match, MatchResult):
+        outcomes = list(match.outcomes())
+        p1 = match.p1 if p1 is None else p1
+        p2 = match.p2 if p2 is None else p2
+        game = match.game if game is None else game
+        planned_games = match.planned_games if planned_games is None else planned_games
+        if sprt is None and match.sprt is not None:
+            sprt = match.sprt.test
+    else:
+        outcomes = [float(score) for score in match]
+    if not outcomes:
+        raise InvalidParameterError("plot_match needs at least one game")
+    if any(not 0.0 <= score <= 1.0 for score in outcomes):
+        raise InvalidParameterError("per-game scores must be in [0, 1] (1 win, 0.5 draw, 0 loss)")
+    plt = _pyplot()
+    from matplotlib.ticker import MaxNLocator
+
+    n = len(outcomes)
+    x = list(range(1, n + 1))
+    scores, lows, highs, elos, elo_lows, elo_highs, llrs = [], [], [], [], [], [], []
+    total = 0.0
+    wins = draws = 0
+    for games, score in enumerate(outcomes, start=1):
+        total += score
+        wins += score == 1.0
+        draws += score == 0.5
+        mean = total / games
+        low, high = wilson_interval(mean, games)
+        scores.append(mean)
+        lows.append(low)
+        highs.append(high)
+        elos.append(E.elo_from_score(mean))
+        elo_lows.append(E.elo_from_score(low))
+        elo_highs.append(E.elo_from_score(high))
+        if sprt is not None:
+            llrs.append(E.sprt_llr(games - wins - draws, draws, wins, sprt.elo0, sprt.elo1))
+    panels = 3 if sprt is not None else 2
+    figure, axes = plt.subplots(
+        panels, 1, figsize=(8, 2.6 * panels + 0.8), sharex=True, squeeze=False
+    )
+    score_ax, elo_ax = axes[0][0], axes[1][0]
+    score_ax.fill_between(x, lows, highs, color="#93c5fd", alpha=0.5, step=None,
+                          label="95% interval (Wilson)")  # fmt: skip
+    score_ax.plot(x, scores, color="#1d4ed8", marker="o" if n <= 40 else None, ms=3,
+                  label="score of p1" + (f" ({p1})" if p1 else ""))  # fmt: skip
+    score_ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="50%")
+    score_ax.set_ylim(0, 1)
+    score_ax.set_ylabel("p1 score")
+    score_ax.legend(loc="best", fontsize=8)
+    elo_ax.fill_between(x, elo_lows, elo_highs, color="#fdba74", alpha=0.5,
+                        label="95% interval")  # fmt: skip
+    elo_ax.plot(x, elos, color="#c2410c", marker="o" if n <= 40 else None, ms=3,
+                label="Elo of p1 over p2")  # fmt: skip
+    elo_ax.axhline(0.0, color="grey", lw=0.8, ls="--")
+    elo_ax.set_ylim(-E.ELO_LIMIT * 1.05, E.ELO_LIMIT * 1.05)
+    elo_ax.set_ylabel("Elo difference")
+    elo_ax.legend(loc="best", fontsize=8)
+    if sprt is not None:
+        llr_ax = axes[2][0]
+        lower, upper = E.sprt_bounds(sprt.alpha, sprt.beta)
+        llr_ax.plot(x, llrs, color="#15803d", label="LLR")
+        llr_ax.axhline(upper, color="#15803d", lw=0.8, ls="--", label=f"H1 ({sprt.elo1:g} Elo)")
+        llr_ax.axhline(lower, color="#b91c1c", lw=0.8, ls="--", label=f"H0 ({sprt.elo0:g} Elo)")
+        llr_ax.set_ylabel("SPRT log-likelihood ratio")
+        llr_ax.legend(loc="best", fontsize=8)
+    axes[-1][0].set_xlabel("games")
+    axes[-1][0].xaxis.set_major_locator(MaxNLocator(integer=True))
+    if planned_games is not None and planned_games > n:
+        axes[-1][0].set_xlim(0.5, planned_games + 0.5)
+    low, high = lows[-1], highs[-1]
+    played = f"{n} games" if planned_games in (None, n) else f"{n} of {planned_games} games"
+    players = " vs ".join(f"{side} {name}" if name else side
+                          for side, name in (("p1", p1), ("p2", p2)))  # fmt: skip
+    title = (
+        f"{game + ': ' if game else ''}{players}, {played}\n"
+        f"score {scores[-1]:.3f} [{low:.3f}, {high:.3f}], Elo {E.format_elo(elos[-1])} "
+        f"[{E.format_elo(elo_lows[-1])}, {E.format_elo(elo_highs[-1])}] (95%)"
+    )
+    figure.suptitle(title)
+    figure.tight_layout()
+    return _save(plt, figure, path)
+
+
+def plot_tournament(result: TournamentResult, path: str | os.PathLike[str]) -> Path:
+    """A round robin's standings: each player's score as a bar with its 95% Wilson interval,
+    best rated first, the fitted Elo rating written on each bar.
+
+    Raises:
+        InvalidParameterError: a bad image name.
+        MissingDependencyError: matplotlib is not installed.
+    """
+    path = check_image_path(path)
+    plt = _pyplot()
+    rows = result.standings()
+    figure, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(rows) + 2), 4.5))
+    scores = [row.score for row in rows]
+    intervals = [wilson_interval(row.score, row.games) for row in rows]
+    errors = [[s - lo for s, (lo, _) in zip(scores, intervals, strict=True)],
+              [hi - s for s, (_, hi) in zip(scores, intervals, strict=True)]]  # fmt: skip
+    ax.bar(range(len(rows)), scores, yerr=errors, capsize=4, color="#60a5fa")
+    for i, row in enumerate(rows):
+        ax.text(i, 0.02, f"{row.rating:+.0f} Elo", ha="center", va="bottom", fontsize=8)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_ylim(0, 1)
+    ax.set_xticks(range(len(rows)))
+    slanted = len(rows) > 4 or max(len(row.player) for row in rows) > 14
+    ax.set_xticklabels([row.player for row in rows], rotation=30 if slanted else 0,
+                       ha="right" if slanted else "center", fontsize=8)  # fmt: skip
+    ax.set_ylabel("score (95% interval, Wilson)")
+    ax.set_title(
+        f"{result.game}: round robin, {result.games_per_pair} games per pair, "
+        f"{len(result.records)} games"
+    )
+    figure.tight_layout()
+    return _save(plt, figure, path)
+
+
+__all__ = [
+    "MAX_BARS",
+    "check_image_path",
+    "plot_match",
+    "plot_search",
+    "plot_tournament",
+    "plot_training",
+    "require_matplotlib",
+]

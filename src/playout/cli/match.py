@@ -10,7 +10,7 @@ from typing import Any
 from playout import render
 from playout._src import arena, elo
 from playout._src.errors import InvalidParameterError
-from playout.cli.common import EXIT_OK, capped_workers, out, warning
+from playout.cli.common import EXIT_OK, capped_workers, note, out, warning
 from playout.cli.engine import engine_factory, with_defaults
 from playout.cli.position import make_game
 from playout.cli.progress import games_progress
@@ -51,6 +51,37 @@ def arena_setup(args: argparse.Namespace) -> tuple[arena.EngineFactory, str]:
     return with_defaults(engine_factory(backend), args), executor
 
 
+def check_plot(args: argparse.Namespace) -> None:
+    """Reject a bad ``--plot`` file name, or a missing matplotlib, before any game.
+
+    Raises:
+        InvalidParameterError: not a ``.png`` or ``.svg`` name.
+        MissingDependencyError: matplotlib is not installed.
+    """
+    if args.plot is None:
+        return
+    from playout.plots import check_image_path, require_matplotlib
+
+    check_image_path(args.plot)
+    require_matplotlib()
+
+
+def p1_scores(records: dict[int, arena.GameRecord]) -> list[float]:
+    """p1's score in each of ``records`` (by game index; p1 moves first in the even-numbered
+    games), in order of index: the games of a match finished so far, which need not be the
+    first ones in a parallel match."""
+    return [
+        0.5 if record.winner is None else float(record.winner == index % 2)
+        for index, record in sorted(records.items())
+    ]
+
+
+def plot_every(games: int) -> int:
+    """``match --plot`` redraws its file after every this many finished games (and at the
+    end): 10, or a twentieth of a long match."""
+    return max(10, games // 20)
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     """``playout match``: two programs play a series; the score from p1's side."""
     game = make_game(args)
@@ -58,6 +89,21 @@ def cmd_match(args: argparse.Namespace) -> int:
     sprt = elo.Sprt.from_text(args.sprt) if args.sprt is not None else None
     p1 = parse_player("--p1", args.p1, game, factory)
     p2 = parse_player("--p2", args.p2, game, factory)
+    check_plot(args)
+    finished: dict[int, arena.GameRecord] = {}
+
+    def progress(done: int, record: arena.GameRecord) -> None:
+        advance(render.match_game_line(game, record, args.games))
+        if args.plot is None:
+            return
+        # While the match runs: the games finished so far, by game index (in a parallel match
+        # they finish out of order).
+        finished[record.index] = record
+        if done % plot_every(args.games) == 0 and done < args.games:
+            from playout.plots import plot_match
+
+            plot_match(p1_scores(finished), args.plot, p1=p1.name, p2=p2.name,
+                       game=game.spec.name, planned_games=args.games, sprt=sprt)  # fmt: skip
 
     with games_progress(args.games, not args.json) as advance:
         result = arena.run_match(
@@ -66,7 +112,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             args.p2 if executor != "local" else p2,
             args.games,
             seed=args.seed,
-            progress=lambda _, record: advance(render.match_game_line(game, record, args.games)),
+            progress=progress,
             engine_factory=factory,
             workers=args.workers,
             executor=executor,  # type: ignore[arg-type]
@@ -75,12 +121,20 @@ def cmd_match(args: argparse.Namespace) -> int:
             ray_address=args.ray_address,
             overwrite=args.overwrite,
         )
+    if args.plot is not None:
+        from playout.plots import plot_match
+
+        plot_match(result, args.plot)
     if args.json:
         out(json.dumps(result.as_dict(), indent=2))
+        if args.plot is not None:
+            note(f"plot written to {args.plot}")
         return EXIT_OK
     out("\n" + render.match_text(result, args.games))
     if args.save is not None:
         out(f"saved {result.games} games to {args.save}")
+    if args.plot is not None:
+        out(f"plot written to {args.plot}")
     return EXIT_OK
 
 
@@ -91,6 +145,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if len(args.players) < 2:
         raise InvalidParameterError("--players needs at least two players")
     players = [parse_player("--players", spec, game, factory) for spec in args.players]
+    check_plot(args)
     total = len(players) * (len(players) - 1) // 2 * args.games
     with games_progress(total, False) as advance:
         result = arena.run_tournament(
@@ -107,12 +162,20 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
             anchor=0 if args.anchor == "first" else None,
         )
+    if args.plot is not None:
+        from playout.plots import plot_tournament
+
+        plot_tournament(result, args.plot)
     if args.json:
         out(json.dumps(result.as_dict(), indent=2))
+        if args.plot is not None:
+            note(f"plot written to {args.plot}")
         return EXIT_OK
     out(render.tournament_text(result, len(players), args.games, args.anchor == "first"))
     if args.save is not None:
         out(f"saved {len(result.records)} games to {args.save}")
+    if args.plot is not None:
+        out(f"plot written to {args.plot}")
     return EXIT_OK
 
 
@@ -130,4 +193,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-__all__ = ["arena_setup", "cmd_match", "cmd_replay", "cmd_tournament", "parse_player"]
+__all__ = [
+    "arena_setup",
+    "check_plot",
+    "cmd_match",
+    "cmd_replay",
+    "cmd_tournament",
+    "p1_scores",
+    "parse_player",
+    "plot_every",
+]

@@ -370,6 +370,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop early once a sequential test (GSPRT, alpha = beta = 0.05) decides between "
         "'p1 is ELO0 Elo stronger' and 'ELO1 Elo stronger'; games run in batches of --workers",
     )
+    match.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the match to FILE (.png or .svg; needs matplotlib, extra plot): p1's "
+        "running score with its 95%% interval, the Elo difference with its interval (and the "
+        "SPRT's LLR); rewritten every few games while the match runs",
+    )
     add_arena_arguments(match)
     match.set_defaults(handler=cmd_match)
 
@@ -392,6 +399,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("mean", "first"),
         default="mean",
         help="ratings average 0 (mean) or the first player is at 0 (first)",
+    )
+    tournament.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the standings to FILE (.png or .svg; needs matplotlib, extra plot): each "
+        "player's score with its 95%% interval and its rating",
     )
     add_arena_arguments(tournament)
     tournament.set_defaults(handler=cmd_tournament)
