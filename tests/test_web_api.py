@@ -442,7 +442,7 @@ def test_board_and_snapshot_json() -> None:
 
 # ------------------------------------------------------------------------------ chess
 
-PROMOTION_FEN = "8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"
+PROMOTION_FEN = "8/4P1k1/8/8/8/7p/7P/4K3 w - - 0 1"
 
 
 def test_the_chess_board_as_squares_and_legal_moves(client: TestClient) -> None:
