@@ -5,8 +5,8 @@ It plays a whole tic-tac-toe game and a few connect-four moves by clicking, chec
 shown, that the heat map and the evaluation bar appear and change while the AI thinks, and
 that an illegal click is refused; it plays chess by clicking and dragging (the AI replies),
 and promotes a pawn to a knight through the promotion prompt in a position set by FEN;
-screenshots (laptop and phone widths) go to a temporary
-folder, or to ``$PLAYOUT_SCREENSHOTS`` when set.
+screenshots (laptop and phone widths) go to a temporary folder, or to ``$PLAYOUT_SCREENSHOTS``
+when set.
 
 The machine cannot download a browser build (no ``playwright install``): the test uses
 ``/usr/bin/chromium`` (``apt-get install chromium``; ``.ci/run`` installs it). Without it the
