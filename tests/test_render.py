@@ -342,3 +342,40 @@ def test_chess_names_white_and_black() -> None:
     start = game.initial_state()
     result = fake_result(list(start.legal_actions())[:1], [1], [0.0])
     assert "(for White, to move)" in render.result_text(game, start, result)
+
+
+def test_chess_board_json_and_target_shares() -> None:
+    pytest.importorskip("chess")
+    game = playout.make_game("chess")
+    state = game.from_moves("e2e4 f7f6 d2d4 g7g5")
+    board = render.board_json(game, state)
+    assert board["kind"] == "chess" and board["check"] is None
+    assert board["pieces"][4][4] == "P" and board["cells"][4][4] == 0
+    assert board["pieces"][3][6] == "p" and board["cells"][3][6] == 1
+    assert board["fen"] == state.fen()
+    legal = {m["move"]: m for m in board["legal"]}
+    assert legal["d1h5"] == {
+        "action": game.string_to_action(state, "Qh5"),
+        "move": "d1h5",
+        "from_square": "d1",
+        "to_square": "h5",
+        "promotion": None,
+    }
+    mated = state.play(legal["d1h5"]["action"])
+    after = render.board_json(game, mated)
+    assert after["check"] == "e8" and after["legal"] == [] and after["outcome"] == "White wins"
+    # Shares summed per target square: b1c3 and c2c3 both go to c3.
+    start = game.initial_state()
+    moves = ["b1c3", "c2c3", "g1f3"]
+    actions = [game.string_to_action(start, m) for m in moves]
+    grid = render.chess_target_shares(game, start, fake_result(actions, [2, 1, 1], [0, 0, 0]))
+    assert grid[5][2] == 0.75 and grid[5][5] == 0.25  # c3 and f3 (rank 3 is row 5)
+    assert sum(x is not None for row in grid for x in row) == 2
+    assert render.square_name(4, 1) == "e2"
+    promotion = playout.make_game("chess", fen="8/4P1k1/8/8/8/7p/7P/4K3 w - - 0 1")
+    promotions = [
+        m["promotion"]
+        for m in render.board_json(promotion, promotion.initial_state())["legal"]
+        if m["from_square"] == "e7"
+    ]
+    assert sorted(promotions) == ["b", "n", "q", "r"]

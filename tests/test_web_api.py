@@ -438,3 +438,78 @@ def test_board_and_snapshot_json() -> None:
         playout.make_game("pig"), playout.make_game("pig").initial_state()
     )
     assert chess_like["kind"] == "text" and chess_like["cells"] == []
+
+
+# ------------------------------------------------------------------------------ chess
+
+PROMOTION_FEN = "8/4P1k1/8/8/8/7p/7P/4K3 w - - 0 1"
+
+
+def test_the_chess_board_as_squares_and_legal_moves(client: TestClient) -> None:
+    pytest.importorskip("chess")
+    view = new_game(client, game="chess")
+    board = view["board"]
+    assert board["kind"] == "chess" and (board["width"], board["height"]) == (8, 8)
+    assert len(board["pieces"]) == 8 and all(len(row) == 8 for row in board["pieces"])
+    assert sum(len(row) for row in board["cells"]) == 64
+    assert board["pieces"][0] == list("rnbqkbnr") and board["pieces"][7] == list("RNBQKBNR")
+    assert board["cells"][7][4] == 0 and board["cells"][0][4] == 1 and board["cells"][4][4] is None
+    assert board["fen"].startswith("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w")
+    assert board["check"] is None and board["names"] == ["White", "Black"]
+    legal = {m["move"]: m for m in board["legal"]}
+    assert len(legal) == 20
+    assert legal["e2e4"]["from_square"] == "e2" and legal["e2e4"]["to_square"] == "e4"
+    assert legal["e2e4"]["promotion"] is None
+    assert legal["g1f3"]["from_square"] == "g1"
+
+    response = client.post(f"/api/games/{view['id']}/moves", json={"move": "e2e4"})
+    assert response.status_code == 200, response.text
+    after = response.json()
+    assert after["moves"] == ["e2e4"] and after["board"]["to_play"] == 1
+    assert after["board"]["pieces"][4][4] == "P" and after["board"]["pieces"][6][4] is None
+    assert after["last_move"]["move"] == "e2e4"
+    # A move by action id, and an illegal one by UCI.
+    e7e5 = next(m for m in after["board"]["legal"] if m["move"] == "e7e5")
+    response = client.post(f"/api/games/{view['id']}/moves", json={"action": e7e5["action"]})
+    assert response.status_code == 200 and response.json()["moves"] == ["e2e4", "e7e5"]
+    response = client.post(f"/api/games/{view['id']}/moves", json={"move": "e4e6"})
+    assert response.status_code == 400 and "not legal" in response.json()["detail"]
+
+
+def test_chess_promotions_from_a_fen(client: TestClient) -> None:
+    pytest.importorskip("chess")
+    view = new_game(client, game="chess", fen=PROMOTION_FEN)
+    promotions = sorted(
+        (m["move"], m["promotion"]) for m in view["board"]["legal"] if m["promotion"]
+    )
+    assert promotions == [("e7e8b", "b"), ("e7e8n", "n"), ("e7e8q", "q"), ("e7e8r", "r")]
+    assert all(m["from_square"] == "e7" for m in view["board"]["legal"] if m["promotion"])
+    response = client.post(f"/api/games/{view['id']}/moves", json={"move": "e7e8n"})
+    assert response.status_code == 200, response.text
+    board = response.json()["board"]
+    assert board["pieces"][0][4] == "N" and board["fen"].startswith("4N3/6k1/")
+    bad = client.post("/api/games", json={"game": "chess", "fen": "not a fen"})
+    assert bad.status_code == 400 and "FEN" in bad.json()["detail"]
+
+
+def test_the_ai_replies_at_chess_with_a_heat_map_per_target_square(client: TestClient) -> None:
+    pytest.importorskip("chess")
+    view = new_game(client, game="chess", moves="e2e4")
+    response = client.post(f"/api/games/{view['id']}/ai-move", json={"simulations": 60})
+    assert response.status_code == 200, response.text
+    after = response.json()
+    assert after["ply"] == 2 and after["board"]["to_play"] == 0
+    assert after["last_move"]["player"] == 1
+    analysis = after["analysis"]
+    assert analysis is not None and analysis["values_grid"] is None
+    shares = analysis["shares"]
+    assert len(shares) == 8 and all(len(row) == 8 for row in shares)
+    # The shares of the position after the AI's move: White's targets, summing to 1.
+    total = sum(x for row in shares for x in row if x is not None)
+    assert total == pytest.approx(1.0)
+    check = new_game(client, game="chess", moves="e2e4 f7f6 d2d4 g7g5 d1h5")
+    assert check["board"]["check"] == "e8" and check["board"]["terminal"]
+    assert check["board"]["outcome"] == "White wins"
+    schema = client.get("/openapi.json").json()["components"]["schemas"]
+    assert {"from_square", "to_square", "promotion"} <= set(schema["LegalMove"]["properties"])
+    assert {"pieces", "fen", "check"} <= set(schema["Board"]["properties"])

@@ -3,8 +3,10 @@
 
 It plays a whole tic-tac-toe game and a few connect-four moves by clicking, checks the result
 shown, that the heat map and the evaluation bar appear and change while the AI thinks, and
-that an illegal click is refused; screenshots (laptop and phone widths) go to a temporary
-folder, or to ``$PLAYOUT_SCREENSHOTS`` when set.
+that an illegal click is refused; it plays chess by clicking and dragging (the AI replies),
+and promotes a pawn to a knight through the promotion prompt in a position set by FEN;
+screenshots (laptop and phone widths) go to a temporary folder, or to ``$PLAYOUT_SCREENSHOTS``
+when set.
 
 The machine cannot download a browser build (no ``playwright install``): the test uses
 ``/usr/bin/chromium`` (``apt-get install chromium``; ``.ci/run`` installs it). Without it the
@@ -207,3 +209,66 @@ def test_the_zero_ai_is_offered_where_a_network_is_shipped(page: Page, screensho
     page.screenshot(path=str(screenshots / "tictactoe-zero.png"), full_page=True)
     page.select_option("#game-select", "gomoku")  # no network shipped: no selector
     page.wait_for_selector("#ai-kind-field", state="hidden")
+
+
+PROMOTION_FEN = "8/4P1k1/8/8/8/7p/7P/4K3 w - - 0 1"
+
+
+def square(name: str) -> str:
+    return f'#board .sq[data-square="{name}"]'
+
+
+def message(page: Page, words: str) -> None:
+    page.wait_for_function(
+        f"document.getElementById('message').textContent.includes({words!r})", timeout=5_000
+    )
+
+
+def test_chess_by_clicking_and_dragging_with_a_promotion(page: Page, screenshots: Path) -> None:
+    pytest.importorskip("chess")
+    setup(page, "chess", "40", "simulations")
+    assert page.locator("#board .sq").count() == 64
+    assert page.locator("#board .piece").count() == 32
+    # Click e2: its targets light up; click e4: played, and the AI (black) replies.
+    page.click(square("e2"))
+    assert page.locator("#board .sq.target").count() == 2
+    assert page.locator(f"{square('e4')}.target").count() == 1
+    page.screenshot(path=str(screenshots / "chess-selected.png"), full_page=True)
+    page.click(square("e4"))
+    wait_idle(page, 2)
+    assert page.locator("#move-string").input_value().startswith("e2e4 ")
+    assert page.locator(f"{square('e4')} .piece.w").count() == 1
+    assert page.locator("#board .sq.last").count() == 2  # the AI's move, from and to
+    # Illegal clicks are refused with a message: a knight's impossible jump, a black piece.
+    page.click(square("g1"))
+    page.click(square("g4"))
+    message(page, "Illegal move: g1g4")
+    page.click(square("d8"))
+    message(page, "Black's piece")
+    assert ply(page) == 2
+    # Drag and drop: d2 to d4.
+    page.drag_and_drop(f"{square('d2')} .piece", square("d4"))
+    wait_idle(page, 4)
+    assert page.locator("#move-string").input_value().split()[2] == "d2d4"
+    page.screenshot(path=str(screenshots / "chess-laptop.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(screenshots / "chess-phone.png"), full_page=True)
+    box = page.locator("#board .chess").bounding_box()
+    assert box is not None and box["width"] <= 390
+    page.set_viewport_size({"width": 1280, "height": 860})
+
+    # A pawn on the 7th rank: the promotion prompt offers four pieces; take a knight.
+    page.select_option("#game-select", "chess")
+    page.fill("#fen", PROMOTION_FEN)
+    setup(page, "chess", "40", "simulations")
+    page.click(square("e7"))
+    page.click(square("e8"))
+    page.wait_for_selector("#promotion")
+    assert page.locator("#promotion button[data-piece]").count() == 4
+    assert ply(page) == 0
+    page.screenshot(path=str(screenshots / "chess-promotion.png"), full_page=True)
+    page.click('#promotion button[data-piece="n"]')
+    wait_idle(page, 2)
+    assert page.locator("#move-string").input_value().startswith("e7e8n ")
+    assert page.evaluate("app.view.moves[0]") == "e7e8n"
+    assert page.locator("#promotion").count() == 0

@@ -31,6 +31,7 @@ and, except where said, a :class:`~playout.FlatResult` (flat Monte Carlo, no vis
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -605,12 +606,23 @@ def board_json(game: Any, state: GameState) -> dict[str, Any]:
       (0 or 1) whose stone is on square ``y * width + x``, or ``None``.
     * ``"columns"``: actions are the columns of a ``width`` x ``height`` board (connect
       four); ``cells`` holds the whole board, top row first.
-    * ``"text"``: no board layout (chess, Pig): ``text`` is :func:`board_text`.
+    * ``"chess"``: an 8 x 8 board, rank 8 on top and file ``a`` on the left (as white sees
+      it); ``cells[row][col]`` is the owner (0 white, 1 black, or ``None``) of square
+      ``"abcdefgh"[col] + str(8 - row)``, ``pieces[row][col]`` its piece as a FEN letter
+      (``"K"`` white king, ``"p"`` black pawn) or ``None``; ``fen`` is the position and
+      ``check`` the square of the king in check (``"e1"``) or ``None``. Each legal move has
+      ``from_square``, ``to_square`` (``"e2"``, ``"e4"``) and ``promotion`` (``"q"``,
+      ``"r"``, ``"b"``, ``"n"`` or ``None``): a pawn reaching the last rank has four moves
+      with the same squares (``e7e8q`` .. ``e7e8n``).
+    * ``"text"``: no board layout (Pig): ``text`` is :func:`board_text`.
 
     Every kind has ``text``, the player ``names``, ``to_play`` (None when the game is over),
     ``outcome`` (:func:`outcome_text`, or None) and the ``legal`` moves as
-    ``{"action", "move"}`` in the game's notation.
+    ``{"action", "move"}`` in the game's notation (chess adds the squares and promotion).
     """
+    chess_board = _chess_board(state)
+    if chess_board is not None:
+        return _chess_board_json(game, state, chess_board)
     terminal = state.is_terminal()
     shape = grid_shape(game)
     grid_fn = getattr(state, "grid", None)
@@ -640,6 +652,85 @@ def board_json(game: Any, state: GameState) -> dict[str, Any]:
     }
 
 
+def _chess_board(state: GameState) -> Any:
+    """The ``chess.Board`` of a chess position, or None for any other game's state (without
+    importing python-chess: a chess state exists only once :mod:`playout.games.chess` is
+    loaded)."""
+    module = sys.modules.get("playout.games.chess")
+    if module is None or not isinstance(state, module.ChessState):
+        return None
+    return state.board
+
+
+def square_name(file: int, rank: int) -> str:
+    """Chess name of the square on 0-based ``file`` and ``rank``: ``(4, 1)`` is ``"e2"``."""
+    return f"{'abcdefgh'[file]}{rank + 1}"
+
+
+def _chess_board_json(game: Any, state: GameState, board: Any) -> dict[str, Any]:
+    terminal = state.is_terminal()
+    pieces: list[list[str | None]] = []
+    cells: list[list[int | None]] = []
+    for rank in range(7, -1, -1):
+        row_pieces: list[str | None] = []
+        row_cells: list[int | None] = []
+        for file in range(8):
+            piece = board.piece_at(rank * 8 + file)
+            row_pieces.append(None if piece is None else piece.symbol())
+            row_cells.append(None if piece is None else (0 if piece.color else 1))
+        pieces.append(row_pieces)
+        cells.append(row_cells)
+    check = None
+    if board.is_check():
+        king = board.king(board.turn)
+        if king is not None:
+            check = square_name(king % 8, king // 8)
+    legal = []
+    for action in [] if terminal else state.legal_actions():
+        move = game.action_to_string(state, action)  # UCI: e2e4, e7e8q
+        legal.append(
+            {
+                "action": int(action),
+                "move": move,
+                "from_square": move[0:2],
+                "to_square": move[2:4],
+                "promotion": move[4:] or None,
+            }
+        )
+    players = game.spec.num_players
+    return {
+        "game": game.spec.name,
+        "kind": "chess",
+        "width": 8,
+        "height": 8,
+        "cells": cells,
+        "text": board_text(game, state),
+        "names": [player_label(game, p) for p in range(players)],
+        "to_play": None if terminal else int(state.current_player()),
+        "terminal": terminal,
+        "outcome": outcome_text(game, state) if terminal else None,
+        "legal": legal,
+        "pieces": pieces,
+        "fen": board.fen(),
+        "check": check,
+    }
+
+
+def chess_target_shares(game: Any, state: GameState, result: SearchResult) -> Grid:
+    """Visit shares of a chess search summed over the moves to each square, as the 8 x 8
+    board of :func:`board_json` (rank 8 on top): ``grid[row][col]`` is the share of the
+    root's simulations that went to square ``"abcdefgh"[col] + str(8 - row)``; ``None``
+    where no legal move goes."""
+    grid: Grid = [[None] * 8 for _ in range(8)]
+    total = sum(result.visit_counts)
+    for action, visits in zip(result.actions, result.visit_counts, strict=True):
+        move = game.action_to_string(state, action)
+        col, row = "abcdefgh".index(move[2]), 8 - int(move[3])
+        share = visits / total if total else 0.0
+        grid[row][col] = (grid[row][col] or 0.0) + share
+    return grid
+
+
 def snapshot_json(
     game: Any,
     state: GameState,
@@ -656,7 +747,9 @@ def snapshot_json(
     * ``player_name``: who is to move (values are theirs), and ``value_for_first``: the
       root value for player 0 (a two-player game's evaluation bar);
     * ``shares`` and ``values_grid``: :func:`probability_grid` and :func:`value_grid` when
-      the game has a :func:`grid_shape` (else None);
+      the game has a :func:`grid_shape`; in chess ``shares`` is
+      :func:`chess_target_shares` (the shares summed per target square) and ``values_grid``
+      None; else both None;
     * ``top``: the ``limit`` most visited moves (as :func:`top_moves_text`) with ``share``,
       ``proven`` (``"won"``/``"drawn"``/``"lost"`` as :func:`proven_moves`), ``plies`` to
       the proven end, ``pv``: the move followed by its line from ``lines``
@@ -692,6 +785,8 @@ def snapshot_json(
     if shape is not None:
         shares = probability_grid(result, *shape, fill=None)
         values = value_grid(result, *shape)
+    elif _chess_board(state) is not None:
+        shares = chess_target_shares(game, state, result)
     value_first = result.value if result.player == 0 else -result.value
     data.update(
         total_simulations=result.total_simulations,
@@ -898,6 +993,7 @@ __all__ = [
     "board_json",
     "board_legend",
     "board_text",
+    "chess_target_shares",
     "column_label",
     "flat_json",
     "grid_shape",
@@ -918,6 +1014,7 @@ __all__ = [
     "replay_text",
     "result_text",
     "snapshot_json",
+    "square_name",
     "top_moves_text",
     "tournament_text",
     "tree_dot",

@@ -61,7 +61,11 @@ class CreateGame(BaseModel):
     width: int | None = Field(None, ge=1, description="board width (mnk, gomoku, connect4)")
     height: int | None = Field(None, ge=1, description="board height")
     k: int | None = Field(None, ge=1, description="stones in a row to win")
-    fen: str | None = Field(None, description="chess: the starting position")
+    fen: str | None = Field(
+        None,
+        description="chess: the starting position",
+        examples=["8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"],
+    )
     moves: str = Field("", description="moves to play first, e.g. '1,1 0,0' or '4453'")
     seed: int | None = Field(None, ge=0, description="search seed (default: random)")
     ai: Literal["mcts", "zero"] = Field(
@@ -72,7 +76,9 @@ class CreateGame(BaseModel):
 
 
 class PlayMove(BaseModel):
-    move: str | None = Field(None, description="a move in the game's notation, e.g. '1,1'")
+    move: str | None = Field(
+        None, description="a move in the game's notation, e.g. '1,1', '4', 'e2e4' or 'e7e8n'"
+    )
     action: int | None = Field(None, description="or its action id")
 
 
@@ -88,21 +94,38 @@ class AiMove(BaseModel):
 
 class LegalMove(BaseModel):
     action: int
-    move: str
+    move: str = Field(description="the move in the game's notation (chess: UCI, e.g. e7e8q)")
+    from_square: str | None = Field(None, description="chess: the square it leaves, e.g. e7")
+    to_square: str | None = Field(None, description="chess: the square it reaches, e.g. e8")
+    promotion: Literal["q", "r", "b", "n"] | None = Field(
+        None, description="chess: the piece a pawn promotes to (four moves share the squares)"
+    )
 
 
 class Board(BaseModel):
     game: str
-    kind: str = Field(description="grid (squares), columns (connect four) or text")
+    kind: Literal["grid", "columns", "chess", "text"] = Field(
+        description="grid (squares), columns (connect four), chess (8x8 with pieces) or text"
+    )
     width: int
     height: int
-    cells: list[list[int | None]] = Field(description="player 0/1 per square, top row first")
+    cells: list[list[int | None]] = Field(
+        description="player 0/1 per square (chess: the piece's owner, 0 white), top row "
+        "first (chess: rank 8 first, file a on the left)"
+    )
     text: str
     names: list[str]
     to_play: int | None
     terminal: bool
     outcome: str | None
     legal: list[LegalMove]
+    pieces: list[list[str | None]] | None = Field(
+        None,
+        description="chess: the piece on each square as a FEN letter (K white king, p black "
+        "pawn), laid out as cells",
+    )
+    fen: str | None = Field(None, description="chess: the position")
+    check: str | None = Field(None, description="chess: the square of the king in check")
 
 
 class ActionStats(BaseModel):
@@ -143,7 +166,9 @@ class Analysis(BaseModel):
     max_depth: int
     proven: str | None
     stop_reason: str
-    shares: list[list[float | None]] | None = Field(description="visit shares, board layout")
+    shares: list[list[float | None]] | None = Field(
+        description="visit shares, board layout (chess: summed per target square)"
+    )
     values_grid: list[list[float | None]] | None
     top: list[TopMove]
     workers: int

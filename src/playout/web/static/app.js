@@ -14,6 +14,7 @@ const app = {
   redo: [], // moves taken back, last first to replay
   preview: null, // {line: [actions]} of a top move shown on the board
   analysedKey: null,
+  chess: { from: null, promo: null, dragging: false }, // the square picked, a promotion asked
 };
 
 // ------------------------------------------------------------------------------ API
@@ -86,6 +87,7 @@ function fillSize(defaults) {
   const info = gameInfo($("game-select").value);
   const sized = info && "width" in info.params;
   $("size-fields").hidden = !sized;
+  $("fen-field").hidden = !(info && "fen" in info.params);
   if (sized && defaults) {
     for (const key of ["width", "height", "k"]) $(key).value = info.params[key];
   }
@@ -97,6 +99,8 @@ function settings(moves) {
   if (!$("size-fields").hidden) {
     for (const key of ["width", "height", "k"]) body[key] = Number($(key).value);
   }
+  const fen = $("fen").value.trim();
+  if (!$("fen-field").hidden && fen) body.fen = fen;
   return body;
 }
 
@@ -106,6 +110,7 @@ async function newGame(moves) {
   app.redo = [];
   app.preview = null;
   app.analysedKey = null;
+  clearChess();
   try {
     const view = await api("POST", "/api/games", settings(moves));
     if (app.source) app.source.close();
@@ -177,12 +182,20 @@ function maybeAnalyse() {
   api("POST", gamePath("/analysis")).then(show).catch((e) => say(e.message));
 }
 
+// Why the human cannot move now (shown), or null.
+function refusal(v) {
+  if (thinking()) return "The AI is thinking: wait for its move, or press Stop.";
+  if (v.board.terminal) return "The game is over: undo a move or start a new game.";
+  if (aiPlays(v.board.to_play)) return "It is the AI's turn.";
+  return null;
+}
+
 async function playAction(action, move) {
   const v = app.view;
   if (!v) return;
-  if (thinking()) { say("The AI is thinking: wait for its move, or press Stop."); return; }
-  if (v.board.terminal) { say("The game is over: undo a move or start a new game."); return; }
-  if (aiPlays(v.board.to_play)) { say("It is the AI's turn."); return; }
+  const why = refusal(v);
+  if (why) { say(why); return; }
+  clearChess();
   say("");
   try {
     const body = move !== undefined ? { move } : { action };
@@ -251,6 +264,7 @@ function show(view, autoplay = true) {
   const current = app.view;
   if (current && current.id !== view.id) return; // a late answer about an earlier game
   if (current && view.version < current.version) return;
+  if (current && (current.ply !== view.ply || current.move_string !== view.move_string)) clearChess();
   app.view = view;
   render();
   if (autoplay) maybeAi();
@@ -294,12 +308,14 @@ function renderStatus(v) {
   if (v.thinking === "ai" || app.aiPending) status.textContent = `AI (${name}${engine}) is thinking…`;
   else if (aiPlays(b.to_play)) status.textContent = `${name} to move (AI)`;
   else status.textContent = `${name} to move${opponent ? ": your move" : ""}`;
+  if (b.check) status.textContent += " · check";
   if (v.thinking === "analysis") status.textContent += " · analysing";
 }
 
 function renderEval(v) {
   const bar = $("evalbar");
   bar.classList.toggle("c4", v.board.kind === "columns");
+  bar.classList.toggle("chess", v.board.kind === "chess");
   const b = v.board;
   let share = 0.5;
   let text = "–";
@@ -338,11 +354,13 @@ function previewMoves(v) {
 
 function renderBoard(v) {
   const root = $("board");
+  if (app.chess.dragging) return; // redrawn on drop (a redraw would end the drag)
   root.replaceChildren();
   root.dataset.version = String(v.version);
   root.dataset.kind = v.board.kind;
   if (v.board.kind === "grid") renderGrid(root, v);
   else if (v.board.kind === "columns") renderColumns(root, v);
+  else if (v.board.kind === "chess") renderChess(root, v);
   else renderText(root, v);
 }
 
@@ -470,6 +488,276 @@ function renderColumns(root, v) {
   root.appendChild(wrap);
 }
 
+// ------------------------------------------------------------------------------ chess
+
+const FILES = "abcdefgh";
+const GLYPHS = { k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
+const PIECE_NAMES = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
+const PROMOTIONS = ["q", "r", "b", "n"];
+
+function clearChess() {
+  app.chess.from = null;
+  app.chess.promo = null;
+  app.chess.dragging = false;
+}
+
+// The board is drawn from White's side, or from Black's when the AI plays White.
+const chessFlipped = () => $("ai-side").value === "first";
+
+function chessPiece(b, square) {
+  // {letter, owner} of the piece on square ("e2"), or null.
+  const col = FILES.indexOf(square[0]);
+  const row = 8 - Number(square[1]);
+  const letter = b.pieces[row][col];
+  return letter ? { letter, owner: b.cells[row][col] } : null;
+}
+
+function uciSquares(move) { return move ? [move.slice(0, 2), move.slice(2, 4)] : []; }
+
+function glyph(letter, owner) {
+  const span = document.createElement("span");
+  span.className = `piece ${owner === 0 ? "w" : "b"}`;
+  span.textContent = GLYPHS[letter.toLowerCase()] + "\uFE0E"; // text, not emoji
+  return span;
+}
+
+function renderChess(root, v) {
+  const b = v.board;
+  const flipped = chessFlipped();
+  const a = hints() && !b.terminal && !app.preview ? v.analysis : null;
+  const shares = a ? a.shares : null;
+  const best = a ? uciSquares(a.best_move) : [];
+  const last = v.last_move ? uciSquares(v.last_move.move) : [];
+  const from = app.chess.from;
+  const targets = new Map(); // to-square -> capture?
+  if (from) {
+    const pawn = chessPiece(b, from).letter.toLowerCase() === "p";
+    for (const m of b.legal) {
+      // A capture: a piece on the target, or a pawn moving sideways (en passant).
+      if (m.from_square === from) targets.set(m.to_square, !!chessPiece(b, m.to_square) || (pawn && m.move[0] !== m.move[2]));
+    }
+  }
+  const ghosts = new Map(); // square -> [ply numbers] of the previewed line
+  if (app.preview && app.preview.pv) {
+    app.preview.pv.forEach((move, i) => {
+      const to = move.slice(2, 4);
+      ghosts.set(to, [...(ghosts.get(to) || []), i + 1]);
+    });
+  }
+  const wrap = document.createElement("div");
+  wrap.className = "chess-wrap";
+  const grid = document.createElement("div");
+  grid.className = "chess";
+  grid.classList.toggle("flipped", flipped);
+  for (let r = 0; r < 8; r += 1) {
+    for (let c = 0; c < 8; c += 1) {
+      const row = flipped ? 7 - r : r;
+      const col = flipped ? 7 - c : c;
+      const square = FILES[col] + String(8 - row);
+      const cell = document.createElement("button");
+      cell.type = "button";
+      cell.className = `sq ${(row + col) % 2 === 0 ? "light" : "dark"}`;
+      cell.dataset.square = square;
+      const piece = chessPiece(b, square);
+      const name = piece ? ` ${b.names[piece.owner]} ${PIECE_NAMES[piece.letter.toLowerCase()]}` : "";
+      cell.setAttribute("aria-label", square + name);
+      if (last.includes(square)) cell.classList.add("last");
+      if (b.check === square) cell.classList.add("check");
+      if (square === from) cell.classList.add("selected");
+      const share = shares ? shares[row][col] : null;
+      if (share !== null && share !== undefined && share > 0) {
+        const layer = document.createElement("span");
+        layer.className = "heat";
+        layer.style.opacity = (0.06 + 0.6 * Math.sqrt(share)).toFixed(3);
+        cell.appendChild(layer);
+        if (share >= 0.01) {
+          const tag = document.createElement("span");
+          tag.className = "share-tag";
+          tag.textContent = pct(share);
+          cell.appendChild(tag);
+        }
+      }
+      if (best.includes(square)) cell.classList.add("best");
+      if (piece) {
+        const span = glyph(piece.letter, piece.owner);
+        if (piece.owner === b.to_play && !b.terminal) {
+          span.draggable = true;
+          span.addEventListener("dragstart", (event) => chessDragStart(event, square));
+          span.addEventListener("dragend", () => { if (app.chess.dragging) { app.chess.dragging = false; render(); } });
+        }
+        cell.appendChild(span);
+      }
+      if (targets.has(square)) {
+        cell.classList.add("target");
+        if (targets.get(square)) cell.classList.add("capture");
+      }
+      if (ghosts.has(square)) {
+        const tag = document.createElement("span");
+        tag.className = "ply-tag";
+        tag.textContent = ghosts.get(square).join(",");
+        cell.appendChild(tag);
+        cell.classList.add("ghost");
+      }
+      if (c === 0) cell.appendChild(coord("rank", String(8 - row)));
+      if (r === 7) cell.appendChild(coord("file", FILES[col]));
+      cell.addEventListener("click", () => chessClick(square));
+      cell.addEventListener("dragover", (event) => {
+        if (app.chess.from) event.preventDefault();
+      });
+      cell.addEventListener("drop", (event) => {
+        event.preventDefault();
+        app.chess.dragging = false;
+        chessClick(square, true);
+      });
+      grid.appendChild(cell);
+    }
+  }
+  wrap.appendChild(grid);
+  if (app.chess.promo) {
+    wrap.classList.add("prompting");
+    wrap.appendChild(promotionPrompt(b));
+  }
+  root.appendChild(wrap);
+  root.appendChild(chessMoveBox(v));
+}
+
+function coord(kind, text) {
+  const span = document.createElement("span");
+  span.className = `coord ${kind}`;
+  span.textContent = text;
+  return span;
+}
+
+function chessDragStart(event, square) {
+  const v = app.view;
+  const why = refusal(v);
+  if (why) { event.preventDefault(); say(why); return; }
+  event.dataTransfer.setData("text/plain", square);
+  event.dataTransfer.effectAllowed = "move";
+  app.chess.from = square;
+  app.chess.promo = null;
+  // Mark the targets on the board as it is (redrawing it now would end the drag).
+  const b = v.board;
+  for (const m of b.legal) {
+    if (m.from_square !== square) continue;
+    const cell = document.querySelector(`#board .sq[data-square="${m.to_square}"]`);
+    if (cell) cell.classList.add("target");
+  }
+  const own = document.querySelector(`#board .sq[data-square="${square}"]`);
+  if (own) own.classList.add("selected");
+  app.chess.dragging = true;
+}
+
+// A click on a square (or a drop: the piece was dragged there from app.chess.from).
+function chessClick(square, dropped = false) {
+  const v = app.view;
+  if (!v) return;
+  const b = v.board;
+  const why = refusal(v);
+  if (why) { say(why); clearChess(); render(); return; }
+  const from = app.chess.from;
+  const piece = chessPiece(b, square);
+  const mine = piece && piece.owner === b.to_play;
+  const side = b.names[b.to_play];
+  app.chess.promo = null;
+  if (from) {
+    if (square === from) {
+      app.chess.from = null;
+      if (!dropped) say("");
+      render();
+      return;
+    }
+    const moves = b.legal.filter((m) => m.from_square === from && m.to_square === square);
+    if (moves.length === 1) { playAction(moves[0].action); return; }
+    if (moves.length > 1) {
+      app.chess.promo = { from, to: square, moves };
+      say("");
+      render();
+      return;
+    }
+    if (mine && !dropped) { chessSelect(square); return; }
+    app.chess.from = null;
+    say(`Illegal move: ${from}${square} is not legal here.`);
+    render();
+    return;
+  }
+  if (!piece) say(`Click one of ${side}'s pieces first, then where it goes.`);
+  else if (!mine) say(`That is ${b.names[piece.owner]}'s piece: ${side} to move.`);
+  else { chessSelect(square); return; }
+  render();
+}
+
+function chessSelect(square) {
+  const b = app.view.board;
+  if (!b.legal.some((m) => m.from_square === square)) {
+    app.chess.from = null;
+    say(`The piece on ${square} has no legal move.`);
+  } else {
+    app.chess.from = square;
+    say("");
+  }
+  render();
+}
+
+function promotionPrompt(b) {
+  const { from, to, moves } = app.chess.promo;
+  const box = document.createElement("div");
+  box.className = "promotion";
+  box.id = "promotion";
+  box.setAttribute("role", "dialog");
+  box.setAttribute("aria-label", "promote the pawn");
+  const title = document.createElement("div");
+  title.className = "promotion-title";
+  title.textContent = `Promote ${from}–${to} to`;
+  const row = document.createElement("div");
+  row.className = "promotion-choices";
+  for (const letter of PROMOTIONS) {
+    const move = moves.find((m) => m.promotion === letter);
+    if (!move) continue;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.piece = letter;
+    button.title = PIECE_NAMES[letter];
+    button.setAttribute("aria-label", PIECE_NAMES[letter]);
+    button.append(glyph(letter, b.to_play), Object.assign(document.createElement("span"), { className: "name", textContent: PIECE_NAMES[letter] }));
+    button.addEventListener("click", (event) => { event.stopPropagation(); playAction(move.action); });
+    row.appendChild(button);
+  }
+  const cancel = document.createElement("button");
+  cancel.type = "button";
+  cancel.className = "promotion-cancel";
+  cancel.textContent = "Cancel";
+  cancel.addEventListener("click", () => { clearChess(); render(); });
+  box.append(title, row, cancel);
+  return box;
+}
+
+function chessMoveBox(v) {
+  // Typing still works: UCI or SAN (e2e4, Nf3, O-O, e8=Q).
+  const form = document.createElement("form");
+  form.className = "text-move chess-move";
+  const input = document.createElement("input");
+  input.placeholder = "or type a move: e4, Nf3, O-O, e7e8q";
+  input.setAttribute("aria-label", "type a move");
+  input.setAttribute("list", "legal-moves");
+  const list = document.createElement("datalist");
+  list.id = "legal-moves";
+  for (const m of v.board.legal) {
+    const option = document.createElement("option");
+    option.value = m.move;
+    list.appendChild(option);
+  }
+  const button = document.createElement("button");
+  button.type = "submit";
+  button.textContent = "Play";
+  form.append(input, list, button);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (input.value.trim()) playAction(undefined, input.value.trim());
+  });
+  return form;
+}
+
 function renderText(root, v) {
   const pre = document.createElement("pre");
   pre.className = "text-board";
@@ -527,7 +815,7 @@ function renderSearch(v) {
     row.title = "click to show this line on the board";
     if (app.preview && app.preview.line[0] === move.action) row.classList.add("previewing");
     row.addEventListener("click", () => {
-      app.preview = app.preview && app.preview.line[0] === move.action ? null : { line: move.line };
+      app.preview = app.preview && app.preview.line[0] === move.action ? null : { line: move.line, pv: move.pv };
       render();
     });
     body.appendChild(row);
@@ -625,6 +913,7 @@ function wire() {
   });
   document.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === "Escape" && (app.chess.from || app.chess.promo)) { clearChess(); if (app.view) render(); }
     if (e.key === "ArrowLeft") undo(1);
     if (e.key === "ArrowRight") redo(1);
   });
