@@ -475,3 +475,19 @@ def test_onnx_runtime_agrees_with_pytorch_and_follows_the_weights() -> None:
             parameter.copy_(other)
     for a, b in zip(eager.predict(x), onnx.predict(x), strict=True):
         assert np.allclose(a, b, atol=1e-5)
+
+
+def test_metrics_from_another_version_are_rewritten_under_the_current_columns(
+    tmp_path: object,
+) -> None:
+    game = tictactoe()
+    out = tmp_path / "run"  # type: ignore[operator]
+    trainer = Trainer(game, out, tiny_config())
+    (out / "metrics.csv").write_text("iteration,games,old_column\n1,4,x\n")
+    trainer.run(iterations=1, log=None)
+    import csv
+
+    rows = list(csv.DictReader((out / "metrics.csv").open()))
+    assert [r["iteration"] for r in rows] == ["1", "1"]
+    assert rows[0]["games"] == "4" and rows[0]["policy_loss"] == ""
+    assert "old_column" not in rows[0] and float(rows[1]["policy_loss"]) > 0

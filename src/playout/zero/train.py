@@ -550,11 +550,26 @@ class Trainer:
         return float(result.score)
 
     def _append_metrics(self, report: IterationReport) -> None:
+        """Add the iteration's row to ``metrics.csv``. A file written by another version of
+        playout (other columns) is rewritten with its rows under the current columns first,
+        atomically, so that a resumed run never mixes two headers in one file."""
         path = self.out_dir / METRICS
         row = dataclasses.asdict(report)
+        fields = list(row)
+        if path.exists():
+            with path.open(newline="") as handle:
+                reader = csv.DictReader(handle)
+                if reader.fieldnames != fields:
+                    old = list(reader)
+                    temporary = path.with_name(path.name + ".tmp")
+                    with temporary.open("w", newline="") as out:
+                        writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
+                        writer.writeheader()
+                        writer.writerows(old)
+                    os.replace(temporary, path)
         new = not path.exists()
         with path.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(row))
+            writer = csv.DictWriter(handle, fieldnames=fields)
             if new:
                 writer.writeheader()
             writer.writerow(row)
