@@ -100,10 +100,13 @@ def check_shared_tree(engine: MCTS, simulations: int, *, solver: bool) -> dict[s
     off = int(np.count_nonzero(values[edge[terminal], T.EV_VALUE_SUM] != expected))
     assert terminal.sum() > 10
     assert off <= max(1, int(terminal.sum()) // 20), (off, int(terminal.sum()))
-    # Means stay within the outcomes' range.
+    # Means stay within the outcomes' range, but for edges whose visit or value update was
+    # lost to a race (a lost visit with its value kept can put a mean past 1): as rare as
+    # the lost updates above.
     visited = edges[edge, T.E_VISITS] > 0
     means = values[edge[visited], T.EV_VALUE_SUM] / edges[edge[visited], T.E_VISITS]
-    assert np.all(np.abs(means) <= 1.0 + 1e-9)
+    outside = int(np.count_nonzero(np.abs(means) > 1.0 + 1e-9))
+    assert outside <= max(1, int(visited.sum()) // 20), (outside, int(visited.sum()))
     if not solver:
         assert not np.any(nodes[linked, T.N_PROVEN] != T.UNPROVEN)
     return {"root": lost_root, "edges": lost_edges_total, "mismatch": mismatch, "off": off}
