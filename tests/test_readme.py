@@ -41,6 +41,12 @@ NOT_RUN = {
     "--simulations 64 --c 1.0 --steps 100 --batch-size 128 --channels 32 --blocks 2 "
     "--temperature-moves 2 --opening-moves 6 --lr 0.003 --schedule 30 --buffer 20000 "
     "--eval-games 0 --seed 0": "minutes (tests/test_zero_training.py trains the same way)",
+    "playout train connect4 --out runs/c4 --iterations 33 --games 200 --simulations 200 "
+    "--expert-iterations 5 --expert-simulations 3000 --opening-moves 4 --temperature-moves 8 "
+    "--steps 300 --batch-size 256 --buffer 300000 --channels 64 --blocks 4 --eval-games 20 "
+    "--eval-simulations 200 --opponent mcts:simulations=1000 --schedule 40 --seed 1": (
+        "an hour and a half of training"
+    ),
     # a human at the keyboard
     "playout play connect4 --first ai --seconds 2": "interactive",
     "playout play mnk --width 6 --height 6 --k 4 --simulations 5000": "interactive",
