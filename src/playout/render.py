@@ -635,8 +635,22 @@ def board_json(game: Any, state: GameState) -> dict[str, Any]:
         cells = [[by_sign.get(int(cell)) for cell in row] for row in rows]
         height, width = len(cells), len(cells[0]) if cells else 0
         kind = "grid" if shape[1] > 1 else "columns"
-    players = game.spec.num_players
     legal = [] if terminal else list(state.legal_actions())
+    moves = [{"action": int(a), "move": game.action_to_string(state, a)} for a in legal]
+    return _board_fields(game, state, kind, width, height, cells, moves)
+
+
+def _board_fields(
+    game: Any,
+    state: GameState,
+    kind: str,
+    width: int,
+    height: int,
+    cells: list[list[int | None]],
+    legal: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The fields :func:`board_json` gives for every kind of board."""
+    terminal = state.is_terminal()
     return {
         "game": game.spec.name,
         "kind": kind,
@@ -644,11 +658,11 @@ def board_json(game: Any, state: GameState) -> dict[str, Any]:
         "height": height,
         "cells": cells,
         "text": board_text(game, state),
-        "names": [player_label(game, p) for p in range(players)],
+        "names": [player_label(game, p) for p in range(game.spec.num_players)],
         "to_play": None if terminal else int(state.current_player()),
         "terminal": terminal,
         "outcome": outcome_text(game, state) if terminal else None,
-        "legal": [{"action": int(a), "move": game.action_to_string(state, a)} for a in legal],
+        "legal": legal,
     }
 
 
@@ -697,23 +711,9 @@ def _chess_board_json(game: Any, state: GameState, board: Any) -> dict[str, Any]
                 "promotion": move[4:] or None,
             }
         )
-    players = game.spec.num_players
-    return {
-        "game": game.spec.name,
-        "kind": "chess",
-        "width": 8,
-        "height": 8,
-        "cells": cells,
-        "text": board_text(game, state),
-        "names": [player_label(game, p) for p in range(players)],
-        "to_play": None if terminal else int(state.current_player()),
-        "terminal": terminal,
-        "outcome": outcome_text(game, state) if terminal else None,
-        "legal": legal,
-        "pieces": pieces,
-        "fen": board.fen(),
-        "check": check,
-    }
+    fields = _board_fields(game, state, "chess", 8, 8, cells, legal)
+    fields.update(pieces=pieces, fen=board.fen(), check=check)
+    return fields
 
 
 def chess_target_shares(game: Any, state: GameState, result: SearchResult) -> Grid:
