@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import io
 import json
 import math
 import os
@@ -54,7 +53,6 @@ import shlex
 import statistics
 import sys
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -249,26 +247,7 @@ def onnx_session(model: Any, threads: int) -> Any:
     """An ONNX Runtime session on ``model``'s network, or ``None`` when not installed."""
     if not (importlib.util.find_spec("onnx") and importlib.util.find_spec("onnxruntime")):
         return None
-    import onnxruntime as ort
-    import torch
-
-    shape = model.signature.observation_shape
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():  # the TorchScript exporter is asked for: no warning
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(
-            model.net,
-            (torch.zeros((1, *shape), dtype=torch.float32),),
-            buffer,
-            input_names=["obs"],
-            output_names=["logits", "value"],
-            dynamic_axes={"obs": {0: "batch"}, "logits": {0: "batch"}, "value": {0: "batch"}},
-            dynamo=False,
-        )
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    return ort.InferenceSession(buffer.getvalue(), options, providers=["CPUExecutionProvider"])
+    return model.onnx_session(threads)  # the library's own export
 
 
 def measure_inference(model: Any, game: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -292,11 +271,14 @@ def measure_inference(model: Any, game: Any, args: argparse.Namespace) -> dict[s
         }
         for t, session in sessions.items():
             if session is not None:
-                runners[f"onnx_{t}t"] = (threads, lambda x=x, s=session: s.run(None, {"obs": x}))
+                runners[f"onnx_{t}t"] = (
+                    threads,
+                    lambda x=x, s=session: s.run(None, {"observations": x}),
+                )
         error = None
         if sessions[threads] is not None:
             logits, values = model.predict(x)
-            o_logits, o_values = sessions[threads].run(None, {"obs": x})
+            o_logits, o_values = sessions[threads].run(None, {"observations": x})
             error = float(max(np.abs(logits - o_logits).max(), np.abs(values - o_values).max()))
         rates: dict[str, list[float]] = {k: [] for k in runners}
         names = list(runners)

@@ -254,36 +254,42 @@ class Model:
     def _onnx(self) -> Any:
         """The ONNX Runtime session of the current weights (exported on first use)."""
         if self._session is None:
-            import io
-            import warnings
-
-            import onnxruntime
-
-            self.net.eval()
-            buffer = io.BytesIO()
-            shape = self.signature.observation_shape
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                torch.onnx.export(
-                    self.net,
-                    (torch.zeros((1, *shape), dtype=torch.float32),),
-                    buffer,
-                    input_names=["observations"],
-                    output_names=["logits", "values"],
-                    dynamic_axes={
-                        "observations": {0: "batch"},
-                        "logits": {0: "batch"},
-                        "values": {0: "batch"},
-                    },
-                    dynamo=False,
-                )
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = torch.get_num_threads()
-            options.inter_op_num_threads = 1
-            self._session = onnxruntime.InferenceSession(
-                buffer.getvalue(), options, providers=["CPUExecutionProvider"]
-            )
+            self._session = self.onnx_session(torch.get_num_threads())
         return self._session
+
+    def onnx_session(self, threads: int) -> Any:
+        """A new ONNX Runtime session of the current weights with ``threads`` intra-op
+        threads: input ``observations``, outputs ``logits`` and ``values`` (a dynamic batch
+        axis). Needs ``onnx`` and ``onnxruntime``."""
+        import io
+        import warnings
+
+        import onnxruntime
+
+        self.net.eval()
+        buffer = io.BytesIO()
+        shape = self.signature.observation_shape
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                self.net,
+                (torch.zeros((1, *shape), dtype=torch.float32),),
+                buffer,
+                input_names=["observations"],
+                output_names=["logits", "values"],
+                dynamic_axes={
+                    "observations": {0: "batch"},
+                    "logits": {0: "batch"},
+                    "values": {0: "batch"},
+                },
+                dynamo=False,
+            )
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        return onnxruntime.InferenceSession(
+            buffer.getvalue(), options, providers=["CPUExecutionProvider"]
+        )
 
     # ----------------------------------------------------------------------------- files
 
