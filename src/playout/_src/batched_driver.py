@@ -148,7 +148,7 @@ class BatchedDriver(PythonDriver):
             self._paths = np.zeros((self._leaf_batch, depth_room), dtype=np.int64)
             self._saved = np.zeros((self._leaf_batch, depth_room), dtype=np.float64)
         max_depth = min(max_depth, self._paths.shape[1] - 1)
-        nodes, node_values, edges, edge_values, _ = self._tree
+        nodes, _, edges, edge_values, _ = self._tree
         states: list[GameState] = []
         actions_list: list[np.ndarray] = []
         if nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN:
@@ -174,7 +174,6 @@ class BatchedDriver(PythonDriver):
                 self._pending_edges.add(edge)
             T.add_virtual_loss(nodes, edges, edge_values, path, depth, self._loss, self._saved[i])
             self._pending.append(leaf)
-        del node_values
         return states, actions_list
 
     def _new_leaf(self, node: int, edge: int, depth: int) -> _Leaf:

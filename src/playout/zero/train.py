@@ -23,7 +23,6 @@ import dataclasses
 import json
 import math
 import os
-import random
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -147,8 +146,7 @@ class TrainConfig:
         )
 
     def to_json(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        return data
+        return dataclasses.asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
@@ -398,7 +396,6 @@ class Trainer:
         """One iteration: self-play, training, checkpoint, evaluation, metrics."""
         config = self.config
         began = time.perf_counter()
-        evaluator = NetworkEvaluator(self.model)
         finished = 0
 
         def on_game(_: Any) -> None:
@@ -436,6 +433,7 @@ class Trainer:
                 **options,
             )
         else:
+            evaluator = NetworkEvaluator(self.model)
             games = self_play(evaluator, self.game, config.games_per_iteration, **options)
         examples = [e for g in games for e in g.examples]
         self.buffer.add(examples)
@@ -579,10 +577,3 @@ def _write_atomic(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(text)
     os.replace(temporary, path)
-
-
-def seed_everything(seed: int) -> None:
-    """Seed Python's, numpy's and PyTorch's global generators."""
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
