@@ -268,13 +268,13 @@ def test_ray_executor_matches_the_local_records(local_ray: object) -> None:
 
 def test_ray_runs_self_play_like_this_process(local_ray: object) -> None:
     torch = pytest.importorskip("torch")
-    from playout.zero import Architecture, Model, ZeroSearch
+    from playout.zero import Architecture, Model, SelfPlaySettings, ZeroSearch
     from playout.zero.selfplay import parallel_self_play
 
     torch.set_num_threads(1)
     game = tictactoe()
     model = Model(game, Architecture(channels=8, blocks=1), device="cpu")
-    options = {"workers": 2, "search": ZeroSearch(simulations=8), "seed": 3}
-    on_ray = parallel_self_play(model, game, 4, executor="ray", **options)  # type: ignore[arg-type]
-    local = parallel_self_play(model, game, 4, executor="local", **options)  # type: ignore[arg-type]
+    settings = SelfPlaySettings(search=ZeroSearch(simulations=8))
+    on_ray = parallel_self_play(model, game, 4, settings, workers=2, executor="ray", seed=3)
+    local = parallel_self_play(model, game, 4, settings, workers=2, executor="local", seed=3)
     assert [g.moves for g in on_ray] == [g.moves for g in local]

@@ -20,6 +20,7 @@ from playout.zero import (  # noqa: E402
     Architecture,
     Model,
     NetworkEvaluator,
+    SelfPlaySettings,
     TrainConfig,
     Trainer,
     ZeroPlayer,
@@ -273,9 +274,8 @@ def test_games_without_observations_are_refused() -> None:
 def test_self_play_records_legal_games_with_policies() -> None:
     game = tictactoe()
     evaluator = NetworkEvaluator(small_model(game))
-    games = self_play(
-        evaluator, game, 5, search=ZeroSearch(simulations=16), parallel_games=3, seed=1
-    )
+    settings = SelfPlaySettings(search=ZeroSearch(simulations=16), parallel_games=3)
+    games = self_play(evaluator, game, 5, settings, seed=1)
     assert len(games) == 5
     symmetries = len(game.action_symmetries())
     for record in games:
@@ -290,6 +290,31 @@ def test_self_play_records_legal_games_with_policies() -> None:
             # No probability on an occupied square.
             occupied = (example.observation.sum(axis=0) > 0).reshape(-1)
             assert example.policy[occupied].sum() == 0
+
+
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"value_mix": 1.5}, "value_mix"),
+        ({"temperature_moves": -1}, "temperature_moves"),
+        ({"parallel_games": 0}, "parallel_games"),
+        ({"opening_moves": 2.5}, "opening_moves"),
+    ],
+)
+def test_bad_self_play_settings_are_refused(changes: dict[str, object], match: str) -> None:
+    with pytest.raises(playout.InvalidParameterError, match=match):
+        SelfPlaySettings(**changes)  # type: ignore[arg-type]
+    with pytest.raises(playout.InvalidParameterError, match=match):
+        tiny_config(**changes)
+
+
+def test_a_training_run_plays_with_its_own_settings() -> None:
+    config = tiny_config(temperature_moves=3, opening_moves=2, value_mix=0.25, c=1.5)
+    settings = config.self_play()
+    assert (settings.temperature_moves, settings.opening_moves) == (3, 2)
+    assert (settings.value_mix, settings.parallel_games) == (0.25, 4)
+    assert (settings.search.simulations, settings.search.c) == (8, 1.5)
+    assert settings.search.noise is not None
 
 
 def tiny_config(**changes: object) -> TrainConfig:
@@ -395,7 +420,7 @@ def test_random_openings_never_end_the_game() -> None:
 def test_expert_games_record_search_targets() -> None:
     from playout.zero.selfplay import expert_games
 
-    games = expert_games(tictactoe(), 2, simulations=200, seed=4, augment=False)
+    games = expert_games(tictactoe(), 2, SelfPlaySettings(augment=False), simulations=200, seed=4)
     for record in games:
         assert len(record.examples) == len(record.moves)
         for example in record.examples:
@@ -407,13 +432,12 @@ def test_parallel_self_play_in_worker_processes(tmp_path: object) -> None:
 
     game = tictactoe()
     model = small_model(game)
-    games = parallel_self_play(model, game, 4, workers=2, search=ZeroSearch(simulations=8), seed=2)
+    settings = SelfPlaySettings(search=ZeroSearch(simulations=8))
+    games = parallel_self_play(model, game, 4, settings, workers=2, seed=2)
     assert len(games) == 4
     assert all(g.outcome0 in (-1.0, 0.0, 1.0) for g in games)
     # The same jobs in this process give the same games (the weights travel in the job).
-    local = parallel_self_play(
-        model, game, 4, workers=2, executor="local", search=ZeroSearch(simulations=8), seed=2
-    )
+    local = parallel_self_play(model, game, 4, settings, workers=2, executor="local", seed=2)
     assert [g.moves for g in local] == [g.moves for g in games]
 
 

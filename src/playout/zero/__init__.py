@@ -4,7 +4,8 @@
   model files that say which game they are for.
 * :class:`NetworkEvaluator`: the network as the search's evaluator; any search given one runs
   on the batched driver (leaves collected with virtual loss, one network call per batch).
-* :func:`self_play`: many games searched in lockstep, one network call per step.
+* :func:`self_play`: many games searched in lockstep, one network call per step, played and
+  recorded as a :class:`SelfPlaySettings` says.
 * :class:`Trainer` / :class:`TrainConfig`: the training loop with checkpoints and resume
   (``playout train``).
 * :class:`ZeroPlayer`: the arena's and the command line's ``zero`` player.
@@ -17,7 +18,7 @@ from playout.zero.evaluator import NetworkEvaluator, masked_softmax
 from playout.zero.model import Architecture, GameSignature, Model, PolicyValueNet
 from playout.zero.options import search_options, shared_model
 from playout.zero.player import ZeroPlayer
-from playout.zero.selfplay import Example, SelfPlayGame, ZeroSearch, self_play
+from playout.zero.selfplay import Example, SelfPlayGame, SelfPlaySettings, ZeroSearch, self_play
 from playout.zero.train import IterationReport, ReplayBuffer, TrainConfig, Trainer
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "PolicyValueNet",
     "ReplayBuffer",
     "SelfPlayGame",
+    "SelfPlaySettings",
     "TrainConfig",
     "Trainer",
     "ZeroPlayer",

@@ -77,6 +77,57 @@ class ZeroSearch:
         ).replace(simulations=self.simulations)
 
 
+_SELF_PLAY_NOISE = DirichletNoise(alpha=1.0, fraction=0.25)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SelfPlaySettings:
+    """How training games are played and recorded: one value shared by :func:`self_play`,
+    :func:`parallel_self_play`, :func:`expert_games` and a training run's
+    :class:`~playout.zero.TrainConfig`.
+
+    Attributes:
+        search: the network's search (default: 200 simulations with Dirichlet noise at the
+            root, alpha 1.0, fraction 0.25). :func:`expert_games` uses its own rollout search.
+        temperature_moves: plies at the start of each game whose move is drawn in proportion
+            to the visit counts; later moves are the engine's final choice.
+        parallel_games: games searched in lockstep (split among workers in parallel
+            self-play).
+        opening_moves: each game starts after a uniformly random number, 0 to
+            ``opening_moves``, of uniformly random moves (not training positions), so that
+            the network also learns positions good play never reaches (0: every game from
+            the initial position).
+        value_mix: the value target is ``(1 - value_mix) * z + value_mix * q``: ``z`` the
+            game's outcome, ``q`` the search's value of the position (both for the player to
+            move). Outcomes of games whose moves were drawn at random are noisy targets for
+            the positions before the random moves; ``q`` is not (0: AlphaZero's pure ``z``).
+        augment: add the symmetric images of every position.
+    """
+
+    search: ZeroSearch = dataclasses.field(
+        default_factory=lambda: ZeroSearch(noise=_SELF_PLAY_NOISE)
+    )
+    temperature_moves: int = 8
+    parallel_games: int = 32
+    opening_moves: int = 0
+    value_mix: float = 0.0
+    augment: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("temperature_moves", "parallel_games", "opening_moves"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidParameterError(f"{name} must be a whole number >= 0, got {value!r}")
+        if self.parallel_games < 1:
+            raise InvalidParameterError(f"parallel_games must be >= 1, got {self.parallel_games}")
+        if not 0.0 <= self.value_mix <= 1.0:
+            raise InvalidParameterError(f"value_mix must be in [0, 1], got {self.value_mix}")
+
+    def replace(self, **changes: Any) -> SelfPlaySettings:
+        """A copy with ``changes`` applied (checked like the original)."""
+        return dataclasses.replace(self, **changes)
+
+
 @dataclasses.dataclass(frozen=True)
 class Example:
     """One training position: observation, policy target over every action id, and the
@@ -130,14 +181,9 @@ def self_play(
     evaluator: NetworkEvaluator,
     game: Any,
     num_games: int,
+    settings: SelfPlaySettings | None = None,
     *,
-    search: ZeroSearch | None = None,
-    temperature_moves: int = 8,
-    parallel_games: int = 32,
     seed: int = 0,
-    augment: bool = True,
-    value_mix: float = 0.0,
-    opening_moves: int = 0,
     on_game: Callable[[SelfPlayGame], None] | None = None,
 ) -> list[SelfPlayGame]:
     """Play ``num_games`` games of the network against itself (see the module docstring).
@@ -146,27 +192,14 @@ def self_play(
         evaluator: the network.
         game: the game.
         num_games: games to play.
-        search: search settings (default: :class:`ZeroSearch` with Dirichlet noise,
-            alpha 1.0, fraction 0.25).
-        temperature_moves: plies at the start of each game whose move is drawn in proportion
-            to the visit counts.
-        parallel_games: games searched in lockstep.
+        settings: how games are played and recorded (default: :class:`SelfPlaySettings`).
         seed: seeds every game (game ``i`` gets its own stream).
-        augment: add the symmetric images of every position.
-        value_mix: the value target is ``(1 - value_mix) * z + value_mix * q``: ``z`` the
-            game's outcome, ``q`` the search's value of the position (both for the player to
-            move). Outcomes of games whose moves were drawn at random are noisy targets for
-            the positions before the random moves; ``q`` is not (0: AlphaZero's pure ``z``).
-        opening_moves: each game starts after a uniformly random number, 0 to
-            ``opening_moves``, of uniformly random moves (not training positions), so that
-            the network also learns positions good play never reaches (an opening book of
-            random positions; 0: every game from the initial position).
         on_game: called with each finished game (progress bars).
     """
-    if search is None:
-        search = ZeroSearch(noise=DirichletNoise(alpha=1.0, fraction=0.25))
-    if num_games < 0 or parallel_games < 1:
-        raise InvalidParameterError("num_games must be >= 0 and parallel_games >= 1")
+    settings = settings or SelfPlaySettings()
+    search = settings.search
+    if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 0:
+        raise InvalidParameterError(f"num_games must be a whole number >= 0, got {num_games!r}")
     spec = game.spec
     num_actions = int(spec.num_actions)
     max_depth = int(spec.max_length or 4096)
@@ -176,14 +209,14 @@ def self_play(
     started = 0
 
     def start(index: int) -> _Slot:
-        state, opening = random_opening(game, move_rng.randint(0, opening_moves), move_rng)
+        state, opening = random_opening(game, move_rng.randint(0, settings.opening_moves), move_rng)
         engine = MCTS(state, search.config(evaluator, seed * 100_003 + index))
         driver = engine.driver
         assert isinstance(driver, BatchedDriver)
         return _Slot(engine, driver, index, moves=opening)
 
     while len(finished) < num_games:
-        while len(slots) < parallel_games and started < num_games:
+        while len(slots) < settings.parallel_games and started < num_games:
             slots.append(start(started))
             started += 1
         # One step: every game's leaves, one evaluation.
@@ -208,9 +241,9 @@ def self_play(
             at += count
             slot.done += ran
             if slot.done >= search.simulations or solved or ran == 0:
-                over = _play_move(slot, num_actions, temperature_moves, move_rng)
+                over = _play_move(slot, num_actions, settings.temperature_moves, move_rng)
                 if over:
-                    record = _finish(slot, game, augment, value_mix)
+                    record = _finish(slot, game, settings)
                     finished.append(record)
                     if on_game is not None:
                         on_game(record)
@@ -259,14 +292,14 @@ def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: rando
     return bool(engine.root_state.is_terminal())
 
 
-def _finish(slot: _Slot, game: Any, augment: bool, value_mix: float) -> SelfPlayGame:
+def _finish(slot: _Slot, game: Any, settings: SelfPlaySettings) -> SelfPlayGame:
     """The record of a finished game, with an example per position."""
     outcome0 = float(slot.engine.root_state.returns()[0])
     examples: list[Example] = []
     for state, policy, root_value in slot.history:
         outcome = value_for(state.current_player(), outcome0)
-        value = (1.0 - value_mix) * outcome + value_mix * root_value
-        if augment:
+        value = (1.0 - settings.value_mix) * outcome + settings.value_mix * root_value
+        if settings.augment:
             examples.extend(symmetric_examples(state, policy, value, game))
         else:
             examples.append(Example(state.observation(), policy, value))  # type: ignore[attr-defined]
@@ -291,13 +324,8 @@ class SelfPlayJob:
     game: Any
     model_bytes: bytes
     num_games: int
-    search: ZeroSearch
-    temperature_moves: int
-    parallel_games: int
+    settings: SelfPlaySettings
     seed: int
-    augment: bool
-    value_mix: float
-    opening_moves: int
     index: int
     threads: int = 1
 
@@ -311,18 +339,7 @@ def run_self_play_job(job: SelfPlayJob) -> tuple[int, list[SelfPlayGame]]:
 
     torch.set_num_threads(job.threads)
     model = Model.from_bytes(io.BytesIO(job.model_bytes), job.game, device="cpu")
-    games = self_play(
-        NetworkEvaluator(model),
-        job.game,
-        job.num_games,
-        search=job.search,
-        temperature_moves=job.temperature_moves,
-        parallel_games=job.parallel_games,
-        seed=job.seed,
-        augment=job.augment,
-        value_mix=job.value_mix,
-        opening_moves=job.opening_moves,
-    )
+    games = self_play(NetworkEvaluator(model), job.game, job.num_games, job.settings, seed=job.seed)
     return job.index, games
 
 
@@ -330,42 +347,28 @@ def parallel_self_play(
     model: Any,
     game: Any,
     num_games: int,
+    settings: SelfPlaySettings | None = None,
     *,
     workers: int,
     executor: str | Any = "pool",
     ray_address: str | None = None,
-    search: ZeroSearch,
-    temperature_moves: int = 8,
-    parallel_games: int = 32,
     seed: int = 0,
-    augment: bool = True,
-    value_mix: float = 0.0,
-    opening_moves: int = 0,
     on_game: Callable[[SelfPlayGame], None] | None = None,
 ) -> list[SelfPlayGame]:
     """:func:`self_play` split into ``workers`` jobs on one of the arena's executors
     (``"local"``, ``"pool"`` of processes, ``"ray"``, or an executor object), each worker
-    with one PyTorch thread and its own copy of ``model``'s weights (a
-    :class:`~playout.zero.Model`); the games in the order of the jobs. Ctrl-C or an error
-    stops every worker (the executors' own handling)."""
+    with one PyTorch thread, its own copy of ``model``'s weights (a
+    :class:`~playout.zero.Model`) and its share of ``settings.parallel_games``; the games in
+    the order of the jobs. Ctrl-C or an error stops every worker (the executors' own
+    handling)."""
     from playout._src.arena.executors import resolve_executor, start_executor, stop_executor
 
     shares = [num_games // workers + (1 if i < num_games % workers else 0) for i in range(workers)]
     weights = model.to_bytes()
+    settings = settings or SelfPlaySettings()
+    share_settings = settings.replace(parallel_games=max(1, settings.parallel_games // workers))
     jobs = [
-        SelfPlayJob(
-            game,
-            weights,
-            share,
-            search,
-            temperature_moves,
-            max(1, parallel_games // workers),
-            seed * 7_919 + i,
-            augment,
-            value_mix,
-            opening_moves,
-            i,
-        )
+        SelfPlayJob(game, weights, share, share_settings, seed * 7_919 + i, i)
         for i, share in enumerate(shares)
         if share > 0
     ]
@@ -392,29 +395,29 @@ def parallel_self_play(
 def expert_games(
     game: Any,
     num_games: int,
+    settings: SelfPlaySettings | None = None,
     *,
     simulations: int,
-    temperature_moves: int = 8,
-    opening_moves: int = 0,
     seed: int = 0,
-    augment: bool = True,
-    value_mix: float = 0.0,
     on_game: Callable[[SelfPlayGame], None] | None = None,
 ) -> list[SelfPlayGame]:
-    """Training games of rollout MCTS against itself (the compiled search where the game has
-    a kernel), recorded like :func:`self_play`'s: a warm start for a network before it
-    searches well itself (Expert Iteration, Anthony, Tian & Barber 2017: a search as the
-    expert, the network as the apprentice). Moves and targets as in :func:`self_play`."""
+    """Training games of rollout MCTS against itself at ``simulations`` a move (the compiled
+    search where the game has a kernel), recorded like :func:`self_play`'s: a warm start for
+    a network before it searches well itself (Expert Iteration, Anthony, Tian & Barber 2017:
+    a search as the expert, the network as the apprentice). Moves and targets follow
+    ``settings`` as in :func:`self_play`; its network search and lockstep size do not apply.
+    """
+    settings = settings or SelfPlaySettings()
     move_rng = random.Random(seed)
     finished: list[SelfPlayGame] = []
     for index in range(num_games):
-        state, opening = random_opening(game, move_rng.randint(0, opening_moves), move_rng)
+        state, opening = random_opening(game, move_rng.randint(0, settings.opening_moves), move_rng)
         engine = MCTS(state, seed=seed * 100_003 + index, simulations=simulations)
         slot = _Slot(engine, None, index, moves=opening)
         while not engine.root_state.is_terminal():
             engine.run()
-            _play_move(slot, int(game.spec.num_actions), temperature_moves, move_rng)
-        record = _finish(slot, game, augment, value_mix)
+            _play_move(slot, int(game.spec.num_actions), settings.temperature_moves, move_rng)
+        record = _finish(slot, game, settings)
         finished.append(record)
         if on_game is not None:
             on_game(record)

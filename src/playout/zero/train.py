@@ -36,6 +36,7 @@ from playout.zero.evaluator import NetworkEvaluator
 from playout.zero.model import Architecture, Model, read_model_file, torch
 from playout.zero.selfplay import (
     Example,
+    SelfPlaySettings,
     ZeroSearch,
     expert_games,
     parallel_self_play,
@@ -131,18 +132,23 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise InvalidParameterError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not 0.0 <= self.value_mix <= 1.0:
-            raise InvalidParameterError(f"value_mix must be in [0, 1], got {self.value_mix}")
+        self.self_play()  # checks the self-play settings (value_mix in [0, 1], ...)
         if not self.learning_rate > 0 or self.weight_decay < 0:
             raise InvalidParameterError("learning_rate must be > 0 and weight_decay >= 0")
 
-    def search(self) -> ZeroSearch:
-        """The self-play search settings."""
-        return ZeroSearch(
-            simulations=self.simulations,
-            c=self.c,
-            leaf_batch=self.leaf_batch,
-            noise=DirichletNoise(alpha=self.dirichlet_alpha, fraction=self.dirichlet_fraction),
+    def self_play(self) -> SelfPlaySettings:
+        """The self-play settings of this run."""
+        return SelfPlaySettings(
+            search=ZeroSearch(
+                simulations=self.simulations,
+                c=self.c,
+                leaf_batch=self.leaf_batch,
+                noise=DirichletNoise(alpha=self.dirichlet_alpha, fraction=self.dirichlet_fraction),
+            ),
+            temperature_moves=self.temperature_moves,
+            parallel_games=self.parallel_games,
+            opening_moves=self.opening_moves,
+            value_mix=self.value_mix,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -404,37 +410,41 @@ class Trainer:
             if progress is not None:
                 progress("self-play", finished, config.games_per_iteration)
 
-        options: dict[str, Any] = {
-            "search": config.search(),
-            "temperature_moves": config.temperature_moves,
-            "value_mix": config.value_mix,
-            "opening_moves": config.opening_moves,
-            "parallel_games": config.parallel_games,
-            "seed": config.seed * 1_000_003 + self.iteration,
-            "on_game": on_game,
-        }
+        settings = config.self_play()
+        seed = config.seed * 1_000_003 + self.iteration
         simulations = config.simulations
         if self.iteration < config.expert_iterations:
             simulations = config.expert_simulations
             games = expert_games(
                 self.game,
                 config.games_per_iteration,
+                settings,
                 simulations=config.expert_simulations,
-                **{k: v for k, v in options.items() if k not in ("search", "parallel_games")},
+                seed=seed,
+                on_game=on_game,
             )
         elif self.workers > 1 or self.executor not in ("local", None):
             games = parallel_self_play(
                 self.model,
                 self.game,
                 config.games_per_iteration,
+                settings,
                 workers=self.workers,
                 executor=self.executor or "pool",
                 ray_address=self.ray_address,
-                **options,
+                seed=seed,
+                on_game=on_game,
             )
         else:
             evaluator = NetworkEvaluator(self.model)
-            games = self_play(evaluator, self.game, config.games_per_iteration, **options)
+            games = self_play(
+                evaluator,
+                self.game,
+                config.games_per_iteration,
+                settings,
+                seed=seed,
+                on_game=on_game,
+            )
         examples = [e for g in games for e in g.examples]
         self.buffer.add(examples)
         play_seconds = time.perf_counter() - began
