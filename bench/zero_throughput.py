@@ -153,21 +153,18 @@ def one_leaf_self_play(model: Any, game: Any, num_games: int, sims: int, seed: i
 
 def lockstep(model: Any, game: Any, games: int, sims: int, batch: int, parallel: int, seed: int):
     """``self_play`` with a fresh evaluator: (moves, network evaluations, leaves, seconds)."""
-    from playout.zero import NetworkEvaluator, ZeroSearch, self_play
+    from playout.zero import NetworkEvaluator, SelfPlaySettings, ZeroSearch, self_play
 
     evaluator = NetworkEvaluator(model)
     before = model.evaluations
     start = time.perf_counter()
-    played = self_play(
-        evaluator,
-        game,
-        games,
+    settings = SelfPlaySettings(
         search=ZeroSearch(simulations=sims, leaf_batch=batch),
         temperature_moves=TEMPERATURE_MOVES,
         parallel_games=parallel,
-        seed=seed,
         augment=False,
     )
+    played = self_play(evaluator, game, games, settings, seed=seed)
     seconds = time.perf_counter() - start
     moves = sum(len(g.moves) for g in played)
     return moves, model.evaluations - before, evaluator.hits + evaluator.misses, seconds
