@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from playout._src.arena.players import SearchPlayer
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
 from playout._src.keyvalue import parse_key_values, parse_number
@@ -26,14 +27,16 @@ ZERO_KEYS = ("simulations", "seconds", "model", "c", "batch", "device")
 """The option keys of ``zero:``."""
 
 
-class ZeroPlayer:
+class ZeroPlayer(SearchPlayer):
     """Plays the move a network-guided search chooses (tree kept between moves).
 
     Args:
         game: the game.
         model: the network, or a path to its file (``None``: the shipped one).
-        search: search settings (``simulations=0``: no search, the policy's argmax).
+        search: search settings.
         seconds: a time limit per move instead of the simulation count.
+        no_search: play the policy's most probable move, with no search.
+        device: PyTorch device of a model loaded from a file.
         name: label for reports.
     """
 
@@ -48,6 +51,7 @@ class ZeroPlayer:
         device: str | None = None,
         name: str = "zero",
     ) -> None:
+        super().__init__(name)
         if not isinstance(model, Model):
             model = Model.load(model or shipped_model_path(game), game, device=device)
         self.model = model
@@ -56,17 +60,6 @@ class ZeroPlayer:
         self.seconds = seconds
         self.no_search = no_search
         self._game = game
-        self._name = name
-        self._engine: MCTS | None = None
-        self._seed = 0
-        self.last_result: Any = None
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    def __repr__(self) -> str:
-        return f"ZeroPlayer({self._name!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Sent to worker processes as its weights' file (or the shipped network).
@@ -81,33 +74,20 @@ class ZeroPlayer:
             (self._game, str(path), self.search, self.seconds, self.no_search, self._name),
         )
 
-    def _new_engine(self, state: GameState) -> MCTS:
+    def _new_engine(self, state: GameState) -> MCTS | None:
+        if self.no_search:
+            return None
         config = self.search.config(self.evaluator, self._seed)
         if self.seconds is not None:
             config = config.replace(simulations=None, seconds=self.seconds)
         return MCTS(state, config)
 
-    def reset(self, state: GameState, seed: int) -> None:
-        self._seed = int(seed)
-        self._engine = None if self.no_search else self._new_engine(state)
-        self.last_result = None
-
     def choose(self, state: GameState) -> int:
-        if self.no_search:
-            actions = np.asarray(state.legal_actions(), dtype=np.int64)
-            priors = masked_softmax(self.evaluator.outputs([state])[0][0], actions)
-            return int(actions[int(np.argmax(priors))])
-        engine = self._engine
-        if engine is None or engine.root_state != state:
-            self._seed += 1
-            engine = self._engine = self._new_engine(state)
-        self.last_result = engine.run()
-        return int(self.last_result.best_action)
-
-    def notify(self, action: int) -> None:
-        engine = self._engine
-        if engine is not None and not engine.root_state.is_terminal():
-            engine.advance(action)
+        if not self.no_search:
+            return super().choose(state)
+        actions = np.asarray(state.legal_actions(), dtype=np.int64)
+        priors = masked_softmax(self.evaluator.outputs([state])[0][0], actions)
+        return int(actions[int(np.argmax(priors))])
 
 
 def _rebuild(

@@ -166,30 +166,23 @@ def rollout_policy(name: str, game: Game) -> RolloutPolicy | None:
     raise InvalidParameterError(f"unknown rollout {name!r}; choose random or neighbors")
 
 
-class MctsPlayer:
-    """Plays the move an MCTS search chooses; keeps its tree between moves.
+class SearchPlayer:
+    """The part every searching player shares: an engine whose tree is kept between moves.
+
+    :meth:`choose` searches from the engine's root when it is the position asked about and
+    from a new engine otherwise (no :meth:`reset`, or moves not notified); :meth:`notify`
+    advances the tree to the move played (or drops it when ``reuse`` is off). Subclasses build
+    the engine in :meth:`_new_engine` (any object with ``root_state``, ``run()`` returning a
+    result with ``best_action``, and ``advance(action)``).
 
     Args:
-        game: the game (to build the rollout policy).
-        options: search settings.
         name: label for reports.
-        engine_factory: builds the engine (default :class:`MCTS`).
+        reuse: keep the subtree of the moves played.
     """
 
-    def __init__(
-        self,
-        game: Game,
-        options: MctsOptions | None = None,
-        *,
-        name: str = "mcts",
-        engine_factory: EngineFactory | None = None,
-    ) -> None:
-        self._game = game
-        self.options = MctsOptions() if options is None else options
-        self._selection = self.options.selection()
-        self._evaluator = self.options.evaluator(game)
+    def __init__(self, name: str, *, reuse: bool = True) -> None:
         self._name = name
-        self._factory: EngineFactory = MCTS if engine_factory is None else engine_factory
+        self._reuse = reuse
         self._engine: Any = None
         self._seed = 0
         self.last_result: Any = None
@@ -200,22 +193,7 @@ class MctsPlayer:
         return self._name
 
     def _new_engine(self, state: GameState) -> Any:
-        extra: dict[str, Any] = (
-            {} if self.options.solver is None else {"solver": self.options.solver}
-        )
-        # Only when on, so that engine factories written before these options keep working.
-        if self.options.symmetry:
-            extra["symmetry"] = True
-        if self.options.transpositions:
-            extra["transpositions"] = True
-        return self._factory(
-            state,
-            selection=self._selection,
-            evaluator=self._evaluator,
-            budget=self.options.budget,
-            seed=self._seed,
-            **extra,
-        )
+        raise NotImplementedError
 
     def reset(self, state: GameState, seed: int) -> None:
         """Start a new search tree at ``state``, seeded with ``seed``."""
@@ -238,7 +216,7 @@ class MctsPlayer:
         engine = self._engine
         if engine is None:
             return
-        if not self.options.reuse:
+        if not self._reuse:
             self._engine = None
             return
         if engine.root_state.is_terminal():
@@ -246,7 +224,51 @@ class MctsPlayer:
         engine.advance(action)
 
     def __repr__(self) -> str:
-        return f"MctsPlayer({self._name!r})"
+        return f"{type(self).__name__}({self._name!r})"
+
+
+class MctsPlayer(SearchPlayer):
+    """Plays the move an MCTS search chooses; keeps its tree between moves.
+
+    Args:
+        game: the game (to build the rollout policy).
+        options: search settings.
+        name: label for reports.
+        engine_factory: builds the engine (default :class:`MCTS`).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        options: MctsOptions | None = None,
+        *,
+        name: str = "mcts",
+        engine_factory: EngineFactory | None = None,
+    ) -> None:
+        self.options = MctsOptions() if options is None else options
+        super().__init__(name, reuse=self.options.reuse)
+        self._game = game
+        self._selection = self.options.selection()
+        self._evaluator = self.options.evaluator(game)
+        self._factory: EngineFactory = MCTS if engine_factory is None else engine_factory
+
+    def _new_engine(self, state: GameState) -> Any:
+        extra: dict[str, Any] = (
+            {} if self.options.solver is None else {"solver": self.options.solver}
+        )
+        # Only when on, so that engine factories written before these options keep working.
+        if self.options.symmetry:
+            extra["symmetry"] = True
+        if self.options.transpositions:
+            extra["transpositions"] = True
+        return self._factory(
+            state,
+            selection=self._selection,
+            evaluator=self._evaluator,
+            budget=self.options.budget,
+            seed=self._seed,
+            **extra,
+        )
 
 
 __all__ = [
@@ -255,5 +277,6 @@ __all__ = [
     "MctsPlayer",
     "Player",
     "RandomPlayer",
+    "SearchPlayer",
     "rollout_policy",
 ]
