@@ -511,3 +511,78 @@ def test_a_game_without_max_length_cannot_overrun_the_path() -> None:
     )
     assert result.simulations == 6000
     assert result.max_depth == 4096  # the walk stops where its path buffer ends
+
+
+@pytest.mark.parametrize("batched", [False, True], ids=["python", "batched"])
+def test_a_game_wider_than_it_declared_room_for_grows_the_tree(batched: bool) -> None:
+    # No num_actions: the drivers start with room for 64 edges a node and must grow it.
+    class Wide:
+        spec = playout.GameSpec(
+            name="wide",
+            num_players=2,
+            num_actions=None,
+            max_length=2,
+            is_zero_sum=True,
+            min_return=-1.0,
+            max_return=1.0,
+        )
+
+        def initial_state(self) -> Pick:
+            return Pick(())
+
+    game = Wide()
+    width = 300
+
+    @dataclasses.dataclass(frozen=True)
+    class Pick:
+        moves: tuple[int, ...]
+
+        @property
+        def game(self) -> Wide:
+            return game
+
+        def current_player(self) -> int:
+            return len(self.moves) % 2
+
+        def legal_actions(self) -> tuple[int, ...]:
+            return tuple(range(width if self.moves else 2))  # widens below the root
+
+        def play(self, action: int) -> Pick:
+            return Pick((*self.moves, action))
+
+        def is_terminal(self) -> bool:
+            return len(self.moves) == 2
+
+        def returns(self) -> tuple[float, float]:
+            # The first player wins when the two picks have the same parity.
+            first = 1.0 if (self.moves[0] - self.moves[1]) % 2 == 0 else -1.0
+            return (first, -first)
+
+    class Flat:
+        def evaluate(self, state: object, rng: object) -> float:
+            return 0.0
+
+        def priors(self, state: object, actions: np.ndarray) -> np.ndarray:
+            return np.full(len(actions), 1.0 / len(actions))
+
+    class FlatBatch(Flat):
+        def evaluate_batch(
+            self, states: list[object], actions: list[np.ndarray]
+        ) -> tuple[np.ndarray, list[np.ndarray]]:
+            return np.zeros(len(states)), [
+                self.priors(s, a) for s, a in zip(states, actions, strict=True)
+            ]
+
+    engine = playout.MCTS(
+        game.initial_state(),
+        selection=playout.PUCT(c=2.0),
+        evaluator=FlatBatch() if batched else Flat(),
+        simulations=2000,
+        solver=False,  # the root is a proven loss: the solver would stop the search early
+        seed=1,
+    )
+    assert engine.backend == ("batched" if batched else "python")
+    result = engine.run()
+    assert result.simulations == 2000
+    assert sorted(result.actions) == [0, 1]
+    assert sum(result.visit_counts) == 2000

@@ -172,6 +172,7 @@ class BatchedDriver(PythonDriver):
                 actions_list.append(leaf.actions)
             if edge != T.NO_EDGE:
                 self._pending_edges.add(edge)
+            nodes, _, edges, edge_values, _ = self._tree  # new arrays if the leaf grew them
             T.add_virtual_loss(nodes, edges, edge_values, path, depth, self._loss, self._saved[i])
             self._pending.append(leaf)
         return states, actions_list
@@ -195,10 +196,8 @@ class BatchedDriver(PythonDriver):
         if actions is None:
             actions = self._action_array(legal, state)
         if actions.size > self._max_actions:
-            raise InvalidParameterError(
-                f"{self._spec.name}: a state has {actions.size} legal actions, more than "
-                f"num_actions={self._max_actions}"
-            )
+            # Room for the rest of the batch (select_leaves reads the tree's arrays afresh).
+            self._grow_edge_room(actions.size, self._leaf_batch + 1)
         player = state.current_player()
         if self._checks and not (0 <= player < self._spec.num_players):
             checks.player(self._spec, state, player)  # CHANCE where allowed, else raises
