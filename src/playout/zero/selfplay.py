@@ -361,7 +361,7 @@ def parallel_self_play(
     :class:`~playout.zero.Model`) and its share of ``settings.parallel_games``; the games in
     the order of the jobs. Ctrl-C or an error stops every worker (the executors' own
     handling)."""
-    from playout._src.arena.executors import resolve_executor, start_executor, stop_executor
+    from playout._src.arena.executors import resolve_executor, running
 
     shares = [num_games // workers + (1 if i < num_games % workers else 0) for i in range(workers)]
     weights = model.to_bytes()
@@ -374,21 +374,12 @@ def parallel_self_play(
     ]
     runner, own = resolve_executor(executor, len(jobs), ray_address)  # type: ignore[arg-type]
     results: list[list[SelfPlayGame]] = [[] for _ in jobs]
-    finished = False
-    try:
-        start_executor(runner)
+    with running(runner, own):
         for index, games in runner.run(jobs, run_self_play_job):
             results[index] = games
             if on_game is not None:
                 for record in games:
                     on_game(record)
-        finished = True
-    finally:
-        if own:
-            if finished:
-                runner.close()
-            else:
-                stop_executor(runner)
     return [g for share in results for g in share]
 
 

@@ -9,6 +9,7 @@ the records as games finish; :func:`make_executor` builds one by name (``local``
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import logging
 import multiprocessing
@@ -295,6 +296,25 @@ def stop_executor(executor: GameExecutor) -> None:
         terminate()
     else:
         executor.close()
+
+
+@contextlib.contextmanager
+def running(executor: GameExecutor, own: bool) -> Iterator[GameExecutor]:
+    """``executor`` started (:func:`start_executor`) for the ``with`` block. When ``own``
+    (built by :func:`resolve_executor`), it is closed on leaving the block, and stopped at
+    once first when the block ends by an exception (Ctrl-C, SIGTERM, a worker that died, a
+    full disk): the games in progress are abandoned rather than waited for. An executor the
+    caller passed in is left running for the caller."""
+    try:
+        start_executor(executor)
+        yield executor
+    except BaseException:
+        if own:
+            stop_executor(executor)
+        raise
+    finally:
+        if own:
+            executor.close()
 
 
 def resolve_executor(

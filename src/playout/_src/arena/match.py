@@ -20,8 +20,7 @@ from playout._src.arena.executors import (
     GameJob,
     job_players,
     resolve_executor,
-    start_executor,
-    stop_executor,
+    running,
 )
 from playout._src.arena.play import GameRecord, check_seed, check_two_players, game_seed
 from playout._src.arena.players import EngineFactory, Player
@@ -268,33 +267,25 @@ def run_match(
         check_writable(save)
     writer: RecordWriter | None = None
     try:
-        # The executor is up (Ray connected) before the save file is opened: a failed start
-        # leaves an existing file as it was.
-        start_executor(runner)
-        if save is not None:
-            writer = RecordWriter(save, overwrite=overwrite)
-        for start in range(0, games, batch):
-            for record in runner.run(jobs[start : start + batch]):
-                records[record.index] = record
-                if writer is not None:
-                    writer.write(record_to_json(game, record, extra=extra))
-                if progress is not None:
-                    progress(len(records), record)
-            if sprt is not None:
-                status = _sprt_status(sprt, game, records, seed)
-                if status.decision is not None:
-                    break
-    except BaseException:
-        # Interrupted (Ctrl-C, SIGTERM), or a failure (a worker died, the disk is full): stop
-        # the games in progress now rather than wait for them.
-        if own_executor:
-            stop_executor(runner)
-        raise
+        with running(runner, own_executor):
+            # The executor is up (Ray connected) before the save file is opened: a failed
+            # start leaves an existing file as it was.
+            if save is not None:
+                writer = RecordWriter(save, overwrite=overwrite)
+            for start in range(0, games, batch):
+                for record in runner.run(jobs[start : start + batch]):
+                    records[record.index] = record
+                    if writer is not None:
+                        writer.write(record_to_json(game, record, extra=extra))
+                    if progress is not None:
+                        progress(len(records), record)
+                if sprt is not None:
+                    status = _sprt_status(sprt, game, records, seed)
+                    if status.decision is not None:
+                        break
     finally:
         if writer is not None:
             writer.close()
-        if own_executor:
-            runner.close()
     return MatchResult(
         game=game.spec.name,
         p1=player1.name,

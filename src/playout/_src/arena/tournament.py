@@ -20,8 +20,7 @@ from playout._src.arena.executors import (
     GameJob,
     job_players,
     resolve_executor,
-    start_executor,
-    stop_executor,
+    running,
 )
 from playout._src.arena.match import MatchProgress, check_match_args, in_order
 from playout._src.arena.play import GameRecord, game_seed
@@ -252,29 +251,21 @@ def run_tournament(
         check_writable(save)
     writer: RecordWriter | None = None
     try:
-        # The executor is up (Ray connected) before the save file is opened: a failed start
-        # leaves an existing file as it was.
-        start_executor(runner)
-        if save is not None:
-            writer = RecordWriter(save, overwrite=overwrite)
-        for record in runner.run(jobs):
-            records[record.index] = record
-            if writer is not None:
-                extra = {"seats": list(seats[record.index])}
-                writer.write(record_to_json(game, record, extra=extra))
-            if progress is not None:
-                progress(len(records), record)
-    except BaseException:
-        # Interrupted (Ctrl-C, SIGTERM), or a failure (a worker died, the disk is full): stop
-        # the games in progress now rather than wait for them.
-        if own_executor:
-            stop_executor(runner)
-        raise
+        with running(runner, own_executor):
+            # The executor is up (Ray connected) before the save file is opened: a failed
+            # start leaves an existing file as it was.
+            if save is not None:
+                writer = RecordWriter(save, overwrite=overwrite)
+            for record in runner.run(jobs):
+                records[record.index] = record
+                if writer is not None:
+                    extra = {"seats": list(seats[record.index])}
+                    writer.write(record_to_json(game, record, extra=extra))
+                if progress is not None:
+                    progress(len(records), record)
     finally:
         if writer is not None:
             writer.close()
-        if own_executor:
-            runner.close()
     return TournamentResult(
         game=game.spec.name,
         players=distinct_names([p.name for p in players]),
