@@ -221,6 +221,19 @@ def test_compiled_vs_peers_without_the_c_reference() -> None:
     assert "no C reference" in err
 
 
+def test_compiled_vs_peers_solver() -> None:
+    pytest.importorskip("pyspiel", reason="open-spiel (the openspiel extra) not installed")
+    out, _ = run_bench("compiled_vs_peers.py", "--solver", "--sims", "80000", "--reps", "2")
+    (row,) = (json.loads(line) for line in out.splitlines())
+    assert row["game"] == "tictactoe" and row["solver"] is True and row["budget"] == 80000
+    assert row["playout_proven"] == "2/2 draw"  # tic-tac-toe's root is proven at ~50k
+    assert 0 < row["playout_sims_median"] < 80000 and "c_median" not in row
+    assert re.fullmatch(r"[0-2]/2( draw)?", row["openspiel_proven"])
+    for key in ("playout_median", "openspiel_same_sims_median", "playout_over_openspiel"):
+        assert positive(row[key])
+    assert positive(row["time_to_proof_openspiel_over_playout"])
+
+
 def test_ab_trees() -> None:
     out, _ = run_bench("ab_trees.py", "--trees", "src", "src", "--sims", "200", "--reps", "2")
     row = json.loads(out.splitlines()[-1])

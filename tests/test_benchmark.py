@@ -271,6 +271,36 @@ def test_make_runner() -> None:
         benchmark.make_runner("playout-python", "chess")
 
 
+@pytest.mark.parametrize("implementation", ["playout-compiled", "playout-python"])
+def test_solver_runner_stops_at_the_proof_of_tictactoe(implementation: str) -> None:
+    run = benchmark.make_solver_runner(implementation, "tictactoe")
+    assert run is not None
+    proof = run(200_000, 0)
+    assert proof.proven == "draw" and 0 < proof.simulations < 200_000
+    assert proof.seconds > 0 and proof.rate == proof.simulations / proof.seconds
+    short = run(100, 0)  # far too few simulations to prove the empty board
+    assert short.proven is None and short.simulations == 100
+    with pytest.raises(InvalidParameterError):
+        benchmark.make_solver_runner("alphazero", "tictactoe")
+
+
+@pytest.mark.parametrize("implementation", ["openspiel-cpp", "openspiel-python"])
+def test_openspiel_solver_runner_reports_an_unproven_root(implementation: str) -> None:
+    pytest.importorskip("pyspiel", reason="open-spiel (the openspiel extra) not installed")
+    run = benchmark.make_solver_runner(implementation, "tictactoe")
+    assert run is not None
+    short = run(100, 0)
+    assert short.proven is None and short.simulations == 100 and short.seconds > 0
+
+
+def test_openspiel_outcome_is_read_for_the_player_to_move() -> None:
+    pyspiel = pytest.importorskip("pyspiel", reason="open-spiel not installed")
+    game = pyspiel.load_game("tic_tac_toe")
+    read = benchmark._openspiel_proven
+    assert read([1.0, -1.0], 0, game) == "win" and read([1.0, -1.0], 1, game) == "loss"
+    assert read([0.0, 0.0], 0, game) == "draw" and read([], 0, game) is None
+
+
 def test_machine_line() -> None:
     machine = benchmark.machine_info()
     assert machine.cpus >= 1

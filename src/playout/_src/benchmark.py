@@ -25,6 +25,11 @@ implementations take turns on the same work (the order rotates from one repetiti
 next), and the ratio reported is the median of the per-repetition ratios, so that the drift
 of a shared machine hits both sides of a ratio alike.
 
+With the solver on: :func:`make_solver_runner` times one decision of the same search with
+each implementation's MCTS-Solver on, from making the searcher until the root is proven (every
+implementation stops by itself there) or a budget runs out, and says which
+(:class:`SolverDecision`); ``bench/compiled_vs_peers.py --solver`` compares them.
+
 Peak memory: each implementation decides once more in a fresh worker process (after an
 untimed warm-up decision there); the figure is the peak resident set size during the
 decision minus the resident size just before it, in MiB (2**20 bytes), read from
@@ -309,12 +314,18 @@ def machine_info() -> Machine:
 # ------------------------------------------------------------------------------ runners
 
 
-def _timed(decide: Callable[[int, int], int]) -> Runner:
-    """A runner timing ``decide(simulations, seed) -> simulations done`` in CPU seconds."""
+Decide = Callable[[int, int], tuple[int, str | None]]
+"""``decide(simulations, seed)``: one decision by a fresh searcher whose tree is freed on return;
+``(simulations run, the root's proven result)``, the result ``"win"``, ``"draw"`` or ``"loss"``
+for the player to move, or ``None`` (not proven, or the solver off)."""
+
+
+def _timed(decide: Decide) -> Runner:
+    """A runner timing ``decide`` in CPU seconds: simulations per CPU second."""
 
     def run(simulations: int, seed: int) -> float:
         start = time.process_time()
-        done = decide(simulations, seed)  # the tree is freed on return, inside the timing
+        done, _ = decide(simulations, seed)  # the tree is freed on return, inside the timing
         elapsed = time.process_time() - start
         return done / max(elapsed, 1e-9)
 
@@ -327,73 +338,96 @@ def _playout_state(game: BenchGame) -> Any:
     return make_game(game.playout_game, **dict(game.playout_params)).initial_state()
 
 
-def _playout_compiled(game: BenchGame) -> Runner:
-    from playout._src.search import MCTS, Budget
+def _playout(backend: Literal["compiled", "python"]) -> Callable[[BenchGame, bool], Decide]:
+    def make(game: BenchGame, solver: bool) -> Decide:
+        from playout._src.search import MCTS, Budget
 
-    state = _playout_state(game)
+        state = _playout_state(game)
 
-    def decide(simulations: int, seed: int) -> int:
-        engine = MCTS(state, seed=seed, solver=False, backend="compiled")
-        return engine.run(Budget(simulations=simulations)).simulations
+        def decide(simulations: int, seed: int) -> tuple[int, str | None]:
+            engine = MCTS(state, seed=seed, solver=solver, backend=backend)
+            result = engine.run(Budget(simulations=simulations))  # stops once the root is proven
+            return result.simulations, None if result.proven is None else result.proven.value
 
-    return _timed(decide)
+        return decide
 
-
-def _playout_python(game: BenchGame) -> Runner:
-    from playout._src.search import MCTS, Budget
-
-    state = _playout_state(game)
-
-    def decide(simulations: int, seed: int) -> int:
-        engine = MCTS(state, seed=seed, solver=False, backend="python")
-        return engine.run(Budget(simulations=simulations)).simulations
-
-    return _timed(decide)
+    return make
 
 
-def _openspiel_cpp(game: BenchGame) -> Runner:
+def _openspiel_proven(outcome: Sequence[float], player: int, spiel_game: Any) -> str | None:
+    """An OpenSpiel node's ``outcome`` (returns per player, empty while unsolved) as the result
+    for ``player``."""
+    if len(outcome) == 0:
+        return None
+    value = float(outcome[player])
+    if value >= spiel_game.max_utility():
+        return "win"
+    if value <= spiel_game.min_utility():
+        return "loss"
+    return "draw"
+
+
+def _openspiel_cpp(game: BenchGame, solver: bool) -> Decide:
     import pyspiel
 
     spiel_game = pyspiel.load_game(game.openspiel_game)
     state = spiel_game.new_initial_state()
+    player = state.current_player()
 
-    def decide(simulations: int, seed: int) -> int:
+    def decide(simulations: int, seed: int) -> tuple[int, str | None]:
         evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
         bot = pyspiel.MCTSBot(
-            spiel_game, evaluator, UCT_C, simulations, OPENSPIEL_MAX_MEMORY_MB, False, seed, False
+            spiel_game, evaluator, UCT_C, simulations, OPENSPIEL_MAX_MEMORY_MB, solver, seed, False
         )
-        return int(bot.mcts_search(state).explore_count)
+        root = bot.mcts_search(state)  # stops once the root is solved (with ``solve``)
+        return int(root.explore_count), _openspiel_proven(root.outcome, player, spiel_game)
 
-    return _timed(decide)
+    return decide
 
 
-def _openspiel_python(game: BenchGame) -> Runner:
+def _openspiel_python(game: BenchGame, solver: bool) -> Decide:
     import numpy as np
     import pyspiel
     from open_spiel.python.algorithms import mcts
 
     spiel_game = pyspiel.load_game(game.openspiel_game)
     state = spiel_game.new_initial_state()
+    player = state.current_player()
 
-    def decide(simulations: int, seed: int) -> int:
+    def decide(simulations: int, seed: int) -> tuple[int, str | None]:
         random_state = np.random.RandomState(seed)
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
         bot = mcts.MCTSBot(
-            spiel_game, UCT_C, simulations, evaluator, solve=False, random_state=random_state
+            spiel_game, UCT_C, simulations, evaluator, solve=solver, random_state=random_state
         )
-        return int(bot.mcts_search(state).explore_count)
+        root = bot.mcts_search(state)
+        outcome = () if root.outcome is None else root.outcome
+        return int(root.explore_count), _openspiel_proven(outcome, player, spiel_game)
 
-    return _timed(decide)
+    return decide
 
 
-_RUNNERS: Mapping[str, Callable[[BenchGame], Runner]] = MappingProxyType(
+_DECIDERS: Mapping[str, Callable[[BenchGame, bool], Decide]] = MappingProxyType(
     {
-        "playout-compiled": _playout_compiled,
-        "playout-python": _playout_python,
+        "playout-compiled": _playout("compiled"),
+        "playout-python": _playout("python"),
         "openspiel-cpp": _openspiel_cpp,
         "openspiel-python": _openspiel_python,
     }
 )
+
+
+def _decider(implementation: str, game: str, solver: bool) -> Decide | None:
+    if implementation not in _DECIDERS:
+        raise InvalidParameterError(
+            f"unknown implementation {implementation!r}; one of {', '.join(IMPLEMENTATIONS)}"
+        )
+    try:
+        return _DECIDERS[implementation](_game(game), solver)
+    except ImportError:
+        if implementation.startswith("openspiel"):
+            return None
+        raise
 
 
 def make_runner(implementation: str, game: str) -> Runner | None:
@@ -401,21 +435,65 @@ def make_runner(implementation: str, game: str) -> Runner | None:
     when the implementation's package is not installed (open-spiel).
 
     ``runner(simulations, seed)`` builds a fresh searcher, runs ``simulations`` simulations
-    from the empty board and frees the tree, and returns simulations per CPU second.
+    from the empty board with the solver off and frees the tree, and returns simulations per
+    CPU second.
 
     Raises:
         InvalidParameterError: an unknown implementation or game.
     """
-    if implementation not in _RUNNERS:
-        raise InvalidParameterError(
-            f"unknown implementation {implementation!r}; one of {', '.join(IMPLEMENTATIONS)}"
-        )
-    try:
-        return _RUNNERS[implementation](_game(game))
-    except ImportError:
-        if implementation.startswith("openspiel"):
-            return None
-        raise
+    decide = _decider(implementation, game, solver=False)
+    return None if decide is None else _timed(decide)
+
+
+@dataclass(frozen=True)
+class SolverDecision:
+    """One decision with the solver on, timed in CPU seconds of the measuring process.
+
+    Attributes:
+        simulations: simulations run: those up to the root's proof when ``proven`` is set,
+            else the whole budget.
+        seconds: process CPU seconds from making the searcher to freeing its tree.
+        proven: the root's proven result for the player to move (``"win"``, ``"draw"``,
+            ``"loss"``), or ``None`` when the budget ran out first.
+    """
+
+    simulations: int
+    seconds: float
+    proven: str | None
+
+    @property
+    def rate(self) -> float:
+        """Simulations per CPU second."""
+        return self.simulations / max(self.seconds, 1e-9)
+
+
+SolverRunner = Callable[[int, int], SolverDecision]
+"""``runner(budget, seed)``: one timed decision with the solver on, stopping at the proof."""
+
+
+def make_solver_runner(implementation: str, game: str) -> SolverRunner | None:
+    """A timed decision of ``implementation`` on the empty board of ``game`` with its
+    MCTS-Solver on, or ``None`` when the implementation's package is not installed.
+
+    ``runner(budget, seed)`` builds a fresh searcher and searches from the empty board until
+    the root is proven or ``budget`` simulations are done (every implementation stops by
+    itself on a proven root: playout's search, and OpenSpiel's ``MCTSBot`` with ``solve``),
+    frees the tree and returns a :class:`SolverDecision`. The search is otherwise that of
+    :func:`make_runner` (UCT c = sqrt(2), one random rollout per leaf).
+
+    Raises:
+        InvalidParameterError: an unknown implementation or game.
+    """
+    decide = _decider(implementation, game, solver=True)
+    if decide is None:
+        return None
+
+    def run(budget: int, seed: int) -> SolverDecision:
+        start = time.process_time()
+        done, proven = decide(budget, seed)  # the tree is freed on return, inside the timing
+        return SolverDecision(done, time.process_time() - start, proven)
+
+    return run
 
 
 def _game(name: str) -> BenchGame:
@@ -657,7 +735,10 @@ __all__ = [
     "CaseResult",
     "Machine",
     "Measurement",
+    "SolverDecision",
+    "SolverRunner",
     "machine_info",
     "make_runner",
+    "make_solver_runner",
     "run_benchmark",
 ]
