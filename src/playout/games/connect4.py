@@ -20,12 +20,11 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
-from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
-from playout._src.game import TERMINAL, GameSpec, GameState, grid_planes
+from playout._src.errors import IllegalMoveError, InvalidParameterError, MoveParseError
+from playout._src.game import GameSpec, GameState
+from playout.games._stones import StoneGame, StoneState
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from playout._src.compiled.kernel import Kernel
 
 MAX_BITS = 512
@@ -34,9 +33,6 @@ MAX_BITS = 512
 PLAYER_NAMES: tuple[str, str] = ("Red", "Yellow")
 """``spec.player_names``: the colours of the classic game, red moving first (drawn ``X``, ``O``)."""
 
-_PLAYER0_WINS: tuple[float, float] = (1.0, -1.0)
-_PLAYER1_WINS: tuple[float, float] = (-1.0, 1.0)
-_NO_WINNER: tuple[float, float] = (0.0, 0.0)
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 
@@ -48,7 +44,7 @@ def _check_int(name: str, value: object) -> int:
     return value
 
 
-class Connect4Game:
+class Connect4Game(StoneGame["Connect4State"]):
     """Connect ``k`` on a ``width`` x ``height`` board with gravity.
 
     Args:
@@ -129,38 +125,6 @@ class Connect4Game:
         identity = tuple(range(width))
         self._symmetries = (identity,) if width == 1 else (identity, mirror)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Connect4Game):
-            return NotImplemented
-        return (self.width, self.height, self.k, self.spec.name) == (
-            other.width,
-            other.height,
-            other.k,
-            other.spec.name,
-        )
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __reduce__(self) -> tuple[type[Connect4Game], tuple[int, int, int, str]]:
-        # Rebuild from the parameters: the cached hash depends on the process's string hashing.
-        return (Connect4Game, (self.width, self.height, self.k, self.spec.name))
-
-    def __repr__(self) -> str:
-        return (
-            f"Connect4Game(width={self.width}, height={self.height}, k={self.k}, "
-            f"name={self.spec.name!r})"
-        )
-
-    @property
-    def observation_shape(self) -> tuple[int, int, int]:
-        """Shape of a state's :meth:`observation`: two planes of the board."""
-        return (2, self.height, self.width)
-
-    def initial_state(self) -> Connect4State:
-        """The empty board, player 0 (``X``) to move."""
-        return self._initial
-
     # -- symmetries (the optional hooks of playout._src.game) ---------------------------------
 
     def action_symmetries(self) -> tuple[tuple[int, ...], ...]:
@@ -198,16 +162,6 @@ class Connect4Game:
         for c in range(self.width):
             out |= ((stones >> (c * stride)) & column) << ((last - c) * stride)
         return out
-
-    def has_line(self, stones: int) -> bool:
-        """Whether the bitboard ``stones`` contains ``k`` in a row in any direction."""
-        for steps in self._line_shifts:
-            run = stones
-            for shift in steps:
-                run &= run >> shift
-            if run:
-                return True
-        return False
 
     def from_moves(self, moves: str) -> Connect4State:
         """The position after the columns in ``moves`` from the initial state.
@@ -257,11 +211,6 @@ class Connect4Game:
         lines.append(" ".join(str(c + 1).rjust(cell) for c in range(self.width)))
         return "\n".join(lines)
 
-    def _own(self, state: GameState) -> Connect4State:
-        if not isinstance(state, Connect4State) or state.game != self:
-            raise GameError(f"{state!r} is not a position of {self!r}")
-        return state
-
 
 def _windows_through_cells(width: int, height: int, k: int) -> tuple[tuple[int, ...], ...]:
     """For each bit index, the bitboard masks of every ``k``-cell line through that cell.
@@ -285,7 +234,7 @@ def _windows_through_cells(width: int, height: int, k: int) -> tuple[tuple[int, 
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class Connect4State:
+class Connect4State(StoneState):
     """One position of a :class:`Connect4Game`. Immutable; equal positions compare equal.
 
     Attributes:
@@ -301,31 +250,12 @@ class Connect4State:
     stones1: int
     legal: tuple[int, ...] = dataclasses.field(compare=False, repr=False)
 
-    @property
-    def num_moves(self) -> int:
-        """Stones on the board (moves played so far)."""
-        return (self.stones0 | self.stones1).bit_count()
-
-    def current_player(self) -> int:
-        """0 (``X``) or 1 (``O``) to move, or :data:`TERMINAL` once the game is over."""
-        if not self.legal:
-            return TERMINAL
-        return 1 if self.stones0.bit_count() > self.stones1.bit_count() else 0
-
-    def legal_actions(self) -> tuple[int, ...]:
-        """Columns that are not full (0-based, increasing); empty once the game is over."""
-        return self.legal
-
     def compiled_kernel(self) -> Kernel:
         """The game's compiled kernel for the compiled search (any board size)."""
         from playout._src.compiled.connect4_kernel import cached_connect4_kernel
 
         game = self.game
         return cached_connect4_kernel(game.width, game.height, game.k, game.spec.name)
-
-    def is_terminal(self) -> bool:
-        """Whether someone connected ``k`` or the board is full."""
-        return not self.legal
 
     def play(self, action: int) -> Connect4State:
         """Drop the mover's stone into column ``action``; ``self`` is unchanged.
@@ -359,27 +289,6 @@ class Connect4State:
                         return _new_state(game, stones0, stones1, ())
         return _new_state(game, stones0, stones1, legal)
 
-    def winner(self) -> int | None:
-        """Id of the player who connected ``k``, or ``None`` (game running or drawn)."""
-        if self.legal:
-            return None
-        if self.game.has_line(self.stones0):
-            return 0
-        if self.game.has_line(self.stones1):
-            return 1
-        return None
-
-    def returns(self) -> tuple[float, float]:
-        """``(1, -1)`` player 0 won, ``(-1, 1)`` player 1 won, ``(0, 0)`` draw or running."""
-        if self.legal:
-            return _NO_WINNER
-        winner = self.winner()
-        if winner == 0:
-            return _PLAYER0_WINS
-        if winner == 1:
-            return _PLAYER1_WINS
-        return _NO_WINNER
-
     def grid(self) -> tuple[tuple[int, ...], ...]:
         """The board, **top row first**: 1 = player 0 (``X``), -1 = player 1 (``O``), 0 empty."""
         game = self.game
@@ -392,15 +301,6 @@ class Connect4State:
                 cells.append(1 if self.stones0 & bit else -1 if self.stones1 & bit else 0)
             rows.append(tuple(cells))
         return tuple(rows)
-
-    def observation(self) -> np.ndarray:
-        """The position as input planes for a network (:mod:`playout.zero`), seen by the
-        player to move: ``float32[2, height, width]``, plane 0 the mover's stones, plane 1
-        the opponent's, rows as in :meth:`grid` (top first)."""
-        return grid_planes(self.grid(), self.stones0.bit_count() > self.stones1.bit_count())
-
-    def __str__(self) -> str:
-        return self.game.render(self)
 
 
 def _illegal_reason(state: Connect4State, action: Any) -> str:

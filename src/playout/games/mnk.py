@@ -29,7 +29,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
-from playout._src.game import TERMINAL, GameSpec, GameState, grid_planes
+from playout._src.game import GameSpec, GameState
+from playout.games._stones import StoneGame, StoneState
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,9 +40,6 @@ if TYPE_CHECKING:
 MAX_SIDE = 32
 """Largest accepted board width or height."""
 
-_PLAYER0_WINS: tuple[float, float] = (1.0, -1.0)
-_PLAYER1_WINS: tuple[float, float] = (-1.0, 1.0)
-_NO_WINNER: tuple[float, float] = (0.0, 0.0)
 
 _XY_RE = re.compile(r"^\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?$")
 _LETTER_RE = re.compile(r"^([a-z]+)\s*(-?\d+)$", re.IGNORECASE)
@@ -73,7 +71,7 @@ def _check_size(name: str, value: object, low: int, high: int) -> int:
     return value
 
 
-class MnkGame:
+class MnkGame(StoneGame["MnkState"]):
     """The m,n,k-game on a ``width`` x ``height`` board with ``k`` in a row to win.
 
     Args:
@@ -157,39 +155,7 @@ class MnkGame:
 
     # -- identity ---------------------------------------------------------------------------
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MnkGame):
-            return NotImplemented
-        return (self.width, self.height, self.k, self.spec.name) == (
-            other.width,
-            other.height,
-            other.k,
-            other.spec.name,
-        )
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __reduce__(self) -> tuple[type[MnkGame], tuple[int, int, int, str]]:
-        # Rebuild from the parameters: the cached hash depends on the process's string hashing.
-        return (MnkGame, (self.width, self.height, self.k, self.spec.name))
-
-    def __repr__(self) -> str:
-        return (
-            f"MnkGame(width={self.width}, height={self.height}, k={self.k}, "
-            f"name={self.spec.name!r})"
-        )
-
     # -- rules --------------------------------------------------------------------------------
-
-    @property
-    def observation_shape(self) -> tuple[int, int, int]:
-        """Shape of a state's :meth:`observation`: two planes of the board."""
-        return (2, self.height, self.width)
-
-    def initial_state(self) -> MnkState:
-        """The empty board, player 0 (``X``) to move."""
-        return self._initial
 
     # -- symmetries (the optional hooks of playout._src.game) ---------------------------------
 
@@ -236,16 +202,6 @@ class MnkGame:
     def rollout_policies(self) -> dict[str, Callable[[GameState, random.Random], int]]:
         """Rollout policies by name for ``mcts:rollout=NAME`` players: ``neighbors``."""
         return {"neighbors": neighbor_policy}
-
-    def has_line(self, stones: int) -> bool:
-        """Whether the padded bitboard ``stones`` contains ``k`` in a row in any direction."""
-        for steps in self._line_shifts:
-            run = stones
-            for shift in steps:
-                run &= run >> shift
-            if run:
-                return True
-        return False
 
     def square_of(self, action: int) -> tuple[int, int]:
         """``(x, y)`` of an action id (column, row from the top, both 0-based)."""
@@ -367,11 +323,6 @@ class MnkGame:
         """The board with column letters on top and row numbers (1 = top) on the left."""
         return render_grid(self._own(state).grid(), row_labels_from_top=True)
 
-    def _own(self, state: GameState) -> MnkState:
-        if not isinstance(state, MnkState) or state.game != self:
-            raise GameError(f"{state!r} is not a position of {self!r}")
-        return state
-
 
 class _BoardSymmetries:
     """The dihedral group of a ``width`` x ``height`` board: permutations of the action ids
@@ -478,7 +429,7 @@ def render_grid(grid: Sequence[Sequence[int]], *, row_labels_from_top: bool) -> 
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class MnkState:
+class MnkState(StoneState):
     """One position of an :class:`MnkGame`. Immutable; equal positions compare equal.
 
     Attributes:
@@ -493,25 +444,6 @@ class MnkState:
     stones0: int
     stones1: int
     legal: tuple[int, ...] = dataclasses.field(compare=False, repr=False)
-
-    @property
-    def num_moves(self) -> int:
-        """Stones on the board (moves played so far)."""
-        return (self.stones0 | self.stones1).bit_count()
-
-    def current_player(self) -> int:
-        """0 (``X``) or 1 (``O``) to move, or :data:`TERMINAL` once the game is over."""
-        if not self.legal:
-            return TERMINAL
-        return 1 if self.stones0.bit_count() > self.stones1.bit_count() else 0
-
-    def legal_actions(self) -> tuple[int, ...]:
-        """Empty squares (action ids, increasing); empty once the game is over."""
-        return self.legal
-
-    def is_terminal(self) -> bool:
-        """Whether someone has ``k`` in a row or the board is full."""
-        return not self.legal
 
     def compiled_kernel(self) -> Kernel | None:
         """The game's compiled kernel for the compiled search (bitboards up to 32x32; ``None``
@@ -551,27 +483,6 @@ class MnkState:
                     return _new_state(game, self.stones0, stones, ())
         return _new_state(game, self.stones0, stones, legal[:index] + legal[index + 1 :])
 
-    def winner(self) -> int | None:
-        """Id of the player with ``k`` in a row, or ``None`` (game running or drawn)."""
-        if self.legal:
-            return None
-        if self.game.has_line(self.stones0):
-            return 0
-        if self.game.has_line(self.stones1):
-            return 1
-        return None
-
-    def returns(self) -> tuple[float, float]:
-        """``(1, -1)`` player 0 won, ``(-1, 1)`` player 1 won, ``(0, 0)`` draw or running."""
-        if self.legal:
-            return _NO_WINNER
-        winner = self.winner()
-        if winner == 0:
-            return _PLAYER0_WINS
-        if winner == 1:
-            return _PLAYER1_WINS
-        return _NO_WINNER
-
     def grid(self) -> tuple[tuple[int, ...], ...]:
         """The board, rows top to bottom: 1 = player 0 (``X``), -1 = player 1 (``O``), 0 empty."""
         stones0, stones1 = self.stones0, self.stones1
@@ -580,15 +491,6 @@ class MnkState:
         ]
         width = self.game.width
         return tuple(tuple(cells[y : y + width]) for y in range(0, len(cells), width))
-
-    def observation(self) -> np.ndarray:
-        """The position as input planes for a network (:mod:`playout.zero`), seen by the
-        player to move: ``float32[2, height, width]``, plane 0 the mover's stones, plane 1
-        the opponent's, rows as in :meth:`grid` (top first)."""
-        return grid_planes(self.grid(), self.stones0.bit_count() > self.stones1.bit_count())
-
-    def __str__(self) -> str:
-        return self.game.render(self)
 
 
 def _illegal_reason(state: MnkState, action: Any) -> str:
