@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """AlphaZero self-play and inference throughput: playout's lockstep self-play against a
-one-leaf-at-a-time loop over the same network, a (parallel games, leaf batch) sweep, and
-PyTorch against ONNX Runtime.
+one-leaf-at-a-time loop over the same network and against OpenSpiel's Python AlphaZero, a
+(parallel games, leaf batch) sweep, and PyTorch against ONNX Runtime.
 
 Every part uses one freshly initialised network per game (``Architecture(channels, blocks)``;
 64x4 for connect four, 32x2 for tic-tac-toe), on the CPU, with ``torch.set_num_threads(1)``
@@ -23,9 +23,25 @@ median rates and the median of the per-repetition ratios.
    8 plies drawn in proportion to the visits, then the most visited move) and a training
    record per position (observation and visit shares). Rates: positions (moves played) per
    second and network evaluations (positions through the network) per second.
-   OpenSpiel's Python AlphaZero (``open_spiel.python.algorithms.alpha_zero``) would be the
-   natural third column, but it needs TensorFlow; the script says whether TensorFlow is
-   importable and leaves the column out when it is not (it is not faked).
+   The third column is OpenSpiel's Python AlphaZero (``open_spiel.python.algorithms.
+   alpha_zero``, JAX/Flax, its default ``nnx`` API), run through its own actor code: the
+   model from ``alpha_zero._init_model_from_config`` ("resnet", ``nn_width``/``nn_depth`` =
+   playout's channels/blocks, observation shape and outputs from the OpenSpiel game, as
+   ``alpha_zero.alpha_zero`` sets them), one ``AlphaZeroEvaluator`` (with its LRU cache) per
+   repetition, two ``mcts.MCTSBot`` (one per player, as ``actor`` makes them) and
+   ``alpha_zero._play_game`` with temperature 1 for the first 8 plies, then the best child.
+   Network evaluations are calls to the model's ``inference`` (one position each; cache hits
+   do not call it). Where it differs from OpenSpiel's actor: the bots are built as
+   ``_init_bot`` builds them but with ``solve=True`` and no Dirichlet noise (the actor has
+   ``solve=False`` and root noise), to search as playout's side does. Where it differs from
+   playout's side, by OpenSpiel's design: its PUCT is ``Q + c P sqrt(N) / (1 + n)`` with a
+   constant c = 2 (no c_base growth), unvisited children have Q = 0, and every move searches
+   a new tree (none kept across moves); its ``inference`` runs the Flax model op by op (not
+   under ``jax.jit``); its resnet reads the game's [3, 6, 7] (connect four) observation as
+   3 x 6 cells of 7 planes, so its convolutions cover 18 cells where playout's cover 42.
+   The column needs ``pyspiel`` and JAX, Flax, optax, chex and orbax-checkpoint; without
+   them it reads 'not installed' (``--no-openspiel`` leaves it out). With ``--threads 1``
+   the script sets ``XLA_FLAGS`` to one XLA CPU thread unless it is set already.
 2. Sweep: positions per second of ``self_play`` for (parallel games, leaf batch) pairs; each
    pair plays ``max(parallel games, 2)`` games (one lockstep wave, as a training iteration
    with ``games_per_iteration == parallel_games``), with a fresh evaluator (empty cache).
@@ -39,6 +55,10 @@ Usage::
     python bench/zero_throughput.py                # both games: 3 minutes on 2 busy cores
     python bench/zero_throughput.py --game connect4 --games 16 --simulations 32 --reps 3
     python bench/zero_throughput.py --smoke               # seconds: does it still run?
+
+The OpenSpiel column wants JAX and Flax beside the project's numpy (numba pins it): a venv with
+``--system-site-packages`` and ``pip install -c <numpy==installed version> jax flax optax chex
+orbax-checkpoint`` runs the script with all three columns.
 """
 
 from __future__ import annotations
@@ -170,20 +190,163 @@ def lockstep(model: Any, game: Any, games: int, sims: int, batch: int, parallel:
     return moves, model.evaluations - before, evaluator.hits + evaluator.misses, seconds
 
 
-def measure_self_play(model: Any, game: Any, args: argparse.Namespace) -> dict[str, Any]:
+OPENSPIEL_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe"}
+OPENSPIEL_NEEDS = ("pyspiel", "jax", "flax", "optax", "chex", "orbax.checkpoint")
+
+
+def load_openspiel() -> tuple[Any, str]:
+    """OpenSpiel's ``alpha_zero`` module and a note, or ``None`` and why not."""
+    for name in OPENSPIEL_NEEDS:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ModuleNotFoundError:  # the parent package of a dotted name is missing
+            found = False
+        if not found:
+            return None, (
+                "OpenSpiel's Python AlphaZero (open_spiel.python.algorithms.alpha_zero, JAX/Flax) "
+                f"is not installed ({name} is missing): no OpenSpiel column"
+            )
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # model_nnx warns that the nnx API is in use
+        # Importing it sets multiprocessing's start method to "spawn" (as its actors need).
+        from open_spiel.python.algorithms.alpha_zero import alpha_zero, utils
+
+        utils.api_selector("nnx")
+    import flax
+    import jax
+
+    note = (
+        f"OpenSpiel's Python AlphaZero (open_spiel.python.algorithms.alpha_zero, nnx API; jax "
+        f"{jax.__version__}, flax {flax.__version__}, XLA_FLAGS "
+        f"{os.environ.get('XLA_FLAGS') or 'unset'}): its actor's _play_game, MCTSBot (PUCT, "
+        "c=2 constant, solve=True, no root noise, new tree per move) and AlphaZeroEvaluator"
+    )
+    return alpha_zero, note
+
+
+class _QuietLogger:
+    """The logger that ``alpha_zero._play_game`` prints to, silent."""
+
+    def print(self, *args: Any) -> None:
+        del args
+
+    def opt_print(self, *args: Any) -> None:
+        del args
+
+
+class OpenSpielActor:
+    """OpenSpiel's AlphaZero actor for one game: its model, its evaluator and its bots; counts
+    the model's ``inference`` calls (one position each)."""
+
+    def __init__(self, alpha_zero: Any, name: str, channels: int, blocks: int, sims: int):
+        import warnings
+
+        import pyspiel
+
+        self.az = alpha_zero
+        self.game = pyspiel.load_game(OPENSPIEL_GAMES[name])
+        self.config = alpha_zero.Config(
+            game=OPENSPIEL_GAMES[name],
+            path=None,
+            learning_rate=0.001,
+            weight_decay=0.0001,
+            decouple_weight_decay=False,
+            train_batch_size=2**10,
+            replay_buffer_size=2**16,
+            replay_buffer_reuse=3,
+            max_steps=0,
+            checkpoint_freq=100,
+            actors=1,
+            evaluators=0,
+            evaluation_window=100,
+            eval_levels=7,
+            uct_c=C,
+            max_simulations=sims,
+            policy_alpha=1.0,
+            policy_epsilon=0.0,
+            temperature=1.0,
+            temperature_drop=TEMPERATURE_MOVES,
+            nn_model="resnet",
+            nn_width=channels,
+            nn_depth=blocks,
+            observation_shape=self.game.observation_tensor_shape(),
+            output_size=self.game.num_distinct_actions(),
+            verbose=False,
+            quiet=True,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.model = alpha_zero._init_model_from_config(self.config)
+        self.parameters = int(self.model.num_trainable_variables)
+        self.calls = 0
+        inference = self.model.inference
+
+        def counted(observation: Any, legals_mask: Any) -> Any:
+            self.calls += 1
+            return inference(observation, legals_mask)
+
+        self.model.inference = counted
+
+    def play(self, games: int, seed: int, sims: int | None = None) -> tuple[int, int]:
+        """``games`` games of ``_play_game`` with a fresh evaluator: (moves, evaluations)."""
+        from open_spiel.python.algorithms import mcts
+        from open_spiel.python.algorithms.alpha_zero import evaluator as evaluator_lib
+
+        config = self.config
+        np.random.seed(seed)  # _play_game draws the temperature moves from np.random
+        az_evaluator = evaluator_lib.AlphaZeroEvaluator(self.game, self.model)
+        random_state = np.random.RandomState(seed)
+        bots = tuple(  # alpha_zero._init_bot's arguments, with solve=True and no noise
+            mcts.MCTSBot(
+                self.game,
+                config.uct_c,
+                sims or config.max_simulations,
+                az_evaluator,
+                solve=True,
+                random_state=random_state,
+                dirichlet_noise=None,
+                child_selection_fn=mcts.SearchNode.puct_value,
+                verbose=config.verbose,
+                dont_return_chance_node=True,
+            )
+            for _ in range(2)
+        )
+        before = self.calls
+        moves = 0
+        for number in range(games):
+            trajectory = self.az._play_game(
+                _QuietLogger(), number, self.game, bots, config.temperature, config.temperature_drop
+            )
+            moves += len(trajectory.states)
+        return moves, self.calls - before
+
+
+def measure_self_play(
+    model: Any, game: Any, args: argparse.Namespace, openspiel: OpenSpielActor | None = None
+) -> dict[str, Any]:
     games, sims = args.games, args.simulations
     # Warm-up of both drivers: numba's compiled code, the allocator, torch's kernels.
     lockstep(model, game, 1, 2, 1, 1, 999)
     one_leaf_self_play(model, game, 1, 2, 999)
-    rates: dict[str, list[float]] = {k: [] for k in ("ours", "ours_evals", "base", "base_evals")}
+    sides = ("ours", "base") if openspiel is None else ("ours", "base", "openspiel")
+    if openspiel is not None:
+        openspiel.play(1, 999, sims=2)  # JAX's first calls compile each operation
+    rates: dict[str, list[float]] = {k: [] for s in sides for k in (s, s + "_evals")}
     hits = []
     for rep in range(args.reps):
-        for side in ("ours", "base") if rep % 2 == 0 else ("base", "ours"):
+        for side in sides if rep % 2 == 0 else sides[::-1]:
             if side == "ours":
                 moves, evals, leaves, seconds = lockstep(
                     model, game, games, sims, args.leaf_batch, args.parallel_games, rep
                 )
                 hits.append(1.0 - evals / max(1, leaves))
+            elif side == "openspiel":
+                assert openspiel is not None
+                start = time.perf_counter()
+                moves, evals = openspiel.play(games, rep)
+                seconds = time.perf_counter() - start
             else:
                 before = model.evaluations
                 start = time.perf_counter()
@@ -194,7 +357,7 @@ def measure_self_play(model: Any, game: Any, args: argparse.Namespace) -> dict[s
             rates[side + "_evals"].append(evals / seconds)
             print(f"  rep {rep + 1}/{args.reps} {side}: {moves / seconds:,.1f} positions/s",
                   file=sys.stderr)  # fmt: skip
-    return {
+    result = {
         "games": games,
         "simulations": sims,
         "parallel_games": args.parallel_games,
@@ -207,6 +370,26 @@ def measure_self_play(model: Any, game: Any, args: argparse.Namespace) -> dict[s
         "speed_up": median_ratio(rates["ours"], rates["base"]),
         "eval_rate_ratio": median_ratio(rates["ours_evals"], rates["base_evals"]),
     }
+    has = openspiel is not None
+    result.update(
+        {
+            "openspiel_parameters": openspiel.parameters if has else None,
+            "openspiel_positions_per_sec": statistics.median(rates["openspiel"]) if has else None,
+            "openspiel_evals_per_sec": statistics.median(rates["openspiel_evals"]) if has else None,
+            "lockstep_over_openspiel": median_ratio(rates["ours"], rates["openspiel"])
+            if has
+            else None,
+            "lockstep_evals_over_openspiel": median_ratio(
+                rates["ours_evals"], rates["openspiel_evals"]
+            )
+            if has
+            else None,
+            "one_leaf_over_openspiel": median_ratio(rates["base"], rates["openspiel"])
+            if has
+            else None,
+        }
+    )
+    return result
 
 
 # --------------------------------------------------------------------------- 2. sweep
@@ -347,6 +530,20 @@ def print_report(report: dict[str, Any]) -> None:
             f"  speed-up (positions/s): {sp['speed_up']:.2f}x (target >= 10x); "
             f"network evals/s ratio: {sp['eval_rate_ratio']:.2f}x"
         )
+        if sp["openspiel_positions_per_sec"] is None:
+            print(f"  OpenSpiel AlphaZero (JAX/Flax){'':7}{fmt(None):>11} {fmt(None):>17}")
+        else:
+            print(
+                f"  OpenSpiel AlphaZero, MCTSBot{'':8}{sp['openspiel_positions_per_sec']:>11,.1f} "
+                f"{sp['openspiel_evals_per_sec']:>17,.0f}"
+                f"   (resnet {entry['channels']}x{entry['blocks']}, "
+                f"{sp['openspiel_parameters']:,} parameters)"
+            )
+            print(
+                f"  lockstep over OpenSpiel (positions/s): {sp['lockstep_over_openspiel']:.2f}x "
+                f"(target >= 10x); network evals/s: {sp['lockstep_evals_over_openspiel']:.2f}x; "
+                f"one leaf over OpenSpiel: {sp['one_leaf_over_openspiel']:.2f}x"
+            )
         if entry["sweep"]:
             base = next(k for k in entry["sweep"][0] if k.startswith("over_"))
             print(f"2. sweep{'':12}games  positions/s   evals/s   {base.replace('_', ' ')}")
@@ -403,6 +600,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep-reps", type=int, default=1,
                         help="repetitions of the sweep (its big pairs take a while)")  # fmt: skip
     parser.add_argument("--no-sweep", action="store_true", help="leave part 2 out")
+    parser.add_argument("--no-openspiel", action="store_true",
+                        help="leave OpenSpiel's AlphaZero out of part 1")  # fmt: skip
     parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
     parser.add_argument("--positions", type=int, default=512,
                         help="positions per inference timing (per entry, batch, rep)")  # fmt: skip
@@ -428,15 +627,14 @@ def main(argv: list[str] | None = None) -> None:
     from playout.zero import Architecture, Model
 
     torch.set_num_threads(args.threads)
-    has_tf = importlib.util.find_spec("tensorflow") is not None
-    openspiel_note = (
-        "OpenSpiel's Python AlphaZero (open_spiel.python.algorithms.alpha_zero) needs "
-        + (
-            "TensorFlow: installed, but no column is wired up for it here"
-            if has_tf
-            else "TensorFlow, which is not installed: no OpenSpiel column"
-        )
-    )
+    if args.no_openspiel:
+        alpha_zero, openspiel_note = None, "OpenSpiel's AlphaZero left out (--no-openspiel)"
+    else:
+        if args.threads == 1:  # one XLA CPU thread, as PyTorch and ONNX Runtime get here
+            os.environ.setdefault(
+                "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+            )
+        alpha_zero, openspiel_note = load_openspiel()
     ort_version = None
     if importlib.util.find_spec("onnxruntime") and importlib.util.find_spec("onnx"):
         import onnxruntime
@@ -470,7 +668,12 @@ def main(argv: list[str] | None = None) -> None:
             "blocks": arch.blocks,
             "parameters": model.num_parameters(),
         }
-        entry["self_play"] = measure_self_play(model, game, args)
+        openspiel = None
+        if alpha_zero is not None:
+            openspiel = OpenSpielActor(
+                alpha_zero, name, arch.channels, arch.blocks, args.simulations
+            )
+        entry["self_play"] = measure_self_play(model, game, args, openspiel)
         entry["sweep"] = [] if args.no_sweep else measure_sweep(model, game, args)
         entry["runtime"] = model.runtime
         entry["inference"] = measure_inference(eager, game, args)

@@ -347,9 +347,19 @@ def test_zero_throughput() -> None:
     out, err = run_bench("zero_throughput.py", "--smoke", "--json")
     report = json.loads(out)
     assert report["command"] == "python bench/zero_throughput.py --smoke --json"
-    assert "TensorFlow" in report["openspiel_note"]
+    assert "OpenSpiel's Python AlphaZero" in report["openspiel_note"]
     (entry,) = report["games"].values()
     self_play = entry["self_play"]
+    openspiel = (
+        "openspiel_positions_per_sec",
+        "openspiel_evals_per_sec",
+        "lockstep_over_openspiel",
+    )
+    if "not installed" in report["openspiel_note"]:  # JAX/Flax missing: the column says so
+        assert all(self_play[key] is None for key in openspiel)
+    else:
+        assert all(positive(self_play[key]) for key in openspiel)
+        assert "rep 1/1 openspiel" in err
     for key in (
         "lockstep_positions_per_sec",
         "lockstep_evals_per_sec",
@@ -380,6 +390,7 @@ def test_zero_throughput_table() -> None:
     assert figure(out, "lockstep self_play (G=2, B=2)") > 0
     assert figure(out, "one leaf per call, no cache") > 0
     assert figure(out, "speed-up (positions/s):") > 0
+    assert "OpenSpiel AlphaZero" in out  # its figures, or 'not installed'
     assert "2. sweep" not in out
     assert len(numbers_after(out, "3. inference")) >= 2  # the thread counts in the header
 
