@@ -2,12 +2,13 @@
 """Where a compiled simulation spends its time, phase by phase, as the tree grows.
 
 Runs the compiled driver's loop (:mod:`playout._src.compiled.driver`) for plain UCT on
-connect four (or 9x9 k=5, ``--game mnk9``) with the x86 time-stamp counter read between the
-phases (``llvm.readcyclecounter``, constant-rate cycles, not core cycles), and prints per
-simulation: the mean number of edges descended, the cycles of selection (``tree.descend``),
-of copying the parent's state and playing the move, of listing the legal moves, of the
-rollout, and of expansion + backup (``tree.finish_new_leaf``). One fresh tree per run,
-preallocated, solver off; the kernel's functions are called directly, as in the driver.
+connect four (9x9 k=5 with ``--game mnk9``, tic-tac-toe with ``--game tictactoe``) with the
+x86 time-stamp counter read between the phases (``llvm.readcyclecounter``, constant-rate
+cycles, not core cycles), and prints per simulation: the mean number of edges descended, the
+cycles of selection (``tree.descend``), of copying the parent's state and playing the move, of
+listing the legal moves, of the rollout, and of expansion + backup (``tree.finish_new_leaf``).
+One fresh tree per run, preallocated, solver off; the kernel's functions are called directly,
+as in the driver.
 
 It shows why a million-simulation search runs at a lower rate than a 10k one: the descent is
 about twice as deep while each level costs about the same, in cache or not.
@@ -17,6 +18,7 @@ Usage::
     python bench/phase_profile.py                  # 10k and 1M simulations, 2 runs each
     python bench/phase_profile.py --sims 10000 300000 --runs 3
     python bench/phase_profile.py --game mnk9 --sims 10000 100000
+    python bench/phase_profile.py --game tictactoe --sims 20000 50000
 """
 
 from __future__ import annotations
@@ -113,7 +115,11 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
         cycles[4] += t5 - t4
 
 
-GAMES = {"connect4": lambda: connect4_kernel(), "mnk9": lambda: mnk_kernel(9, 9, 5)}
+GAMES = {
+    "connect4": lambda: connect4_kernel(),
+    "mnk9": lambda: mnk_kernel(9, 9, 5),
+    "tictactoe": lambda: mnk_kernel(3, 3, 3),
+}
 
 
 @functools.cache
