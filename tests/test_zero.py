@@ -515,3 +515,36 @@ def test_metrics_from_another_version_are_rewritten_under_the_current_columns(
     assert [r["iteration"] for r in rows] == ["1", "1"]
     assert rows[0]["games"] == "4" and rows[0]["policy_loss"] == ""
     assert "old_column" not in rows[0] and float(rows[1]["policy_loss"]) > 0
+
+
+@pytest.mark.parametrize(
+    ("device", "match"),
+    [("tpu", "unknown device"), ("cuda:99", "not available"), (3, "device must be a name")],
+)
+def test_a_device_this_machine_lacks_is_refused_before_anything_is_written(
+    tmp_path: object, device: object, match: str
+) -> None:
+    if device == "cuda:99" and torch.cuda.device_count() >= 100:
+        pytest.skip("a machine with 100 GPUs")
+    game = tictactoe()
+    with pytest.raises(playout.InvalidParameterError, match=match):
+        Model(game, SMALL, device=device)  # type: ignore[arg-type]
+    out = tmp_path / "run"  # type: ignore[operator]
+    with pytest.raises(playout.InvalidParameterError, match=match):
+        Trainer(game, out, tiny_config(), device=device)  # type: ignore[arg-type]
+    assert not out.exists()
+
+
+def test_the_cli_refuses_a_missing_accelerator_with_exit_2(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from playout.cli import main
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    out = tmp_path / "run"  # type: ignore[operator]
+    args = ["train", "tictactoe", "--out", str(out), "--iterations", "1", "--device", "cuda"]
+    assert main(args) == 2
+    assert "not available" in capsys.readouterr().err
+    assert main(["match", "tictactoe", "--p1", "zero:device=cuda", "--p2", "random"]) == 2
+    assert "not available" in capsys.readouterr().err

@@ -164,6 +164,48 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+_ACCELERATORS: dict[str, Any] = {
+    "cuda": lambda: torch.cuda.is_available(),
+    "mps": lambda: torch.backends.mps.is_available(),
+}
+"""The accelerators whose presence is checked before a network is put on one."""
+
+
+def resolve_device(device: str | None) -> Any:
+    """The ``torch.device`` for ``device`` (``None``: :func:`default_device`), checked.
+
+    Raises:
+        InvalidParameterError: not a device name PyTorch knows, or an accelerator this machine
+            (or this PyTorch build) does not have, e.g. ``"cuda"`` on a CPU-only install.
+    """
+    if device is not None and not isinstance(device, str):
+        raise InvalidParameterError(
+            f"device must be a name such as 'cpu' or 'cuda', not {device!r}"
+        )
+    try:
+        resolved = torch.device(device or default_device())
+    except (RuntimeError, ValueError) as error:
+        raise InvalidParameterError(
+            f"unknown device {device!r}: use cpu, cuda, cuda:N or mps"
+        ) from error
+    available = _ACCELERATORS.get(resolved.type)
+    if available is not None and not available():
+        raise InvalidParameterError(
+            f"device {device!r} is not available: PyTorch {torch.__version__} sees no "
+            f"{resolved.type} device here (use device cpu)"
+        )
+    if (
+        resolved.type == "cuda"
+        and resolved.index is not None
+        and resolved.index >= torch.cuda.device_count()
+    ):
+        raise InvalidParameterError(
+            f"device {device!r} is not available: PyTorch sees "
+            f"{torch.cuda.device_count()} CUDA device(s)"
+        )
+    return resolved
+
+
 class Model:
     """A policy/value network for one game, ready for batched inference and training.
 
@@ -189,7 +231,7 @@ class Model:
         self.signature = GameSignature.of(game)
         self.game = game
         self.architecture = architecture or Architecture()
-        self.device = torch.device(device or default_device())
+        self.device = resolve_device(device)
         if seed is not None:
             torch.manual_seed(seed)
         shape = self.signature.observation_shape

@@ -33,7 +33,7 @@ import numpy as np
 from playout._src.config import DirichletNoise
 from playout._src.errors import InvalidParameterError, ModelFileError
 from playout.zero.evaluator import NetworkEvaluator
-from playout.zero.model import Architecture, Model, read_model_file, torch
+from playout.zero.model import Architecture, Model, read_model_file, resolve_device, torch
 from playout.zero.selfplay import (
     Example,
     SelfPlaySettings,
@@ -281,6 +281,7 @@ class Trainer:
 
     Raises:
         ModelFileError: ``out_dir`` holds a run for another game or unreadable files.
+        InvalidParameterError: a bad setting, or a device this machine does not have.
     """
 
     def __init__(
@@ -296,6 +297,7 @@ class Trainer:
     ) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
+        resolve_device(device)  # a bad device fails before the run directory is made
         self.workers = workers
         if executor not in (None, "local", "pool", "ray"):
             raise InvalidParameterError(f"executor must be local, pool or ray, not {executor!r}")
