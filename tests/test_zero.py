@@ -259,11 +259,15 @@ def test_bad_model_files_name_the_file(tmp_path: object) -> None:
         Model.load(truncated, game)
 
 
-def test_games_without_observations_are_refused() -> None:
+def test_games_without_observations_are_refused(tmp_path: object) -> None:
     from playout.games.pig import PigGame
 
     with pytest.raises(playout.InvalidParameterError, match="observation"):
         Model(PigGame())
+    out = tmp_path / "run"  # type: ignore[operator]
+    with pytest.raises(playout.InvalidParameterError, match="observation"):
+        Trainer(PigGame(), out, tiny_config())
+    assert not out.exists()  # refused before anything is written
 
 
 # --------------------------------------------------------------------------------------------

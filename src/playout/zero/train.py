@@ -33,7 +33,14 @@ import numpy as np
 from playout._src.config import DirichletNoise
 from playout._src.errors import InvalidParameterError, ModelFileError
 from playout.zero.evaluator import NetworkEvaluator
-from playout.zero.model import Architecture, Model, read_model_file, resolve_device, torch
+from playout.zero.model import (
+    Architecture,
+    GameSignature,
+    Model,
+    read_model_file,
+    resolve_device,
+    torch,
+)
 from playout.zero.selfplay import (
     Example,
     SelfPlaySettings,
@@ -297,7 +304,9 @@ class Trainer:
     ) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
-        resolve_device(device)  # a bad device fails before the run directory is made
+        # A bad device or a game without observations fails before the directory is made.
+        resolve_device(device)
+        GameSignature.of(game)
         self.workers = workers
         if executor not in (None, "local", "pool", "ray"):
             raise InvalidParameterError(f"executor must be local, pool or ray, not {executor!r}")
