@@ -321,6 +321,21 @@ def test_a_training_run_plays_with_its_own_settings() -> None:
     assert settings.search.noise is not None
 
 
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"leaf_batch": 0}, "leaf_batch"),
+        ({"c": -1.0}, "c must be"),
+        ({"c_base": -2.0}, "c_base"),
+        ({"first_play_value": float("nan")}, "first_play_value"),
+        ({"simulations": 0}, "simulations"),
+    ],
+)
+def test_bad_search_settings_are_refused_when_made(changes: dict[str, object], match: str) -> None:
+    with pytest.raises(playout.InvalidParameterError, match=match):
+        ZeroSearch(**changes)  # type: ignore[arg-type]
+
+
 def tiny_config(**changes: object) -> TrainConfig:
     options: dict[str, object] = {
         "games_per_iteration": 4, "simulations": 8, "parallel_games": 4,

@@ -64,6 +64,9 @@ class ZeroSearch:
             )
         if self.simulations < 1:
             raise InvalidParameterError(f"simulations must be >= 1, got {self.simulations}")
+        # The rule's and the engine's own checks, now rather than at the first move.
+        PUCT(c=self.c, c_base=self.c_base, first_play_value=self.first_play_value)
+        SearchConfig(leaf_batch=self.leaf_batch, root_noise=self.noise, solver=self.solver)
 
     def config(self, evaluator: Any, seed: int | None) -> SearchConfig:
         """The engine configuration for these settings."""
