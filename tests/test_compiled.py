@@ -132,6 +132,22 @@ def test_result_invariants() -> None:
     assert 0 < engine.bytes_per_node() < 4000
 
 
+@pytest.mark.parametrize("solver", [False, True])
+def test_a_node_gets_its_edges_when_a_simulation_comes_back_to_it(solver: bool) -> None:
+    # Lazy expansion: a leaf visited once holds no edges; the second visit expands it.
+    engine = make_engine(Connect4Game().initial_state(), seed=3, solver=solver)
+    engine.run(Budget(simulations=20_000))
+    tree = engine.tree
+    nodes = tree.nodes[: tree.num_nodes]
+    counts = nodes[:, T.N_NUM_EDGES]
+    inner = nodes[:, T.N_PLAYER] != T.TERMINAL
+    unexpanded = counts == T.UNEXPANDED
+    assert np.array_equal(unexpanded[inner], nodes[inner, T.N_VISITS] == 1)
+    assert unexpanded.sum() > tree.num_nodes // 2  # most leaves are visited once
+    assert tree.num_edges == int(np.maximum(counts, 0).sum())  # edges only where expanded
+    assert set(np.unique(counts[counts > 0]).tolist()) <= set(range(1, 8))  # 7 columns at most
+
+
 def test_node_cap_is_honoured() -> None:
     result = MCTS(C4.initial_state(), backend="compiled", seed=6).run(
         Budget(simulations=100_000, max_nodes=700)

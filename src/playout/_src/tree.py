@@ -593,6 +593,34 @@ def expand(
     nodes[node, N_NUM_EDGES] = count
 
 
+@jit(inline="always", **_JIT)
+def expand_reached(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    meta: np.ndarray,
+    rule: int,
+    rule_params: np.ndarray,
+    rng: np.ndarray,
+    node: int,
+    actions: np.ndarray,
+    priors: np.ndarray,
+    path: np.ndarray,
+    depth: int,
+) -> tuple[int, int]:
+    """Lazy expansion: a walk (:func:`descend`) stopped at ``node``, left
+    :data:`UNEXPANDED` when it was created; give it its edges (``actions`` and ``priors`` as
+    :func:`expand` takes them) and take the first step out of it, as :func:`descend` would
+    have had the node been expanded at once. Returns ``(edge, depth)``: the untaken edge
+    chosen (recorded in ``path``) and the new depth. The choice draws from ``rng`` exactly as
+    that step of the walk would, so a search gives the same tree whichever way it expands.
+    """
+    expand(nodes, edges, edge_values, meta, node, actions, priors)
+    e = select_edge(nodes, edges, edge_values, node, rule, rule_params, rng)
+    path[depth] = e
+    return e, depth + 1
+
+
 # --------------------------------------------------------------------------------------------
 # Phase 4: backpropagation.
 # --------------------------------------------------------------------------------------------
@@ -710,6 +738,11 @@ def expand_and_backup(
     0) on the way in, expand it with ``actions``, back up ``value0`` along ``path[:depth]``
     (the simulation's edges, ``parent_edge`` last).
 
+    Empty ``actions`` for a non-terminal child leave it :data:`UNEXPANDED`: the compiled
+    driver expands a node when a later simulation reaches it (:func:`expand_reached`), so
+    that the leaves no simulation comes back to hold no edges (a non-terminal state always
+    has a legal action, so the Python driver, which expands at once, never passes none).
+
     One call per simulation for the Python driver (phases 2 and 4 together, to pay the call
     overhead once). Returns the new node's id.
     """
@@ -718,7 +751,7 @@ def expand_and_backup(
     )
     if node_values.shape[1] > NV_REWARD:
         node_values[node, NV_REWARD] = reward0
-    if not is_terminal:
+    if not is_terminal and actions.shape[0] > 0:
         expand(nodes, edges, edge_values, meta, node, actions, priors)
     backup_path(nodes, node_values, edges, edge_values, path, depth, node, value0)
     return node

@@ -620,8 +620,11 @@ class SharedTreeDriver(CompiledDriver):
     driver's (tree reuse copies the reachable subtree, dropping holes and wasted nodes).
 
     With ``threads=1`` it runs the same simulations as :class:`CompiledDriver` for the same
-    seed and builds the same tree (the value a non-terminal, unproven node keeps in
-    ``NV_EXACT`` aside, which nothing reads). With more threads a search is not reproducible:
+    seed and builds the same tree: the same statistics on every line of moves (the value a
+    non-terminal, unproven node keeps in ``NV_EXACT`` aside, which nothing reads). It gives a
+    node its edges when it makes the node, where the ordinary loop waits for a simulation to
+    come back to it (lazy expansion), so its rows are laid out differently and it uses more
+    memory per simulation. With more threads a search is not reproducible:
     which thread reaches a node first decides.
 
     Attributes:
