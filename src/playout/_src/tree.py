@@ -405,6 +405,13 @@ def random_unvisited_edge(
     return NO_EDGE
 
 
+LOG_TABLE_SIZE = 4096
+_LOG_TABLE = np.log(np.maximum(np.arange(LOG_TABLE_SIZE, dtype=np.float64), 1.0))
+"""``ln max(n, 1)`` for the visit counts of most nodes (UCB1's numerator), computed by the same
+libm as ``math.log``: bit for bit the values the search computed before, one load instead of
+a logarithm per tree level."""
+
+
 @jit(inline="always", **_JIT)
 def exploration(rule: int, rule_params: np.ndarray, parent_visits: int) -> tuple[float, float]:
     """The exploration constant and numerator of ``rule`` at a node visited
@@ -412,7 +419,9 @@ def exploration(rule: int, rule_params: np.ndarray, parent_visits: int) -> tuple
     ``c(N)`` follows AlphaZero's schedule when ``c_base`` (``rule_params[2]``) is positive."""
     c = rule_params[0]
     if rule == RULE_UCB1:
-        return c, math.log(max(parent_visits, 1))
+        if parent_visits < LOG_TABLE_SIZE:
+            return c, _LOG_TABLE[parent_visits]
+        return c, math.log(parent_visits)
     if rule == RULE_PUCT:
         if rule_params.shape[0] > 2 and rule_params[2] > 0.0:
             c_base = rule_params[2]
