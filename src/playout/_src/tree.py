@@ -458,7 +458,13 @@ def select_edge(
     if nodes[node, N_PLAYER] == CHANCE:
         return sample_by_prior(edge_values, first, count, rng)
     parent_visits = nodes[node, N_VISITS]
-    if rule != RULE_PUCT:
+    # Unvisited edges first (UCB1, epsilon-greedy). Each visit of a node after its first
+    # takes one of its edges, so a node visited no more often than it has edges has an
+    # unvisited one, and past that there is none unless walks stopped at the node (the depth
+    # limit): UCB1 then skips the look, and the scoring loop below notices such an edge and
+    # makes the same choice the look would have, from the same generator state.
+    saved_rng = rng[0]
+    if rule == RULE_EPSILON_GREEDY or (rule == RULE_UCB1 and parent_visits <= count):
         unvisited = random_unvisited_edge(edges, first, count, first, rng)
         if unvisited != NO_EDGE:
             return unvisited
@@ -477,6 +483,9 @@ def select_edge(
         prefetch_row(nodes, edges[e, E_CHILD])
         n = edges[e, E_VISITS]
         if rule == RULE_UCB1:
+            if n == 0:  # an unvisited edge the look above skipped (see there)
+                rng[0] = saved_rng
+                return random_unvisited_edge(edges, first, count, first, rng)
             inverse_n = 1.0 / n
             score = edge_values[e, EV_VALUE_SUM] * inverse_n + c * math.sqrt(scale * inverse_n)
         elif rule == RULE_PUCT:
