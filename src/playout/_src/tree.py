@@ -411,6 +411,10 @@ _LOG_TABLE = np.log(np.maximum(np.arange(LOG_TABLE_SIZE, dtype=np.float64), 1.0)
 libm as ``math.log``: bit for bit the values the search computed before, one load instead of
 a logarithm per tree level."""
 
+_RECIPROCAL_TABLE = 1.0 / np.maximum(np.arange(LOG_TABLE_SIZE, dtype=np.float64), 1.0)
+"""``1 / n`` for the same counts (``_RECIPROCAL_TABLE[0]`` is unused): IEEE division gives the
+same double in numpy and in compiled code, so UCB1 reads it instead of dividing per edge."""
+
 
 @jit(inline="always", **_JIT)
 def exploration(rule: int, rule_params: np.ndarray, parent_visits: int) -> tuple[float, float]:
@@ -486,7 +490,7 @@ def select_edge(
             if n == 0:  # an unvisited edge the look above skipped (see there)
                 rng[0] = saved_rng
                 return random_unvisited_edge(edges, first, count, first, rng)
-            inverse_n = 1.0 / n
+            inverse_n = _RECIPROCAL_TABLE[n] if n < LOG_TABLE_SIZE else 1.0 / n
             score = edge_values[e, EV_VALUE_SUM] * inverse_n + c * math.sqrt(scale * inverse_n)
         elif rule == RULE_PUCT:
             q = edge_values[e, EV_VALUE_SUM] / n if n > 0 else rule_params[1]
