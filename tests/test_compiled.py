@@ -287,7 +287,15 @@ def test_phase_functions_treat_a_missing_prior_column_as_uniform_priors() -> Non
             picks.append(
                 [
                     int(
-                        T.select_edge(*tree[:2], tree.edge_values, T.ROOT, T.RULE_PUCT, params, rng)
+                        T.select_edge(
+                            tree.nodes,
+                            tree.edges,
+                            tree.edge_values,
+                            T.ROOT,
+                            T.RULE_PUCT,
+                            params,
+                            rng,
+                        )
                     )
                     for _ in range(50)
                 ]
