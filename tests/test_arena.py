@@ -124,6 +124,44 @@ def test_run_match_progress_and_errors() -> None:
         arena.run_match(playout.make_game("bandit"), "random", "random", games=1)
 
 
+def test_openings_give_deterministic_players_different_games_in_pairs() -> None:
+    game = Connect4Game()
+    plain = arena.run_match(game, Scripted(), Scripted(), games=8, seed=3)
+    assert len({r.actions for r in plain.records}) == 1  # the same game again and again
+    opened = arena.run_match(game, Scripted(), Scripted(), games=8, seed=3, openings=4)
+    openings = [r.actions[:4] for r in opened.records]
+    for index, record in enumerate(opened.records):
+        assert record.opening == 4
+        assert record.actions[:4] == openings[index - index % 2]  # a pair shares it
+        state = game.initial_state()
+        for action in record.actions:  # a legal game from the initial position
+            state = state.play(action)
+        assert state.is_terminal() and record.returns == state.returns()
+        # After the opening, each side plays its own (lowest-column) move.
+        state = game.initial_state()
+        for action in record.actions[:4]:
+            state = state.play(action)
+        assert record.actions[4] == min(state.legal_actions())
+    assert len(set(openings[::2])) == 4  # four pairs, four openings
+    again = arena.run_match(game, Scripted(), Scripted(), games=8, seed=3, openings=4)
+    assert [r.actions for r in again.records] == [r.actions for r in opened.records]
+    saved = arena.record_to_json(game, opened.records[0])
+    assert saved["opening"] == 4 and "opening" not in arena.record_to_json(game, plain.records[0])
+
+
+@pytest.mark.parametrize("openings", [-1, 1.5, True])
+def test_bad_openings_are_refused(openings: object) -> None:
+    with pytest.raises(playout.InvalidParameterError, match="openings"):
+        arena.run_match(tictactoe(), "random", "random", games=2, openings=openings)  # type: ignore[arg-type]
+    with pytest.raises(playout.InvalidParameterError, match="openings"):
+        arena.run_tournament(tictactoe(), ["random", "random"], 2, openings=openings)  # type: ignore[arg-type]
+
+
+def test_an_illegal_opening_is_a_game_error() -> None:
+    with pytest.raises(playout.GameError, match="opening"):
+        arena.play_game(tictactoe(), Scripted(), Scripted(), opening=(4, 4))
+
+
 def test_wilson_interval() -> None:
     low, high = arena.wilson_interval(0.5, 100)
     assert math.isclose(low, 0.4038, abs_tol=1e-3) and math.isclose(high, 0.5962, abs_tol=1e-3)

@@ -832,6 +832,26 @@ def test_match_and_replay_name_connect4_colours(
     assert re.search(r"^result: (Red wins|Yellow wins|draw)$", replay, re.MULTILINE)
 
 
+def test_match_openings_start_each_pair_from_its_own_random_moves(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    save = tmp_path / "games.jsonl"
+    code, _, err = run_main(
+        capsys, "match", "connect4", "--p1", "mcts:simulations=20", "--p2", "random",
+        "--games", "4", "--workers", "1", "--openings", "3", "--save", str(save),
+    )  # fmt: skip
+    assert code == 0, err
+    games = [json.loads(line) for line in save.read_text().splitlines()]
+    assert [g["opening"] for g in games] == [3, 3, 3, 3]
+    assert games[0]["actions"][:3] == games[1]["actions"][:3]
+    assert games[2]["actions"][:3] == games[3]["actions"][:3]
+    code, _, err = run_main(
+        capsys, "match", "connect4", "--p1", "random", "--p2", "random", "--games", "2",
+        "--openings", "-2",
+    )  # fmt: skip
+    assert code == 2 and "--openings" in err
+
+
 # ---------------------------------------------------------------------------------- play --moves
 
 

@@ -120,6 +120,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             save=args.save,
             ray_address=args.ray_address,
             overwrite=args.overwrite,
+            openings=args.openings,
         )
     if args.plot is not None:
         from playout.plots import plot_match
@@ -161,6 +162,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             ray_address=args.ray_address,
             overwrite=args.overwrite,
             anchor=0 if args.anchor == "first" else None,
+            openings=args.openings,
         )
     if args.plot is not None:
         from playout.plots import plot_tournament

@@ -525,6 +525,16 @@ def add_arena_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed", type=non_negative_int, default=0, metavar="K", help="match seed (default 0)"
     )
+    parser.add_argument(
+        "--openings",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="start each pair of games (the same players, seats swapped) after N random moves "
+        "that do not end the game, the same for both games: players that search "
+        "deterministically, such as networks, otherwise repeat the same two games "
+        "(default 0: every game from the initial position)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--save",

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from playout._src.arena.play import random_opening
 from playout._src.batched_driver import BatchedDriver
 from playout._src.config import DirichletNoise, SearchConfig
 from playout._src.errors import InvalidParameterError
@@ -254,21 +255,6 @@ def self_play(
             still.append(slot)
         slots = still
     return finished
-
-
-def random_opening(game: Any, moves: int, rng: random.Random) -> tuple[GameState, list[int]]:
-    """A position after ``moves`` uniformly random moves that does not end the game (fewer
-    moves when every continuation would); the position and the moves."""
-    state = game.initial_state()
-    played: list[int] = []
-    for _ in range(moves):
-        choices = [a for a in state.legal_actions() if not state.play(a).is_terminal()]
-        if not choices:
-            break
-        action = rng.choice(choices)
-        state = state.play(action)
-        played.append(action)
-    return state, played
 
 
 def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: random.Random) -> bool:

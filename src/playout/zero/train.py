@@ -552,8 +552,10 @@ class Trainer:
 
     def _against_previous(self, weights: dict[str, Any]) -> float:
         """The network's score against itself before this iteration's training. Two
-        network players search almost deterministically, so every game would be one of two;
-        both get AlphaZero's self-play root noise here, so that the games differ."""
+        network players search almost deterministically, so every game would be one of two:
+        each pair of games starts from its own random opening (``opening_moves``, at least
+        2; the same for both seat orders) and both players get AlphaZero's self-play root
+        noise, so that the games differ."""
         from playout._src.arena import run_match
 
         previous = Model(self.game, self.config.architecture, device="cpu", seed=None)
@@ -565,6 +567,7 @@ class Trainer:
             self._player(previous, "previous", EVAL_NOISE),
             games=config.eval_games,
             seed=config.seed * 7907 + self.iteration,
+            openings=max(2, config.opening_moves),
         )
         return float(result.score)
 

@@ -8,7 +8,7 @@ One job per module:
   such as ``"random"``, ``"mcts:simulations=200,rollout=neighbors"``, ``"perfect"`` or
   ``"openspiel-mcts:simulations=1000"``;
 * :mod:`~playout._src.arena.play`: :func:`play_game` plays one game into a :class:`GameRecord`,
-  with seeds from :func:`game_seed`;
+  with seeds from :func:`game_seed`, optionally from an opening (:func:`random_opening`);
 * :mod:`~playout._src.arena.executors`: where games are played (this process, a local process
   pool or a Ray cluster, see :func:`make_executor`);
 * :mod:`~playout._src.arena.records`: :func:`record_to_json` / :func:`read_records` write and
@@ -52,7 +52,7 @@ from playout._src.arena.match import (
     run_match,
     wilson_interval,
 )
-from playout._src.arena.play import GameRecord, game_seed, play_game
+from playout._src.arena.play import GameRecord, game_seed, play_game, random_opening
 from playout._src.arena.players import (
     EngineFactory,
     MctsOptions,
@@ -131,6 +131,7 @@ __all__ = [
     "parse_player",
     "play_game",
     "play_job",
+    "random_opening",
     "read_records",
     "record_to_json",
     "rollout_policy",

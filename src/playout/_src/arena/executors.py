@@ -41,6 +41,8 @@ class GameJob:
         index: the game's number (stored in the record).
         seed: the game's seed (see :func:`~playout._src.arena.play.game_seed`).
         engine_factory: builds MCTS players' engines (``None``: :class:`~playout.MCTS`).
+        opening: actions played before the players choose (see
+            :func:`~playout._src.arena.play.play_game`).
     """
 
     game: Game
@@ -48,13 +50,14 @@ class GameJob:
     index: int
     seed: int
     engine_factory: EngineFactory | None = None
+    opening: tuple[int, ...] = ()
 
 
 def play_job(job: GameJob) -> GameRecord:
     """Play ``job`` (module level, so that worker processes and Ray can import it)."""
     p0 = as_player(job.players[0], job.game, job.engine_factory)
     p1 = as_player(job.players[1], job.game, job.engine_factory)
-    return play_game(job.game, p0, p1, job.seed, index=job.index)
+    return play_game(job.game, p0, p1, job.seed, index=job.index, opening=job.opening)
 
 
 Task = Callable[[Any], Any]

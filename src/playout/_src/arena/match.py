@@ -22,7 +22,14 @@ from playout._src.arena.executors import (
     resolve_executor,
     running,
 )
-from playout._src.arena.play import GameRecord, check_seed, check_two_players, game_seed
+from playout._src.arena.play import (
+    GameRecord,
+    check_openings,
+    check_seed,
+    check_two_players,
+    game_seed,
+    opening_for,
+)
 from playout._src.arena.players import EngineFactory, Player
 from playout._src.arena.records import RecordWriter, check_writable, record_to_json
 from playout._src.arena.specs import as_player
@@ -190,8 +197,10 @@ def _match_jobs(
     games: int,
     seed: int,
     engine_factory: EngineFactory | None,
+    openings: int = 0,
 ) -> list[GameJob]:
-    """The match's games: p1 (``pair[0]``) moves first in the even-numbered ones."""
+    """The match's games: p1 (``pair[0]``) moves first in the even-numbered ones; games
+    ``2k`` and ``2k + 1`` start from the same opening (see :func:`opening_for`)."""
     return [
         GameJob(
             game=game,
@@ -199,6 +208,7 @@ def _match_jobs(
             index=index,
             seed=game_seed(seed, index),
             engine_factory=engine_factory,
+            opening=opening_for(game, openings, seed, index // 2),
         )
         for index in range(games)
     ]
@@ -227,6 +237,7 @@ def run_match(
     save: str | os.PathLike[str] | None = None,
     ray_address: str | None = None,
     overwrite: bool = False,
+    openings: int = 0,
 ) -> MatchResult:
     """Play ``games`` games between two players, alternating who moves first.
 
@@ -248,17 +259,23 @@ def run_match(
             as it was).
         ray_address: the cluster for ``executor="ray"`` (default: a local instance).
         overwrite: empty ``save`` first instead of appending to it.
+        openings: each pair of games (``2k``, ``2k + 1``: the same players, seats swapped)
+            starts after this many random moves that do not end the game, the same for both
+            games of the pair (:func:`~playout._src.arena.play.opening_for`): players that
+            search (almost) deterministically, such as two networks, would otherwise play
+            the same two games over and over. 0: every game from the initial position.
 
     Returns:
         The :class:`MatchResult`, counted from p1's side.
     """
     check_match_args(game, games, seed)
+    check_openings(openings)
     player1 = as_player(spec1, game, engine_factory)  # built here: bad specs fail at once
     player2 = as_player(spec2, game, engine_factory)
     # No worker starts before the first batch: nothing to close if setting up fails.
     runner, own_executor = resolve_executor(executor, min(workers, games), ray_address)
     pair = job_players(runner, (spec1, spec2), (player1, player2))
-    jobs = _match_jobs(game, pair, games, seed, engine_factory)
+    jobs = _match_jobs(game, pair, games, seed, engine_factory, openings)
     extra = {"p1": player1.name, "p2": player2.name}
     records: dict[int, GameRecord] = {}
     status: E.SprtStatus | None = None

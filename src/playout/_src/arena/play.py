@@ -31,6 +31,8 @@ class GameRecord:
         seed: the seed the game was played with.
         seconds: wall-clock duration.
         index: the game's number in its match or tournament (0-based).
+        opening: how many of the first ``actions`` were an opening given to the game (played
+            before either player chose a move; see :func:`random_opening`).
     """
 
     actions: tuple[int, ...]
@@ -39,6 +41,7 @@ class GameRecord:
     seed: int
     seconds: float
     index: int = 0
+    opening: int = 0
 
     @property
     def winner(self) -> int | None:
@@ -92,6 +95,52 @@ def check_seed(seed: object) -> None:
         raise InvalidParameterError(f"seed must be a whole number >= 0, got {seed!r}")
 
 
+def random_opening(game: Game, moves: int, rng: random.Random) -> tuple[GameState, list[int]]:
+    """A position after ``moves`` uniformly random moves that do not end the game (fewer
+    when every continuation would); the position and the moves. At a chance node the move is
+    drawn by its probability."""
+    state = game.initial_state()
+    played: list[int] = []
+    for _ in range(moves):
+        if state.current_player() == CHANCE:
+            action = chance_action(state, rng)
+        else:
+            choices = [a for a in state.legal_actions() if not state.play(a).is_terminal()]
+            if not choices:
+                break
+            action = rng.choice(choices)
+        state = state.play(action)
+        played.append(action)
+    return state, played
+
+
+_OPENING_STREAM = 0x6F70  # a spawn key of its own: openings never share a game's seed
+
+
+def opening_for(game: Game, moves: int, seed: int, pair: int) -> tuple[int, ...]:
+    """The opening of the ``pair``-th pair of games of a match or tournament seeded ``seed``:
+    :func:`random_opening` of ``moves`` moves from its own generator (both games of a pair,
+    the players in either seat, start from it). ``()`` when ``moves`` is 0."""
+    if moves == 0:
+        return ()
+    key = np.random.SeedSequence(int(seed), spawn_key=(int(pair), _OPENING_STREAM))
+    rng = random.Random(int(key.generate_state(1, dtype=np.uint64)[0]))
+    return tuple(random_opening(game, moves, rng)[1])
+
+
+def check_openings(openings: object) -> int:
+    """Refuse an opening length that is not a whole number >= 0.
+
+    Raises:
+        InvalidParameterError: a negative, fractional or boolean count.
+    """
+    if isinstance(openings, bool) or not isinstance(openings, int) or openings < 0:
+        raise InvalidParameterError(
+            f"openings must be a whole number of moves >= 0, got {openings!r}"
+        )
+    return openings
+
+
 def _chosen_action(player: Player, state: GameState) -> int:
     """The action ``player`` chooses in ``state``, checked for legality.
 
@@ -104,15 +153,25 @@ def _chosen_action(player: Player, state: GameState) -> int:
     return action
 
 
-def play_game(game: Game, p0: Player, p1: Player, seed: int = 0, *, index: int = 0) -> GameRecord:
+def play_game(
+    game: Game,
+    p0: Player,
+    p1: Player,
+    seed: int = 0,
+    *,
+    index: int = 0,
+    opening: tuple[int, ...] = (),
+) -> GameRecord:
     """Play one game of a two-player game; ``p0`` moves first (is player 0).
 
     Both players are reset with seeds derived from ``seed``; chance actions, if any, are drawn
     from a generator seeded the same way. The same seed and players give the same game when
     the players' budgets are simulation counts. ``index`` is only stored in the record.
+    ``opening``: actions played first, before either player chooses (each player is told of
+    them as of any move); they begin the record's actions.
 
     Raises:
-        GameError: a player returned an illegal action.
+        GameError: a player returned an illegal action, or the opening has one.
     """
     check_two_players(game)
     check_seed(seed)
@@ -127,7 +186,11 @@ def play_game(game: Game, p0: Player, p1: Player, seed: int = 0, *, index: int =
     limit = game.spec.max_length
     while not state.is_terminal():
         mover = state.current_player()
-        if mover == CHANCE:
+        if len(actions) < len(opening):
+            action = int(opening[len(actions)])
+            if action not in state.legal_actions():
+                raise GameError(f"the opening's move {len(actions) + 1} ({action}) is illegal")
+        elif mover == CHANCE:
             action = chance_action(state, chance_rng)
         else:
             action = _chosen_action(players[mover], state)
@@ -144,7 +207,17 @@ def play_game(game: Game, p0: Player, p1: Player, seed: int = 0, *, index: int =
         seed=seed,
         seconds=time.perf_counter() - start,
         index=index,
+        opening=min(len(opening), len(actions)),
     )
 
 
-__all__ = ["GameRecord", "check_seed", "check_two_players", "game_seed", "play_game"]
+__all__ = [
+    "GameRecord",
+    "check_openings",
+    "check_seed",
+    "check_two_players",
+    "game_seed",
+    "opening_for",
+    "play_game",
+    "random_opening",
+]

@@ -57,7 +57,8 @@ def record_to_json(
     Keys: ``format`` (:data:`RECORD_FORMAT`), ``game`` and ``params`` (for
     :func:`~playout.make_game`), ``index``, ``seed``, ``players`` (player 0 first),
     ``actions`` (ids), ``moves`` (the game's notation), ``returns``, ``winner`` (player id or
-    null), ``result`` (``1-0``, ``0-1``, ``1/2-1/2``), ``seconds``, then ``extra``.
+    null), ``result`` (``1-0``, ``0-1``, ``1/2-1/2``), ``seconds``, ``opening`` (how many of the
+    first actions were a given opening; only when there was one), then ``extra``.
     """
     data: dict[str, Any] = {
         "format": RECORD_FORMAT,
@@ -73,6 +74,8 @@ def record_to_json(
         "result": record.result_text,
         "seconds": round(record.seconds, 4),
     }
+    if record.opening:
+        data["opening"] = record.opening  # the first actions were a given opening
     if extra:
         data.update(extra)
     return data

@@ -23,7 +23,7 @@ from playout._src.arena.executors import (
     running,
 )
 from playout._src.arena.match import MatchProgress, check_match_args, in_order
-from playout._src.arena.play import GameRecord, game_seed
+from playout._src.arena.play import GameRecord, check_openings, game_seed, opening_for
 from playout._src.arena.players import EngineFactory, Player
 from playout._src.arena.records import RecordWriter, check_writable, record_to_json
 from playout._src.arena.specs import as_player
@@ -186,11 +186,13 @@ def _tournament_jobs(
     games_per_pair: int,
     seed: int,
     engine_factory: EngineFactory | None,
+    openings: int = 0,
 ) -> tuple[list[GameJob], list[tuple[int, int]]]:
     """Every game of the round robin and its seats (positions of player 0 and player 1).
 
     Pairs come in order (``(0, 1), (0, 2), ..., (1, 2), ...``); within a pair the first-named
-    player moves first in the even-numbered games; game ``k`` is seeded ``game_seed(seed, k)``.
+    player moves first in the even-numbered games; game ``k`` is seeded ``game_seed(seed, k)``;
+    the two games of each round pair (seats swapped) start from the same opening.
     """
     jobs: list[GameJob] = []
     seats: list[tuple[int, int]] = []
@@ -205,6 +207,7 @@ def _tournament_jobs(
                     index=len(jobs),
                     seed=game_seed(seed, len(jobs)),
                     engine_factory=engine_factory,
+                    opening=opening_for(game, openings, seed, len(jobs) // 2),
                 )
             )
     return jobs, seats
@@ -225,6 +228,7 @@ def run_tournament(
     overwrite: bool = False,
     prior_draws: float = 1.0,
     anchor: int | None = None,
+    openings: int = 0,
 ) -> TournamentResult:
     """A round robin: each pair of ``specs`` plays ``games_per_pair`` games, alternating.
 
@@ -234,18 +238,20 @@ def run_tournament(
     Pairs are taken in order (``(0, 1), (0, 2), ..., (1, 2), ...``); all games are numbered in
     that order and game ``k`` is played with ``game_seed(seed, k)``, so the records do not
     depend on the executor. See :func:`~playout._src.arena.match.run_match` for the other
-    arguments.
+    arguments (``openings``: the games ``2k`` and ``2k + 1`` of the whole numbering, a round
+    pair when ``games_per_pair`` is even, start from the same random opening).
 
     Raises:
         InvalidParameterError: fewer than two players, or bad arguments.
     """
     _check_tournament_args(game, specs, games_per_pair, seed, anchor)
+    check_openings(openings)
     players = [as_player(spec, game, engine_factory) for spec in specs]
     total = len(specs) * (len(specs) - 1) // 2 * games_per_pair
     # No worker starts before the first batch: nothing to close if setting up fails.
     runner, own_executor = resolve_executor(executor, min(workers, total), ray_address)
     carried = job_players(runner, specs, players)
-    jobs, seats = _tournament_jobs(game, carried, games_per_pair, seed, engine_factory)
+    jobs, seats = _tournament_jobs(game, carried, games_per_pair, seed, engine_factory, openings)
     records: dict[int, GameRecord] = {}
     if save is not None:
         check_writable(save)
