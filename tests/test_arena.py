@@ -157,6 +157,30 @@ def test_bad_openings_are_refused(openings: object) -> None:
         arena.run_tournament(tictactoe(), ["random", "random"], 2, openings=openings)  # type: ignore[arg-type]
 
 
+def test_openings_leave_the_game_to_the_players_in_a_chance_game() -> None:
+    import random
+
+    pig = playout.make_game("pig")
+    for seed in range(200):
+        state, _ = arena.random_opening(pig, 30, random.Random(seed))
+        assert not state.is_terminal()
+    result = arena.run_match(pig, "random", "random", games=10, seed=1, openings=30)
+    assert all(record.opening < record.num_moves for record in result.records)
+
+
+def test_tournament_openings_pair_the_same_players_with_seats_swapped() -> None:
+    from playout._src.arena.tournament import _tournament_jobs
+
+    for games_per_pair in (2, 3):
+        jobs, _ = _tournament_jobs(tictactoe(), ["A", "B", "C"], games_per_pair, 5, None, 3)
+        groups: dict[tuple[int, ...], list[tuple[object, ...]]] = {}
+        for job in jobs:
+            groups.setdefault(job.opening, []).append(job.players)
+        for players in groups.values():
+            assert len(players) <= 2
+            assert len(players) == 1 or players[0] == players[1][::-1]
+
+
 def test_an_illegal_opening_is_a_game_error() -> None:
     with pytest.raises(playout.GameError, match="opening"):
         arena.play_game(tictactoe(), Scripted(), Scripted(), opening=(4, 4))

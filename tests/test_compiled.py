@@ -148,6 +148,20 @@ def test_a_node_gets_its_edges_when_a_simulation_comes_back_to_it(solver: bool) 
     assert set(np.unique(counts[counts > 0]).tolist()) <= set(range(1, 8))  # 7 columns at most
 
 
+def test_a_node_with_no_listed_move_ends_the_walk_like_a_terminal_one() -> None:
+    # A kernel that lists no move in a running position: the node gets no edges.
+    tree = T.new_tree(4, 16)
+    T.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, -1, -1, 0, False, 0.25)
+    path = np.zeros(4, dtype=np.int64)
+    no_actions = np.zeros(0, dtype=np.int64)
+    edge, depth = T.expand_reached(
+        tree.nodes, tree.edges, tree.edge_values, tree.meta, T.RULE_UCB1, np.array([1.0]),
+        T.new_rng_state(0), T.ROOT, no_actions, np.zeros(0), path, 0,
+    )  # fmt: skip
+    assert (edge, depth) == (T.NO_EDGE, 0)
+    assert tree.nodes[T.ROOT, T.N_NUM_EDGES] == 0 and tree.num_edges == 0
+
+
 def test_node_cap_is_honoured() -> None:
     result = MCTS(C4.initial_state(), backend="compiled", seed=6).run(
         Budget(simulations=100_000, max_nodes=700)

@@ -86,6 +86,8 @@ GOOD = {"game": "tictactoe", "params": {}, "actions": [0, 3, 1, 4, 2]}
         ([json.dumps(GOOD | {"actions": [0, 3, 1, 4, 2, 5]})], "already over"),
         ([json.dumps(GOOD | {"actions": [0, 3]})], "does not end"),
         ([json.dumps(GOOD | {"returns": [-1, 1]})], "do not match"),
+        ([json.dumps(GOOD | {"opening": 6})], "field 'opening' must be a whole number from 0"),
+        ([json.dumps(GOOD | {"opening": "two"})], "field 'opening' must be"),
         ([json.dumps(GOOD), "oops"], "line 2"),
         ([""], "no games"),
     ],

@@ -634,10 +634,15 @@ def expand_reached(
     :data:`UNEXPANDED` when it was created; give it its edges (``actions`` and ``priors`` as
     :func:`expand` takes them) and take the first step out of it, as :func:`descend` would
     have had the node been expanded at once. Returns ``(edge, depth)``: the untaken edge
-    chosen (recorded in ``path``) and the new depth. The choice draws from ``rng`` exactly as
-    that step of the walk would, so a search gives the same tree whichever way it expands.
+    chosen (recorded in ``path``) and the new depth (``NO_EDGE`` and the same depth when
+    ``actions`` is empty). The choice draws from ``rng`` exactly as that step of the walk
+    would, so a search gives the same tree whichever way it expands.
     """
     expand(nodes, edges, edge_values, meta, node, actions, priors)
+    if actions.shape[0] == 0:
+        # A game that lists no move in a position it calls running: the node has no edges,
+        # and the walk ends on it as on a terminal one (its first evaluation is its value).
+        return NO_EDGE, depth
     e = select_edge(nodes, edges, edge_values, node, rule, rule_params, rng)
     path[depth] = e
     return e, depth + 1

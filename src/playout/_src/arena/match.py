@@ -201,6 +201,7 @@ def _match_jobs(
 ) -> list[GameJob]:
     """The match's games: p1 (``pair[0]``) moves first in the even-numbered ones; games
     ``2k`` and ``2k + 1`` start from the same opening (see :func:`opening_for`)."""
+    pair_openings = [opening_for(game, openings, seed, k) for k in range((games + 1) // 2)]
     return [
         GameJob(
             game=game,
@@ -208,7 +209,7 @@ def _match_jobs(
             index=index,
             seed=game_seed(seed, index),
             engine_factory=engine_factory,
-            opening=opening_for(game, openings, seed, index // 2),
+            opening=pair_openings[index // 2],
         )
         for index in range(games)
     ]

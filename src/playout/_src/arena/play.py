@@ -97,13 +97,16 @@ def check_seed(seed: object) -> None:
 
 def random_opening(game: Game, moves: int, rng: random.Random) -> tuple[GameState, list[int]]:
     """A position after ``moves`` uniformly random moves that do not end the game (fewer
-    when every continuation would); the position and the moves. At a chance node the move is
-    drawn by its probability."""
+    when every continuation would); the position and the moves. At a chance node the outcome
+    is drawn by its probability, and the opening stops there when that outcome would end the
+    game (so the players always have the game to play)."""
     state = game.initial_state()
     played: list[int] = []
     for _ in range(moves):
         if state.current_player() == CHANCE:
             action = chance_action(state, rng)
+            if state.play(action).is_terminal():
+                break
         else:
             choices = [a for a in state.legal_actions() if not state.play(a).is_terminal()]
             if not choices:

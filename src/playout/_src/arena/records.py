@@ -316,6 +316,10 @@ def _check_fields(data: Mapping[str, Any], players: int, where: str) -> None:
         "p1": (lambda v: isinstance(v, str), "a string"),
         "p2": (lambda v: isinstance(v, str), "a string"),
         "seats": list_of("whole numbers", _is_int, 2),
+        "opening": (
+            lambda v: _is_int(v) and 0 <= v <= len(data["actions"]),
+            "a whole number from 0 to the number of actions",
+        ),
     }
     for key, (check, expected) in checks.items():
         if key in data and not check(data[key]):

@@ -192,11 +192,15 @@ def _tournament_jobs(
 
     Pairs come in order (``(0, 1), (0, 2), ..., (1, 2), ...``); within a pair the first-named
     player moves first in the even-numbered games; game ``k`` is seeded ``game_seed(seed, k)``;
-    the two games of each round pair (seats swapped) start from the same opening.
+    rounds ``2k`` and ``2k + 1`` of a pairing (seats swapped) start from the same opening.
     """
     jobs: list[GameJob] = []
     seats: list[tuple[int, int]] = []
-    for first, second in itertools.combinations(range(len(carried)), 2):
+    rounds = (games_per_pair + 1) // 2  # round pairs (seats swapped) of each pairing
+    for pairing, (first, second) in enumerate(itertools.combinations(range(len(carried)), 2)):
+        pair_openings = [
+            opening_for(game, openings, seed, pairing * rounds + k) for k in range(rounds)
+        ]
         for round_ in range(games_per_pair):
             seat = (first, second) if round_ % 2 == 0 else (second, first)
             seats.append(seat)
@@ -207,7 +211,7 @@ def _tournament_jobs(
                     index=len(jobs),
                     seed=game_seed(seed, len(jobs)),
                     engine_factory=engine_factory,
-                    opening=opening_for(game, openings, seed, len(jobs) // 2),
+                    opening=pair_openings[round_ // 2],
                 )
             )
     return jobs, seats
@@ -238,8 +242,8 @@ def run_tournament(
     Pairs are taken in order (``(0, 1), (0, 2), ..., (1, 2), ...``); all games are numbered in
     that order and game ``k`` is played with ``game_seed(seed, k)``, so the records do not
     depend on the executor. See :func:`~playout._src.arena.match.run_match` for the other
-    arguments (``openings``: the games ``2k`` and ``2k + 1`` of the whole numbering, a round
-    pair when ``games_per_pair`` is even, start from the same random opening).
+    arguments (``openings``: within each pairing, rounds ``2k`` and ``2k + 1``, seats swapped,
+    start from the same random opening).
 
     Raises:
         InvalidParameterError: fewer than two players, or bad arguments.
