@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -483,6 +484,19 @@ def test_train_command_runs_resumes_and_plots(
     assert "eval_elo_low" in header and "previous_score" in header
     assert main(["train", "tictactoe", "--out", str(out)]) == 2  # --iterations or --hours
     assert "one of the arguments --iterations --hours is required" in capsys.readouterr().err
+    # Resuming with settings given again: changed from then on, but not the network's size.
+    assert main([*argv, "--schedule", "7", "--lr", "0.01"]) == 0
+    text = capsys.readouterr().out
+    assert "changed: learning_rate 0.002 -> 0.01, schedule_iterations 100 -> 7" in text
+    saved = json.loads((out / "settings.json").read_text())
+    assert (saved["schedule_iterations"], saved["learning_rate"]) == (7, 0.01)
+    rows = len((out / "metrics.csv").read_text().splitlines())
+    assert main([*argv, "--channels", "16"]) == 2
+    assert "architecture cannot change once a run has started" in capsys.readouterr().err
+    assert main([*argv, "--seed", "9"]) == 2
+    assert "seed cannot change" in capsys.readouterr().err
+    assert len((out / "metrics.csv").read_text().splitlines()) == rows  # nothing ran
+    assert json.loads((out / "settings.json").read_text()) == saved
 
 
 def test_analyze_with_the_zero_ai(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:

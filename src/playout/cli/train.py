@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import sys
 from typing import Any
 
@@ -33,9 +35,10 @@ SETTING_OPTIONS = {
 """Command-line options and the :class:`~playout.zero.TrainConfig` fields they set."""
 
 
-def train_config(args: argparse.Namespace) -> Any:
-    """The run's :class:`~playout.zero.TrainConfig` from the options given."""
-    from playout.zero import Architecture, TrainConfig
+def given_settings(args: argparse.Namespace, base: Any = None) -> dict[str, Any]:
+    """The :class:`~playout.zero.TrainConfig` fields the options given set (``base``: the
+    settings the network's size is completed from, default :class:`~playout.zero.TrainConfig`)."""
+    from playout.zero import TrainConfig
 
     changes: dict[str, Any] = {
         field: getattr(args, option)
@@ -43,11 +46,20 @@ def train_config(args: argparse.Namespace) -> Any:
         if getattr(args, option, None) is not None
     }
     if args.channels is not None or args.blocks is not None:
-        default = Architecture()
-        changes["architecture"] = Architecture(
-            channels=args.channels or default.channels, blocks=args.blocks or default.blocks
+        default = (base or TrainConfig()).architecture
+        changes["architecture"] = dataclasses.replace(
+            default,
+            channels=args.channels or default.channels,
+            blocks=args.blocks or default.blocks,
         )
-    return TrainConfig(**changes)
+    return changes
+
+
+def train_config(args: argparse.Namespace) -> Any:
+    """The run's :class:`~playout.zero.TrainConfig` from the options given."""
+    from playout.zero import TrainConfig
+
+    return TrainConfig(**given_settings(args))
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -59,20 +71,33 @@ def cmd_train(args: argparse.Namespace) -> int:
     from playout.zero.train import SETTINGS
 
     game = make_game(args)
-    config = train_config(args)
-    resuming = (Path(args.out) / SETTINGS).exists()
+    settings = Path(args.out) / SETTINGS
+    resuming = settings.exists()
+    saved = None
+    if resuming:
+        from playout.zero import TrainConfig
+
+        try:
+            saved = TrainConfig.from_json(json.loads(settings.read_text()))
+        except (ValueError, TypeError, KeyError):
+            saved = None  # the trainer reports the file
     executor = None if args.executor == "auto" else args.executor
     trainer = Trainer(
         game,
         args.out,
-        config,
+        None if resuming else train_config(args),
         device=args.device,
         workers=args.workers,
         executor=executor,
         ray_address=args.ray_address,
+        changes=given_settings(args, saved) if resuming else None,
     )
     if resuming:
-        out(f"resuming the run in {args.out} after iteration {trainer.iteration} (its settings)")
+        changed = ", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in trainer.changed.items())
+        out(
+            f"resuming the run in {args.out} after iteration {trainer.iteration} "
+            f"(its settings{'; changed: ' + changed if changed else ''})"
+        )
     else:
         out(f"training {game.spec.name} in {args.out}: {trainer.model!r}")
     seconds = None if args.hours is None else args.hours * 3600.0
@@ -127,7 +152,8 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         description="AlphaZero training: self-play with the network-guided search, a replay "
         "buffer, gradient steps, evaluation against rollout MCTS. Everything goes to --out "
         "(checkpoint, buffer, metrics.csv, model.pt); run the same command again to resume "
-        "after Ctrl-C or a crash. A resumed run keeps its saved settings.",
+        "after Ctrl-C or a crash. A resumed run keeps its saved settings but for those given "
+        "again (the network's size, the buffer's, the seed and the warm start cannot change).",
     )
     add_game_arguments(train)
     train.add_argument("--out", required=True, metavar="DIR", help="the run's directory")
@@ -148,7 +174,9 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
     train.add_argument("--ray-address", metavar="ADDR", help="Ray cluster to join (ray)")
     train.add_argument("--device", metavar="D", help="cpu or cuda (default: cuda if present)")
     train.add_argument("--plot", metavar="FILE", help="plot the metrics to FILE (.png/.svg)")
-    settings = train.add_argument_group("settings of a new run")
+    settings = train.add_argument_group(
+        "settings of a new run (given when resuming: changed from then on)"
+    )
     settings.add_argument("--games", type=positive_int, metavar="N", help="games per iteration")
     settings.add_argument(
         "--simulations", type=positive_int, metavar="N", help="simulations per self-play move"

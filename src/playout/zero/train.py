@@ -161,11 +161,37 @@ class TrainConfig:
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def resumed_with(self, changes: dict[str, Any]) -> TrainConfig:
+        """These settings with ``changes`` for a run that goes on (checked like new ones).
+
+        Raises:
+            InvalidParameterError: a setting a run cannot change once started (its network's
+                size, the replay buffer's size, the seed, the Expert Iteration warm start),
+                or an unknown one.
+        """
+        fields = {field.name for field in dataclasses.fields(self)}
+        for name in changes:
+            if name not in fields:
+                raise InvalidParameterError(f"unknown training setting {name!r}")
+            if name in FIXED_SETTINGS and changes[name] != getattr(self, name):
+                raise InvalidParameterError(
+                    f"{name} cannot change once a run has started (it is "
+                    f"{getattr(self, name)!r}); start a new run in another directory"
+                )
+        return dataclasses.replace(self, **changes)
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainConfig:
         data = dict(data)
         data["architecture"] = Architecture(**data["architecture"])
         return cls(**data)
+
+
+FIXED_SETTINGS = frozenset(
+    {"architecture", "buffer_size", "seed", "expert_iterations", "expert_simulations"}
+)
+"""Settings a run keeps from its start (the weights, the buffer's arrays and the random
+streams depend on them); :meth:`TrainConfig.resumed_with` may change the others."""
 
 
 class ReplayBuffer:
@@ -278,13 +304,16 @@ class Trainer:
         game: the game to learn.
         out_dir: where checkpoints, the buffer, metrics and the model go.
         config: the run's settings; ``None`` resumes with the saved ones (or defaults for a
-            new run). A resumed run keeps the saved settings.
+            new run). A resumed run keeps the saved settings, but for ``changes``.
         device: PyTorch device (``None``: a GPU when there is one).
         workers: self-play workers (1: in this process). Workers run on the CPU, one
             PyTorch thread each, with a copy of the network's weights.
         executor: where workers run: ``"pool"`` (processes; the default for more than one
             worker), ``"ray"`` (a Ray cluster, see ``ray_address``) or ``"local"``.
         ray_address: the Ray cluster to join (default: a local instance).
+        changes: settings to change (:class:`TrainConfig` field names) when the run resumes,
+            saved with it from then on (e.g. a longer learning-rate schedule); for a new run,
+            applied to ``config``. :attr:`changed` lists what they changed.
 
     Raises:
         ModelFileError: ``out_dir`` holds a run for another game or unreadable files.
@@ -301,6 +330,7 @@ class Trainer:
         workers: int = 1,
         executor: str | None = None,
         ray_address: str | None = None,
+        changes: dict[str, Any] | None = None,
     ) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
@@ -316,12 +346,23 @@ class Trainer:
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         settings = self.out_dir / SETTINGS
+        self.changed: dict[str, tuple[Any, Any]] = {}
+        """Settings ``changes`` changed on resuming: name -> (saved value, new value)."""
         if settings.exists():
             try:
                 saved = TrainConfig.from_json(json.loads(settings.read_text()))
             except (ValueError, TypeError, KeyError) as error:
                 raise ModelFileError(f"{settings}: unreadable settings ({error})") from error
-            config = saved
+            config = saved.resumed_with(changes or {})
+            self.changed = {
+                name: (getattr(saved, name), getattr(config, name))
+                for name in (changes or {})
+                if getattr(saved, name) != getattr(config, name)
+            }
+            if self.changed:
+                _write_atomic(settings, json.dumps(config.to_json(), indent=2))
+        elif changes:
+            config = (config or TrainConfig()).resumed_with(changes)
         self.config = config or TrainConfig()
         torch.set_num_threads(self.config.threads)
         self.model = Model(game, self.config.architecture, device=device, seed=self.config.seed)
