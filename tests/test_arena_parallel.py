@@ -278,3 +278,38 @@ def test_ray_runs_self_play_like_this_process(local_ray: object) -> None:
     on_ray = parallel_self_play(model, game, 4, settings, workers=2, executor="ray", seed=3)
     local = parallel_self_play(model, game, 4, settings, workers=2, executor="local", seed=3)
     assert [g.moves for g in on_ray] == [g.moves for g in local]
+
+
+class _Recorder:
+    """An executor that records what is done to it."""
+
+    workers = 1
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def start(self) -> None:
+        self.calls.append("start")
+
+    def run(self, jobs: object, task: object = None) -> object:
+        return iter(())
+
+    def close(self) -> None:
+        self.calls.append("close")
+
+    def terminate(self) -> None:
+        self.calls.append("terminate")
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_running_closes_its_own_executor_and_stops_it_on_an_error(own: bool) -> None:
+    from playout._src.arena.executors import running
+
+    fine = _Recorder()
+    with running(fine, own):  # type: ignore[arg-type]
+        pass
+    assert fine.calls == (["start", "close"] if own else ["start"])
+    failed = _Recorder()
+    with pytest.raises(KeyboardInterrupt), running(failed, own):  # type: ignore[arg-type]
+        raise KeyboardInterrupt
+    assert failed.calls == (["start", "terminate", "close"] if own else ["start"])
