@@ -47,6 +47,9 @@ NOT_RUN = {
     "--eval-simulations 200 --opponent mcts:simulations=1000 --schedule 40 --seed 1": (
         "an hour and a half of training"
     ),
+    "playout train connect4 --out runs/c4 --hours 1.7 --workers 2 --schedule 75": (
+        "resumes that run for hours more"
+    ),
     # a human at the keyboard
     "playout play connect4 --first ai --seconds 2": "interactive",
     "playout play mnk --width 6 --height 6 --k 4 --simulations 5000": "interactive",
