@@ -732,13 +732,13 @@ function promotionPrompt(b) {
   return box;
 }
 
-function chessMoveBox(v) {
-  // Typing still works: UCI or SAN (e2e4, Nf3, O-O, e8=Q).
+function moveForm(v, className, placeholder, label) {
+  // A typed move, with the legal moves offered as completions.
   const form = document.createElement("form");
-  form.className = "text-move chess-move";
+  form.className = className;
   const input = document.createElement("input");
-  input.placeholder = "or type a move: e4, Nf3, O-O, e7e8q";
-  input.setAttribute("aria-label", "type a move");
+  input.placeholder = placeholder;
+  if (label) input.setAttribute("aria-label", label);
   input.setAttribute("list", "legal-moves");
   const list = document.createElement("datalist");
   list.id = "legal-moves";
@@ -758,31 +758,16 @@ function chessMoveBox(v) {
   return form;
 }
 
+function chessMoveBox(v) {
+  // Typing still works: UCI or SAN (e2e4, Nf3, O-O, e8=Q).
+  return moveForm(v, "text-move chess-move", "or type a move: e4, Nf3, O-O, e7e8q", "type a move");
+}
+
 function renderText(root, v) {
   const pre = document.createElement("pre");
   pre.className = "text-board";
   pre.textContent = v.board.text;
-  const form = document.createElement("form");
-  form.className = "text-move";
-  const input = document.createElement("input");
-  input.placeholder = "your move, e.g. e2e4 or Nf3";
-  input.setAttribute("list", "legal-moves");
-  const list = document.createElement("datalist");
-  list.id = "legal-moves";
-  for (const m of v.board.legal) {
-    const option = document.createElement("option");
-    option.value = m.move;
-    list.appendChild(option);
-  }
-  const button = document.createElement("button");
-  button.type = "submit";
-  button.textContent = "Play";
-  form.append(input, list, button);
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    if (input.value.trim()) playAction(undefined, input.value.trim());
-  });
-  root.append(pre, form);
+  root.append(pre, moveForm(v, "text-move", "your move, e.g. e2e4 or Nf3"));
 }
 
 function renderSearch(v) {
