@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from typing import Any
 
@@ -68,19 +67,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from playout.zero import Trainer
-    from playout.zero.train import SETTINGS
+    from playout.zero.train import saved_settings
 
     game = make_game(args)
-    settings = Path(args.out) / SETTINGS
-    resuming = settings.exists()
-    saved = None
-    if resuming:
-        from playout.zero import TrainConfig
-
-        try:
-            saved = TrainConfig.from_json(json.loads(settings.read_text()))
-        except (ValueError, TypeError, KeyError):
-            saved = None  # the trainer reports the file
+    saved = saved_settings(args.out)
+    resuming = saved is not None
     executor = None if args.executor == "auto" else args.executor
     trainer = Trainer(
         game,

@@ -194,6 +194,21 @@ FIXED_SETTINGS = frozenset(
 streams depend on them); :meth:`TrainConfig.resumed_with` may change the others."""
 
 
+def saved_settings(out_dir: str | os.PathLike[str]) -> TrainConfig | None:
+    """The settings of the run in ``out_dir``, or ``None`` when it holds none.
+
+    Raises:
+        ModelFileError: an unreadable settings file.
+    """
+    settings = Path(out_dir) / SETTINGS
+    if not settings.exists():
+        return None
+    try:
+        return TrainConfig.from_json(json.loads(settings.read_text()))
+    except (ValueError, TypeError, KeyError) as error:
+        raise ModelFileError(f"{settings}: unreadable settings ({error})") from error
+
+
 class ReplayBuffer:
     """The newest ``capacity`` training positions, as arrays (a ring)."""
 
@@ -348,11 +363,8 @@ class Trainer:
         settings = self.out_dir / SETTINGS
         self.changed: dict[str, tuple[Any, Any]] = {}
         """Settings ``changes`` changed on resuming: name -> (saved value, new value)."""
-        if settings.exists():
-            try:
-                saved = TrainConfig.from_json(json.loads(settings.read_text()))
-            except (ValueError, TypeError, KeyError) as error:
-                raise ModelFileError(f"{settings}: unreadable settings ({error})") from error
+        saved = saved_settings(self.out_dir)
+        if saved is not None:
             config = saved.resumed_with(changes or {})
             self.changed = {
                 name: (getattr(saved, name), getattr(config, name))
