@@ -12,6 +12,11 @@ making the engine to freeing it). The report: median rates, the median of the pe
 ratios to C, and, for two trees, the median of the per-repetition ratios of the second to
 the first (``second/first``).
 
+``--solver``: each decision runs with MCTS-Solver on, to the root's proof or ``--sims``
+(:func:`playout._src.benchmark.make_solver_runner`; tic-tac-toe's root is proven a draw at
+about 49.5k simulations): simulations per CPU second up to the proof. ``limit.c`` has no
+solver: no C column then.
+
 Needs gcc and ``limit.c`` (``--limit-c``, default ``/work/shared/bench/limit.c``); without
 them (or with ``--limit-c ""``) the C column is left out, with a note on stderr.
 
@@ -20,6 +25,7 @@ Usage::
     git archive BASE src | tar -x -C /tmp/base
     python bench/ab_trees.py --trees /tmp/base/src src --game connect4 --sims 10000 --reps 15
     python bench/ab_trees.py --trees src --sims 200 --reps 1       # seconds: does it run?
+    python bench/ab_trees.py --trees /tmp/base/src src --game tictactoe --solver --sims 200000
 """
 
 from __future__ import annotations
@@ -36,13 +42,23 @@ import tempfile
 C_FLAGS = {"tictactoe": "GAME_TTT", "connect4": "GAME_C4", "mnk9": "GAME_MNK"}
 
 
-def worker(source: str, game: str) -> None:
-    """Serve decisions of the tree at ``source``: read ``SIMS SEED`` lines, print rates."""
+def worker(source: str, game: str, mode: str) -> None:
+    """Serve decisions of the tree at ``source``: read ``SIMS SEED`` lines, print rates
+    (``mode``: ``"solver"`` or ``"plain"``)."""
     sys.path.insert(0, os.path.abspath(source))
-    from playout._src.benchmark import make_runner
+    from playout._src.benchmark import make_runner, make_solver_runner
 
-    run = make_runner("playout-compiled", game)
-    assert run is not None
+    if mode == "solver":
+        solve = make_solver_runner("playout-compiled", game)
+        assert solve is not None
+
+        def run(sims: int, seed: int) -> float:
+            return solve(sims, seed).rate
+
+    else:
+        plain = make_runner("playout-compiled", game)
+        assert plain is not None
+        run = plain
     run(200, 999)  # load the compiled code
     run(2000, 998)  # and fill the array pool
     print("ready", flush=True)
@@ -65,7 +81,10 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=10_000)
     parser.add_argument("--reps", type=int, default=11)
     parser.add_argument("--limit-c", default="/work/shared/bench/limit.c")
-    parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--solver", action="store_true", help="solver on: simulations per second to the proof"
+    )
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(*args.worker)
@@ -73,12 +92,15 @@ def main() -> None:
     if args.sims < 1 or args.reps < 1:
         parser.error("--sims and --reps must be at least 1")
     with_c = bool(args.limit_c) and os.path.isfile(args.limit_c) and shutil.which("gcc")
-    if not with_c:
+    if args.solver:
+        with_c = False  # limit.c has no solver
+    elif not with_c:
         print(f"note: no C reference (limit.c {args.limit_c!r} or gcc missing)", file=sys.stderr)
+    mode = "solver" if args.solver else "plain"
     workers = []
     for tree in args.trees:
         process = subprocess.Popen(
-            [sys.executable, __file__, "--worker", tree, args.game],
+            [sys.executable, __file__, "--worker", tree, args.game, mode],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -113,6 +135,7 @@ def main() -> None:
     row: dict[str, object] = {
         "game": args.game,
         "sims": args.sims,
+        "solver": args.solver,
         "reps": args.reps,
         "load_average": round(os.getloadavg()[0], 2),
         "trees": args.trees,

@@ -109,6 +109,29 @@ class Driver(Protocol):
         """Bytes one more node of the tree can take at most (for the memory bound)."""
 
 
+def bytes_in_use(driver: Driver) -> int:
+    """Bytes of the rows ``driver``'s tree uses now: every node's rows and per-node data
+    (:attr:`Driver.state_bytes`), and every edge row made so far (a lazily expanded tree has
+    far fewer edges than nodes times actions)."""
+    tree = driver.tree
+    return int(
+        tree.num_nodes * (tree.node_row_bytes + driver.state_bytes)
+        + tree.num_edges * tree.edge_row_bytes
+    )
+
+
+def memory_node_limit(driver: Driver, memory_limit: int) -> int:
+    """The node count ``driver``'s tree may grow to under ``memory_limit`` bytes, as known
+    now: the nodes it has, plus as many more as fit in the room left at the bound for one
+    new node (:meth:`Driver.node_bytes_bound`, all its edges). The tree's arrays double as
+    they grow (both copies live for a moment), so the rows in use stay within half the
+    limit. Asked again as the tree grows, the answer rises while nodes come in under the
+    bound (most nodes of a lazily expanded tree never get edges) and converges on the
+    limit."""
+    room = memory_limit // 2 - bytes_in_use(driver)
+    return max(2, driver.tree.num_nodes + max(0, room) // driver.node_bytes_bound())
+
+
 def derive_seeds(seed: int | None) -> tuple[np.ndarray, random.Random]:
     """The compiled phases' generator state and the Python generator for ``seed`` (drawn
     from the operating system when ``None``)."""
@@ -318,8 +341,7 @@ class MCTS:
         deadline = math.inf if budget.seconds is None else start + budget.seconds
         driver = self._driver
         limit, max_depth = budget.simulation_limit, budget.depth_limit
-        # Arrays double as they grow: a tree of n nodes may hold 2n rows.
-        memory_nodes = max(2, budget.memory_limit // (2 * driver.node_bytes_bound()))
+        memory_nodes = memory_node_limit(driver, budget.memory_limit)
         max_nodes = min(budget.node_limit, memory_nodes)
         timed = budget.seconds is not None
         chunk = _FIRST_TIMED_CHUNK if timed else limit
@@ -344,6 +366,9 @@ class MCTS:
             if ran == 0:
                 break  # proven, full or out of time: the loop conditions say which
             done += ran
+            if memory_nodes < budget.node_limit:
+                memory_nodes = memory_node_limit(driver, budget.memory_limit)
+                max_nodes = min(budget.node_limit, memory_nodes)
             if report is not None and done % progress_every == 0:
                 report(done)
             if timed:
