@@ -244,6 +244,26 @@ def test_ab_trees() -> None:
         assert positive(row["c_median"]) and positive(row["tree1_over_c"])
 
 
+def test_ab_trees_solver() -> None:
+    out, _ = run_bench(
+        "ab_trees.py", "--trees", "src", "--game", "tictactoe", "--solver", "--sims", "200000",
+        "--reps", "1",
+    )  # fmt: skip
+    row = json.loads(out.splitlines()[-1])
+    assert row["solver"] is True and positive(row["tree0_median"])
+    assert "c_median" not in row  # the C reference has no solver
+
+
+def test_threads_time_budget() -> None:
+    out, _ = run_bench(
+        "threads.py", "--seconds", "0.02", "--reps", "1", "--games", "connect4", "--json"
+    )
+    (row,) = json.loads(out)["rows"]
+    assert row["seconds"] == 0.02 and row["sims"] is None
+    assert positive(row["one_thread_sims_per_sec"]) and positive(row["threads_sims_per_sec"])
+    assert row["stop_reasons"] == ["time"]
+
+
 def test_phase_profile_mnk9() -> None:
     out, _ = run_bench("phase_profile.py", "--game", "mnk9", "--sims", "500", "--runs", "1")
     (row,) = out.splitlines()[2:]
