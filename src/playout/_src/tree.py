@@ -415,6 +415,13 @@ _RECIPROCAL_TABLE = 1.0 / np.maximum(np.arange(LOG_TABLE_SIZE, dtype=np.float64)
 """``1 / n`` for the same counts (``_RECIPROCAL_TABLE[0]`` is unused): IEEE division gives the
 same double in numpy and in compiled code, so UCB1 reads it instead of dividing per edge."""
 
+_RSQRT_TABLE = np.sqrt(_RECIPROCAL_TABLE)
+"""``sqrt(1 / n)`` for the same counts: UCB1's exploration term is computed as
+``c * sqrt(ln N) * sqrt(1 / n)``, one square root per node instead of one per edge (the
+square root's latency was the largest single cost of a tic-tac-toe simulation). It equals
+``c * sqrt(ln N / n)`` to within an ulp or two; the trees of tic-tac-toe, connect four and
+9x9 searches (solver on and off, up to 200k simulations) came out the same either way."""
+
 
 @jit(inline="always", **_JIT)
 def exploration(rule: int, rule_params: np.ndarray, parent_visits: int) -> tuple[float, float]:
@@ -475,6 +482,7 @@ def select_edge(
         if rule == RULE_EPSILON_GREEDY and random_unit(rng) < rule_params[0]:
             return first + random_below(rng, int64(count))
     c, scale = exploration(rule, rule_params, parent_visits)
+    c_root_scale = c * math.sqrt(scale)
     best = -math.inf
     chosen = first
     ties = int64(0)  # not a literal (see `int64`)
@@ -490,8 +498,14 @@ def select_edge(
             if n == 0:  # an unvisited edge the look above skipped (see there)
                 rng[0] = saved_rng
                 return random_unvisited_edge(edges, first, count, first, rng)
-            inverse_n = _RECIPROCAL_TABLE[n] if n < LOG_TABLE_SIZE else 1.0 / n
-            score = edge_values[e, EV_VALUE_SUM] * inverse_n + c * math.sqrt(scale * inverse_n)
+            if n < LOG_TABLE_SIZE:
+                score = (
+                    edge_values[e, EV_VALUE_SUM] * _RECIPROCAL_TABLE[n]
+                    + c_root_scale * _RSQRT_TABLE[n]
+                )
+            else:
+                inverse_n = 1.0 / n
+                score = edge_values[e, EV_VALUE_SUM] * inverse_n + c * math.sqrt(scale * inverse_n)
         elif rule == RULE_PUCT:
             q = edge_values[e, EV_VALUE_SUM] / n if n > 0 else rule_params[1]
             prior = edge_values[e, EV_PRIOR] if has_priors else 1.0 / count
