@@ -17,7 +17,7 @@ import pytest
 import playout
 from playout import MCTS, Budget, InvalidParameterError
 from playout._src import tree as T
-from playout._src.compiled.shared import SharedTreeDriver, shares
+from playout._src.compiled.shared import EXPANDING, SharedTreeDriver, shares
 from playout.games import Connect4Game, tictactoe
 
 from .solver import outcome_within, solve
@@ -109,6 +109,17 @@ def check_shared_tree(engine: MCTS, simulations: int, *, solver: bool) -> dict[s
     assert outside <= max(1, int(visited.sum()) // 20), (outside, int(visited.sum()))
     if not solver:
         assert not np.any(nodes[linked, T.N_PROVEN] != T.UNPROVEN)
+    # Lazy expansion: no node is left half expanded, and the edge blocks of the expanded
+    # nodes lie in the rows in use without overlapping.
+    counts = nodes[linked, T.N_NUM_EDGES].astype(np.int64)
+    assert not np.any(counts == EXPANDING)
+    assert np.all(counts >= T.UNEXPANDED)
+    assert np.count_nonzero(counts == T.UNEXPANDED) > 0  # most leaves never get edges
+    expanded = counts > 0
+    firsts = nodes[linked[expanded], T.N_FIRST_EDGE].astype(np.int64)
+    order = np.argsort(firsts)
+    starts, ends = firsts[order], firsts[order] + counts[expanded][order]
+    assert np.all(ends[:-1] <= starts[1:]) and ends[-1] <= tree.num_edges
     return {"root": lost_root, "edges": lost_edges_total, "mismatch": mismatch, "off": off}
 
 
@@ -125,9 +136,8 @@ def _visits_of_all_blocks(tree: T.Tree, linked: np.ndarray) -> int:
 
 def _statistics_by_line(tree: T.Tree) -> dict[tuple[int, ...], tuple[object, ...]]:
     """Every visited edge's statistics and its child's, keyed by the line of actions from the
-    root: what a search computed, whatever the order of its rows. (The ordinary driver gives
-    a node its edges when a simulation comes back to it, the shared loop when it makes the
-    node, so their rows are laid out differently.)"""
+    root: what a search computed, whatever the order of its rows (the shared loop takes its
+    rows from per-thread blocks, so they are laid out differently)."""
     nodes, edges, values = tree.nodes, tree.edges, tree.edge_values
     found: dict[tuple[int, ...], tuple[object, ...]] = {}
     stack: list[tuple[int, tuple[int, ...]]] = [(T.ROOT, ())]

@@ -173,7 +173,7 @@ expand_reached = jit(inline="always", **_INLINE)(T.expand_reached.py_func)  # ty
 
 
 # The kernel's functions as the loop calls them: each kernel's copy of the loop
-# (:func:`_build_kernel_driver`) has its own globals with these names bound to them.
+# (:func:`kernel_loop`) has its own globals with these names bound to them.
 legal_actions: Any = None
 play: Any = None
 current_player: Any = None
@@ -351,15 +351,23 @@ def _kernel_fingerprint(functions: tuple[Any, ...]) -> int | None:
     return int.from_bytes(digest.digest()[:7], "little")
 
 
-def _build_kernel_driver(functions: tuple[Any, ...]):  # type: ignore[no-untyped-def]
-    """The driver compiled for one kernel's functions (see :func:`kernel_driver`)."""
+LoopBuilder = Callable[[int], Callable[..., Any]]
+"""Makes a compiled loop's Python function, a closure over a fingerprint (see
+:func:`_build_driver`); the loop calls the kernel's functions by the global names
+``legal_actions``, ``play``, ``current_player`` and ``rollout``."""
+
+
+def _specialise(
+    build: LoopBuilder, signature: Any, fingerprint: int, functions: tuple[Any, ...]
+) -> Any:
+    """The loop of ``build`` compiled for one kernel's functions (see :func:`kernel_loop`)."""
     kernel_key = _kernel_fingerprint(functions)
-    loop = _build_driver((_dependency_fingerprint() ^ (kernel_key or 0)) | 1)
+    loop = build((fingerprint ^ (kernel_key or 0)) | 1)
     # The kernel's functions are globals of this copy of the loop: numba compiles direct
     # calls to them (which LLVM may inline), not calls through function pointers. numba's
     # disk cache keys a function on its code and its closure, not its globals: the closure's
     # fingerprint tells the kernels apart.
-    namespace = dict(globals())
+    namespace = dict(loop.__globals__)
     namespace.update(
         legal_actions=functions[0],
         play=functions[1],
@@ -373,32 +381,39 @@ def _build_kernel_driver(functions: tuple[Any, ...]):  # type: ignore[no-untyped
     specialised.__module__ = loop.__module__
     specialised.__doc__ = loop.__doc__
     options: JitOptions = {**_DRIVER_JIT, "cache": kernel_key is not None}
-    return jit(DRIVER_SIGNATURE, **options)(specialised)
+    return jit(signature, **options)(specialised)
 
 
-_KERNEL_DRIVERS: dict[tuple[Any, ...], Any] = {}
-_KERNEL_DRIVERS_LOCK = threading.Lock()
+_KERNEL_LOOPS: dict[tuple[Any, ...], Any] = {}
+_KERNEL_LOOPS_LOCK = threading.Lock()
+
+
+def kernel_loop(build: LoopBuilder, signature: Any, fingerprint: int, kernel: Kernel) -> Any:
+    """The loop made by ``build`` (:func:`_build_driver`, or the shared tree's), compiled
+    with ``signature`` for ``kernel``, or loaded from numba's on-disk cache, on first use.
+
+    One loop, compiled once per set of kernel functions (kernels that differ only by their
+    parameters, like the m,n,k sizes, share it), with direct calls to the kernel's functions:
+    through numba's first-class function values (one compiled loop for every kernel) the
+    search ran 3-8% slower, and numba typed the four function values again on every call
+    (about 100 microseconds a decision). Cached on disk unless a kernel function has no
+    source file; ``fingerprint`` stands for the sources compiled into the loop besides its
+    own file.
+    """
+    functions = (kernel.legal_actions, kernel.play, kernel.current_player, kernel.rollout)
+    key = (build, *functions)
+    with _KERNEL_LOOPS_LOCK:
+        loop = _KERNEL_LOOPS.get(key)
+        if loop is None:
+            loop = _specialise(build, signature, fingerprint, functions)
+            _KERNEL_LOOPS[key] = loop
+    return loop
 
 
 def kernel_driver(kernel: Kernel):  # type: ignore[no-untyped-def]
     """The compiled driver ``run_simulations(params, nodes, ...)`` for ``kernel`` (see
-    :func:`_build_driver` for its arguments), compiled, or loaded from numba's on-disk
-    cache, on first use.
-
-    One loop, compiled once per set of kernel functions (kernels that differ only by their
-    parameters, like the m,n,k sizes, share it), with direct calls to the kernel's functions:
-    through numba's first-class function values (one compiled driver for every kernel) the
-    search ran 3-8% slower, and numba typed the four function values again on every call
-    (about 100 microseconds a decision). Cached on disk unless a kernel function has no
-    source file.
-    """
-    functions = (kernel.legal_actions, kernel.play, kernel.current_player, kernel.rollout)
-    with _KERNEL_DRIVERS_LOCK:
-        driver = _KERNEL_DRIVERS.get(functions)
-        if driver is None:
-            driver = _build_kernel_driver(functions)
-            _KERNEL_DRIVERS[functions] = driver
-    return driver
+    :func:`_build_driver` for its arguments): :func:`kernel_loop` of the ordinary loop."""
+    return kernel_loop(_build_driver, DRIVER_SIGNATURE, _dependency_fingerprint(), kernel)
 
 
 __all__ = [
@@ -406,5 +421,6 @@ __all__ = [
     "STAT_MAX_DEPTH",
     "TREE_INT_DTYPE",
     "kernel_driver",
+    "kernel_loop",
     "terminal_value0",
 ]

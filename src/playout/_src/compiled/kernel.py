@@ -49,7 +49,6 @@ import numba
 import numpy as np
 from numba import types as nt
 from numba.core.caching import NullCache
-from numba.core.types.function_type import CompileResultWAP
 
 from playout._src.errors import InvalidParameterError
 from playout._src.jit import JitOptions
@@ -143,17 +142,6 @@ class Kernel(NamedTuple):
     def bytes_per_state(self) -> int:
         """Bytes of one compact state row."""
         return 8 * self.state_size
-
-    def driver_functions(self) -> tuple[Any, Any, Any, Any]:
-        """``legal_actions``, ``play``, ``current_player`` and ``rollout`` as numba
-        first-class function values (their compiled code's addresses), for compiled code that
-        takes kernel functions as arguments (the driver itself calls them directly): passing
-        the dispatchers themselves works too, but numba then looks their code up again on
-        every call (about 40 microseconds each)."""
-        fields = ("legal_actions", "play", "current_player", "rollout")
-        return tuple(  # type: ignore[return-value]
-            CompileResultWAP(getattr(self, f).overloads[tuple(SIGNATURES[f].args)]) for f in fields
-        )
 
 
 def _compiled(fn: Any, field: str) -> Any:

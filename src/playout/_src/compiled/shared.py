@@ -10,19 +10,29 @@ Herik 2008; Segal 2010):
 
 - **Memory without a shared counter.** Before a chunk of simulations the driver (Python,
   single-threaded) reserves room for all of them and gives each thread its own block of node
-  rows and edge rows (a node per simulation, ``num_actions`` edges per node); a thread
-  allocates from its block with a private cursor. ``meta`` is not written during the chunk.
-  Rows a thread did not use (simulations that ended on an existing node) are filled as dead
-  rows afterwards (:data:`DEAD_ROW`, never linked); ``meta`` then counts them, so a tree
-  built by several threads has holes between the blocks (``result.nodes`` counts rows,
-  holes included). Tree reuse (:meth:`CompiledDriver.keep_subtree`) copies the reachable
-  subtree only, dropping holes and wasted nodes.
-- **Publication.** A new node's rows (its node row, its edges, its compact state) are all
-  written before the node is linked into the tree: the parent edge's child pointer is set
-  last, by a compare-and-swap (:func:`publish`, one LLVM ``cmpxchg``; numba itself offers no
-  atomics on the CPU, the instruction is emitted by an intrinsic) which is also the release
-  barrier for those writes. Readers follow the pointer (an address dependency), so they see
-  a node only complete. Every linked node is expanded (or terminal).
+  rows and edge rows (a node per simulation, and ``num_actions`` edges per simulation for
+  the one node it may expand); a thread allocates from its block with a private cursor.
+  ``meta`` is not written during the chunk. Rows a thread did not use (simulations that
+  ended on an existing node) are filled as dead rows afterwards (:data:`DEAD_ROW`, never
+  linked); ``meta`` then counts them, so a tree built by several threads has holes between
+  the blocks (``result.nodes`` counts rows, holes included). Tree reuse
+  (:meth:`CompiledDriver.keep_subtree`) copies the reachable subtree only, dropping holes
+  and wasted nodes.
+- **Publication.** A new node's rows (its node row and its compact state) are all written
+  before the node is linked into the tree: the parent edge's child pointer is set last, by a
+  compare-and-swap (:func:`publish`, one LLVM ``cmpxchg``; numba itself offers no atomics on
+  the CPU, the instruction is emitted by an intrinsic) which is also the release barrier for
+  those writes. Readers follow the pointer (an address dependency), so they see a node only
+  complete.
+- **Lazy expansion.** As in the ordinary loop, a new node has no edges
+  (:data:`~playout._src.tree.UNEXPANDED`) until a simulation comes back to it: most never
+  get any, which saves their edge rows and the listing of their moves. A thread that reaches
+  an unexpanded node claims it by a compare-and-swap of its edge count to
+  :data:`EXPANDING` (:func:`claim_expansion`: one thread wins), writes the edges in its own
+  block, then the first-edge id, a release barrier, and the count last; a walk reads the
+  count, then (acquire) the edges. A walk that meets a node another thread is expanding
+  stops there and backs up a rollout from it (a sample of its position, as at the depth
+  limit).
 - **Expansion races.** Two threads that expand the same edge at once each build a node; the
   compare-and-swap links exactly one of them, and the loser's node is never linked (a wasted
   node, counted in :attr:`SharedTreeDriver.wasted_nodes`). The loser's simulation still
@@ -77,23 +87,19 @@ from numba.extending import intrinsic
 from playout._src import tree as T
 from playout._src.compiled import driver as driver_module
 from playout._src.compiled.driver import (
-    _DRIVER_JIT,
     _FLOAT_MATRIX,
     _INT_MATRIX,
     _dependency_fingerprint,
     borrowed,
+    kernel_loop,
     terminal_value0,
 )
 from playout._src.compiled.engine import CompiledDriver
 from playout._src.compiled.kernel import (
     ACTIONS_TYPE,
-    CURRENT_PLAYER_SIGNATURE,
-    LEGAL_ACTIONS_SIGNATURE,
     ONGOING,
     PARAMS_TYPE,
-    PLAY_SIGNATURE,
     RNG_TYPE,
-    ROLLOUT_SIGNATURE,
     SCRATCH_TYPE,
     Kernel,
 )
@@ -192,6 +198,48 @@ compare_and_swap = cast(Callable[[np.ndarray, int, int, int, int], bool], _compa
 # --------------------------------------------------------------------------------------------
 
 
+EXPANDING = -2
+"""``N_NUM_EDGES`` of a node whose edges a thread is writing (lazy expansion): set from
+:data:`~playout._src.tree.UNEXPANDED` by the compare-and-swap that gives one thread the
+right to expand the node, replaced by the edge count once the edges are written. Walks stop
+at such a node (its count is not positive) and back up a rollout from it."""
+
+
+@jit(inline="always", **_SHARED_PHASE_JIT)
+def claim_expansion(nodes: np.ndarray, node: int) -> bool:
+    """Whether this thread may give unexpanded ``node`` its edges: one compare-and-swap of
+    its edge count from ``UNEXPANDED`` to :data:`EXPANDING`, which only one thread wins."""
+    return compare_and_swap(nodes, node, T.N_NUM_EDGES, T.UNEXPANDED, EXPANDING)
+
+
+@jit(inline="always", **_SHARED_PHASE_JIT)
+def write_edges(
+    edges: np.ndarray, edge_values: np.ndarray, first: int, actions: np.ndarray
+) -> None:
+    """Fresh edge rows ``first ..`` for ``actions`` (uniform priors where the tree has them)."""
+    count = actions.shape[0]
+    for i in range(count):
+        e = first + i
+        edges[e, T.E_ACTION] = actions[i]
+        edges[e, T.E_CHILD] = T.UNVISITED
+        edges[e, T.E_VISITS] = 0
+        edges[e, T.E_PROVEN] = T.UNPROVEN
+        edge_values[e, T.EV_VALUE_SUM] = 0.0
+        if edge_values.shape[1] > T.EV_PRIOR:
+            edge_values[e, T.EV_PRIOR] = 1.0 / count
+
+
+@jit(inline="always", **_SHARED_PHASE_JIT)
+def add_virtual_loss(
+    nodes: np.ndarray, edges: np.ndarray, edge_values: np.ndarray, node: int, e: int
+) -> None:
+    """Count this simulation at once on edge ``e`` of ``node`` as a visit that returned
+    :data:`VIRTUAL_LOSS` (the backup turns it into the real visit)."""
+    edges[e, T.E_VISITS] += 1
+    edge_values[e, T.EV_VALUE_SUM] += VIRTUAL_LOSS
+    nodes[node, T.N_VISITS] += 1
+
+
 @jit(inline="always", **_SHARED_PHASE_JIT)
 def descend_with_virtual_loss(
     nodes: np.ndarray,
@@ -216,13 +264,12 @@ def descend_with_virtual_loss(
         and nodes[node, T.N_PROVEN] == T.UNPROVEN
         and depth < max_depth
     ):
+        acquire_barrier()  # the edge count before the edges it publishes
         e = T.select_edge(nodes, edges, edge_values, node, rule, rule_params, rng)
         path[depth] = e
         path_nodes[depth] = node
         depth += 1
-        edges[e, T.E_VISITS] += 1
-        edge_values[e, T.EV_VALUE_SUM] += VIRTUAL_LOSS
-        nodes[node, T.N_VISITS] += 1
+        add_virtual_loss(nodes, edges, edge_values, node, e)
         child = edges[e, T.E_CHILD]
         if child == T.UNVISITED:
             return node, e, depth
@@ -364,11 +411,15 @@ def solve_shared(
 # The loop one thread runs.
 # --------------------------------------------------------------------------------------------
 
+# The kernel's functions as the loop calls them: each kernel's copy of the loop
+# (:func:`playout._src.compiled.driver.kernel_loop`) has its own globals with these names
+# bound to them.
+legal_actions: Any = None
+play: Any = None
+current_player: Any = None
+rollout: Any = None
+
 SHARED_DRIVER_SIGNATURE = nt.int64(
-    nt.FunctionType(LEGAL_ACTIONS_SIGNATURE),
-    nt.FunctionType(PLAY_SIGNATURE),
-    nt.FunctionType(CURRENT_PLAYER_SIGNATURE),
-    nt.FunctionType(ROLLOUT_SIGNATURE),
     PARAMS_TYPE,  # params
     _INT_MATRIX,  # nodes
     _FLOAT_MATRIX,  # node_values
@@ -399,10 +450,6 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
     :func:`playout._src.compiled.driver._build_driver`)."""
 
     def run_shared(  # type: ignore[no-untyped-def]  # typed by SHARED_DRIVER_SIGNATURE
-        legal_actions,
-        play,
-        current_player,
-        rollout,
         params,
         nodes,
         node_values,
@@ -429,10 +476,12 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
         """Run up to ``num_simulations`` simulations on the shared tree; the number run.
 
         The arguments are those of the ordinary loop (:func:`playout._src.compiled.driver.
-        compiled_driver`) without ``meta`` and ``max_nodes``: new nodes and edges come from
+        kernel_driver`) without ``meta`` and ``max_nodes``: new nodes and edges come from
         this thread's block (``cursor``), and ``path_nodes``, ``cursor``, ``stats``, the
-        generators and the buffers are this thread's own. Stops early when the root is
-        proven or the block is full.
+        generators and the buffers are this thread's own. The kernel's functions are the
+        globals ``legal_actions``, ``play``, ``current_player`` and ``rollout`` of this
+        function's per-kernel copy (:func:`playout._src.compiled.driver.kernel_loop`).
+        Stops early when the root is proven or the block is full.
         """
         _ = fingerprint
         params = borrowed(params)
@@ -462,12 +511,35 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                 nodes, edges, edge_values, rule, rule_params, tree_rng, max_depth, path,
                 path_nodes,
             )  # fmt: skip
+            if (
+                edge == T.NO_EDGE
+                and nodes[node, T.N_NUM_EDGES] == T.UNEXPANDED
+                and depth < max_depth
+                and claim_expansion(nodes, node)
+            ):
+                # A node reached for the second time, and this thread won the right to give
+                # it its edges (lazy expansion, as in the ordinary loop): they are written
+                # in this thread's block, then published by the count; then the step out.
+                count = legal_actions(params, node_states[node], actions)
+                write_edges(edges, edge_values, first_edge, actions[:count])
+                cursor[C_NEXT_EDGE] = first_edge + count
+                nodes[node, T.N_FIRST_EDGE] = first_edge
+                release_barrier()
+                nodes[node, T.N_NUM_EDGES] = count
+                if count > 0:
+                    edge = T.select_edge(nodes, edges, edge_values, node, rule, rule_params,
+                                         tree_rng)  # fmt: skip
+                    path[depth] = edge
+                    path_nodes[depth] = node
+                    depth += 1
+                    add_virtual_loss(nodes, edges, edge_values, node, edge)
             done += 1
             stats[S_EDGES] += depth
             if depth > stats[S_MAX_DEPTH]:
                 stats[S_MAX_DEPTH] = depth
             if edge == T.NO_EDGE:
-                # An existing node: terminal, proven, or at the depth limit.
+                # An existing node: terminal, proven, at the depth limit, or being expanded
+                # by another thread (its first rollouts' way: a sample of its position).
                 if nodes[node, T.N_NUM_EDGES] == 0 or nodes[node, T.N_PROVEN] != T.UNPROVEN:
                     acquire_barrier()
                     value0 = node_values[node, T.NV_EXACT]
@@ -484,34 +556,24 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                     solve_shared(nodes, node_values, edges, edge_values, node, min_return,
                                  max_return)  # fmt: skip
                 continue
-            # A new node in this thread's block: every row written, then linked.
+            # A new node in this thread's block, without edges until a simulation comes
+            # back to it: every row written, then linked.
             cursor[C_NEXT_NODE] = new + 1
             for i in range(state_size):
                 node_states[new, i] = node_states[node, i]
             state = node_states[new]
             mover = nodes[node, T.N_PLAYER]
-            status = play(params, state, edges[edge, T.E_ACTION])
+            # int64, the kernel's signature (an int32 would compile a second `play`)
+            status = play(params, state, np.int64(edges[edge, T.E_ACTION]))
             terminal = status != ONGOING
-            count = 0
             value0 = 0.0
             if terminal:
                 value0 = terminal_value0(mover, status)
                 player = T.TERMINAL
             else:
-                count = legal_actions(params, state, actions)
                 player = current_player(params, state)
-                cursor[C_NEXT_EDGE] = first_edge + count
-                for i in range(count):
-                    e = first_edge + i
-                    edges[e, T.E_ACTION] = actions[i]
-                    edges[e, T.E_CHILD] = T.UNVISITED
-                    edges[e, T.E_VISITS] = 0
-                    edges[e, T.E_PROVEN] = T.UNPROVEN
-                    edge_values[e, T.EV_VALUE_SUM] = 0.0
-                    if edge_values.shape[1] > T.EV_PRIOR:
-                        edge_values[e, T.EV_PRIOR] = 1.0 / count
-            nodes[new, T.N_FIRST_EDGE] = first_edge if not terminal else 0
-            nodes[new, T.N_NUM_EDGES] = count
+            nodes[new, T.N_FIRST_EDGE] = 0
+            nodes[new, T.N_NUM_EDGES] = 0 if terminal else T.UNEXPANDED
             nodes[new, T.N_PARENT_EDGE] = edge
             nodes[new, T.N_PLAYER] = player
             nodes[new, T.N_VISITS] = 1  # this simulation's visit
@@ -537,7 +599,7 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                              max_return)  # fmt: skip
         return done
 
-    return jit(SHARED_DRIVER_SIGNATURE, **_DRIVER_JIT)(run_shared)
+    return run_shared
 
 
 def _shared_fingerprint() -> int:
@@ -551,11 +613,11 @@ def _shared_fingerprint() -> int:
     return int.from_bytes(digest.digest()[:7], "little") | 1
 
 
-@functools.cache
-def shared_driver():  # type: ignore[no-untyped-def]
-    """The compiled loop of one thread on a shared tree, compiled or loaded from numba's cache
-    on first use (only searches with ``tree_threads`` pay for it)."""
-    return _build_shared_driver(_shared_fingerprint())
+def shared_driver(kernel: Kernel):  # type: ignore[no-untyped-def]
+    """The compiled loop of one thread on a shared tree for ``kernel``, compiled or loaded
+    from numba's cache on first use (only searches with ``tree_threads`` pay for it), with
+    direct calls to the kernel's functions as in the ordinary loop."""
+    return kernel_loop(_build_shared_driver, SHARED_DRIVER_SIGNATURE, _shared_fingerprint(), kernel)
 
 
 # --------------------------------------------------------------------------------------------
@@ -621,11 +683,9 @@ class SharedTreeDriver(CompiledDriver):
 
     With ``threads=1`` it runs the same simulations as :class:`CompiledDriver` for the same
     seed and builds the same tree: the same statistics on every line of moves (the value a
-    non-terminal, unproven node keeps in ``NV_EXACT`` aside, which nothing reads). It gives a
-    node its edges when it makes the node, where the ordinary loop waits for a simulation to
-    come back to it (lazy expansion), so its rows are laid out differently and it uses more
-    memory per simulation. With more threads a search is not reproducible:
-    which thread reaches a node first decides.
+    non-terminal, unproven node keeps in ``NV_EXACT`` aside, which nothing reads), with the
+    same lazy expansion. With more threads a search is not reproducible: which thread
+    reaches a node first decides.
 
     Attributes:
         wasted_nodes: nodes built and never linked (expansion races) since the root was set.
@@ -644,9 +704,6 @@ class SharedTreeDriver(CompiledDriver):
         threads: int,
     ) -> None:
         super().__init__(state, config, rng_state, rng, kernel)
-        # The shared loop takes the kernel's functions as arguments (one loop for every
-        # kernel); the ordinary driver's loop is compiled per kernel instead.
-        self._driver_functions = kernel.driver_functions()
         self.threads = int(threads)
         self._buffers = []
         for k in range(self.threads):
@@ -686,7 +743,7 @@ class SharedTreeDriver(CompiledDriver):
         tree = self._tree
         states = self._node_states
         actions = kernel.num_actions
-        run = shared_driver()
+        run = shared_driver(kernel)
         node, edge = tree.num_nodes, tree.num_edges
         jobs = []
         blocks = []
@@ -700,7 +757,6 @@ class SharedTreeDriver(CompiledDriver):
             node += share
             edge += share * actions
             arguments = (
-                *self._driver_functions,
                 kernel.params,
                 *tree[:4],
                 states,
