@@ -74,6 +74,7 @@ import concurrent.futures
 import functools
 import hashlib
 import inspect
+import math
 import random
 import threading
 from collections.abc import Callable, Sequence
@@ -675,6 +676,11 @@ def run_threads(jobs: Sequence[Callable[[], Any]]) -> list[Any]:
 # --------------------------------------------------------------------------------------------
 
 
+_MIN_CHUNK = 4096
+"""Simulations a chunk of :meth:`SharedTreeDriver._run_driver` may always run (later chunks
+may be as large as the tree)."""
+
+
 class SharedTreeDriver(CompiledDriver):
     """The compiled driver with ``threads`` threads simulating on its one tree (see the module
     docstring). Chosen by :func:`playout._src.search.make_driver` when
@@ -727,16 +733,19 @@ class SharedTreeDriver(CompiledDriver):
 
     def reset(self, state: GameState) -> None:
         super().reset(state)
-        self.wasted_nodes = 0
-        self.hole_rows = 0
-        self.edge_visits = 0
+        self._restart_counts()
 
     def keep_subtree(self, child: int, state: GameState) -> bool:
         kept = super().keep_subtree(child, state)
+        self._restart_counts()
+        return kept
+
+    def _restart_counts(self) -> None:
+        """Counts from a new root (a kept subtree has no holes)."""
         self.wasted_nodes = 0
         self.hole_rows = 0
         self.edge_visits = 0
-        return kept
+        self._edges_made = self._tree.num_edges
 
     def _run_driver(self, simulations: int, max_depth: int, max_nodes: int) -> int:
         kernel = self._kernel
@@ -745,17 +754,29 @@ class SharedTreeDriver(CompiledDriver):
         actions = kernel.num_actions
         run = shared_driver(kernel)
         node, edge = tree.num_nodes, tree.num_edges
+        # Edge rows per simulation in a thread's block: a quarter more than the tree's edges
+        # per node so far, plus one (lazy expansion gives most nodes none), at most every
+        # action. A thread whose block cannot take one more expansion stops early, and the
+        # engine runs the rest in the next chunk; the rows a block leaves unused are holes in
+        # the edge array. A chunk is at most the size of the tree so far (and 4096), so that
+        # the estimate is made on a tree that says something.
+        simulations = min(simulations, max(_MIN_CHUNK, node))
+        made = max(1, node - self.hole_rows)  # nodes and edges made, holes not counted
+        per_simulation = min(actions, math.ceil(1.25 * self._edges_made / made) + 1)
         jobs = []
         blocks = []
+        starts: list[int] = []
         for k, share in enumerate(shares(simulations, self.threads)):
             buffers = self._buffers[k]
             tree_rng, rollout_rng, buffer, path, path_nodes, scratch, cursor, stats = buffers
-            cursor[:] = (node, node + share, edge, edge + share * actions)
+            block = max(actions, share * per_simulation)
+            cursor[:] = (node, node + share, edge, edge + block)
             stats[:] = 0
             stats[S_MAX_DEPTH] = self.max_depth_seen
             blocks.append((cursor, stats, node + share))
+            starts.append(edge)
             node += share
-            edge += share * actions
+            edge += block
             arguments = (
                 kernel.params,
                 *tree[:4],
@@ -788,7 +809,8 @@ class SharedTreeDriver(CompiledDriver):
         last_cursor = blocks[-1][0]
         tree.meta[T.M_NUM_NODES] = last_cursor[C_NEXT_NODE]
         tree.meta[T.M_NUM_EDGES] = last_cursor[C_NEXT_EDGE]
-        for _, stats, _ in blocks:
+        for (cursor, stats, _), start in zip(blocks, starts, strict=True):
+            self._edges_made += int(cursor[C_NEXT_EDGE]) - start
             self.wasted_nodes += int(stats[S_WASTED])
             self.edge_visits += int(stats[S_EDGES])
             self.max_depth_seen = max(self.max_depth_seen, int(stats[S_MAX_DEPTH]))
