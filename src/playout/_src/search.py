@@ -95,7 +95,9 @@ class Driver(Protocol):
 
     def simulate(self, count: int, *, max_depth: int, max_nodes: int, deadline: float) -> int:
         """Run up to ``count`` simulations (fewer if the root gets proven, the tree reaches
-        ``max_nodes`` or ``deadline`` in ``time.perf_counter`` seconds passes); how many ran."""
+        ``max_nodes`` or ``deadline`` in ``time.perf_counter`` seconds passes, or the driver
+        works in smaller chunks: the engine asks again while budget is left, and stops when
+        none ran); how many ran."""
 
     @property
     def state_bytes(self) -> int:
