@@ -40,6 +40,7 @@ from numba import types as nt
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from playout._src import game as game_module
 from playout._src import tree as T
 from playout._src.compiled import kernel as kernel_module
 from playout._src.compiled.kernel import (
@@ -149,12 +150,13 @@ def _dependency_fingerprint() -> int:
     """A hash of the sources compiled into the driver besides its own file.
 
     numba's on-disk cache is keyed on the decorated function's own file only, but the driver
-    has :mod:`playout._src.tree`'s phase functions (and this package's status codes) compiled
-    in; the fingerprint is part of the driver's closure, which numba does hash, so an edited
-    ``tree.py`` means a recompiled driver instead of a stale cached one.
+    has :mod:`playout._src.tree`'s phase functions (and the kernel module's status codes and
+    :mod:`playout._src.game`'s player constants and ``value_for``) compiled in; the fingerprint
+    is part of the driver's closure, which numba does hash, so an edited ``tree.py`` means a
+    recompiled driver instead of a stale cached one.
     """
     digest = hashlib.sha256()
-    for module in (T, kernel_module):
+    for module in (T, kernel_module, game_module):
         path = inspect.getsourcefile(module)
         if path is not None:
             with open(path, "rb") as source:

@@ -603,6 +603,7 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
     return run_shared
 
 
+@functools.cache
 def _shared_fingerprint() -> int:
     """:func:`playout._src.compiled.driver._dependency_fingerprint` and the ordinary driver's
     own source (its ``borrowed`` and ``terminal_value0`` are compiled into this loop)."""
@@ -679,6 +680,9 @@ def run_threads(jobs: Sequence[Callable[[], Any]]) -> list[Any]:
 _MIN_CHUNK = 4096
 """Simulations a chunk of :meth:`SharedTreeDriver._run_driver` may always run (later chunks
 may be as large as the tree)."""
+_FIRST_EDGES_PER_SIMULATION = 8
+"""Edge rows per simulation in the threads' blocks of a tree's first chunk (later chunks go
+by the rate of the one before)."""
 
 
 class SharedTreeDriver(CompiledDriver):
@@ -745,7 +749,7 @@ class SharedTreeDriver(CompiledDriver):
         self.wasted_nodes = 0
         self.hole_rows = 0
         self.edge_visits = 0
-        self._edges_made = self._tree.num_edges
+        self._edge_rate: float | None = None
 
     def _run_driver(self, simulations: int, max_depth: int, max_nodes: int) -> int:
         kernel = self._kernel
@@ -754,22 +758,23 @@ class SharedTreeDriver(CompiledDriver):
         actions = kernel.num_actions
         run = shared_driver(kernel)
         node, edge = tree.num_nodes, tree.num_edges
-        # Edge rows per simulation in a thread's block: a quarter more than the tree's edges
-        # per node so far, plus one (lazy expansion gives most nodes none), at most every
-        # action. A thread whose block cannot take one more expansion stops early, and the
-        # engine runs the rest in the next chunk; the rows a block leaves unused are holes in
-        # the edge array. A chunk is at most the size of the tree so far (and 4096), so that
-        # the estimate is made on a tree that says something.
+        # Edge rows per simulation in a thread's block: a quarter more than the last chunk
+        # made per simulation (lazy expansion gives most nodes none; the rate falls as the
+        # tree grows), at most every action, and room for one more expansion. A thread whose
+        # block cannot take one more expansion stops early, and the engine runs the rest in
+        # the next chunk; the rows a block leaves unused are holes in the edge array. A chunk
+        # is at most the size of the tree so far (and 4096), so that the rate follows the
+        # tree's growth.
         simulations = min(simulations, max(_MIN_CHUNK, node))
-        made = max(1, node - self.hole_rows)  # nodes and edges made, holes not counted
-        per_simulation = min(actions, math.ceil(1.25 * self._edges_made / made) + 1)
+        rate = _FIRST_EDGES_PER_SIMULATION if self._edge_rate is None else 1.25 * self._edge_rate
+        per_simulation = min(float(actions), rate)
         jobs = []
         blocks = []
         starts: list[int] = []
         for k, share in enumerate(shares(simulations, self.threads)):
             buffers = self._buffers[k]
             tree_rng, rollout_rng, buffer, path, path_nodes, scratch, cursor, stats = buffers
-            block = max(actions, share * per_simulation)
+            block = min(share * actions, math.ceil(share * per_simulation) + actions)
             cursor[:] = (node, node + share, edge, edge + block)
             stats[:] = 0
             stats[S_MAX_DEPTH] = self.max_depth_seen
@@ -809,12 +814,16 @@ class SharedTreeDriver(CompiledDriver):
         last_cursor = blocks[-1][0]
         tree.meta[T.M_NUM_NODES] = last_cursor[C_NEXT_NODE]
         tree.meta[T.M_NUM_EDGES] = last_cursor[C_NEXT_EDGE]
+        made = 0
         for (cursor, stats, _), start in zip(blocks, starts, strict=True):
-            self._edges_made += int(cursor[C_NEXT_EDGE]) - start
+            made += int(cursor[C_NEXT_EDGE]) - start
             self.wasted_nodes += int(stats[S_WASTED])
             self.edge_visits += int(stats[S_EDGES])
             self.max_depth_seen = max(self.max_depth_seen, int(stats[S_MAX_DEPTH]))
-        return int(sum(ran))
+        done = int(sum(ran))
+        if done > 0:
+            self._edge_rate = made / done
+        return done
 
 
 __all__ = [
