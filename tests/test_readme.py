@@ -47,8 +47,11 @@ NOT_RUN = {
     "--eval-simulations 200 --opponent mcts:simulations=1000 --schedule 40 --seed 1": (
         "an hour and a half of training"
     ),
-    "playout train connect4 --out runs/c4 --hours 1.7 --workers 2 --schedule 75": (
+    "playout train connect4 --out runs/c4 --iterations 71 --workers 2 --schedule 75": (
         "resumes that run for hours more"
+    ),
+    "playout train connect4 --out runs/c4 --iterations 29 --workers 2 --simulations 400": (
+        "resumes it for hours more again"
     ),
     # a human at the keyboard
     "playout play connect4 --first ai --seconds 2": "interactive",
