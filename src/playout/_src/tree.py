@@ -614,6 +614,18 @@ def expand(
     first = meta[M_NUM_EDGES]
     count = actions.shape[0]
     meta[M_NUM_EDGES] = first + count
+    write_edges(edges, edge_values, first, actions, priors)
+    nodes[node, N_FIRST_EDGE] = first
+    nodes[node, N_NUM_EDGES] = count
+
+
+@jit(inline="always", **_JIT)
+def write_edges(
+    edges: np.ndarray, edge_values: np.ndarray, first: int, actions: np.ndarray, priors: np.ndarray
+) -> None:
+    """Fresh, untaken edge rows ``first ..`` for ``actions`` (``priors`` as :func:`expand`
+    takes them); the node's own row is the caller's to write."""
+    count = actions.shape[0]
     uniform = 1.0 / count if count > 0 else 0.0
     has_priors = edge_values.shape[1] > EV_PRIOR
     for i in range(count):
@@ -625,8 +637,6 @@ def expand(
         edge_values[e, EV_VALUE_SUM] = 0.0
         if has_priors:
             edge_values[e, EV_PRIOR] = priors[i] if priors.shape[0] > 0 else uniform
-    nodes[node, N_FIRST_EDGE] = first
-    nodes[node, N_NUM_EDGES] = count
 
 
 @jit(inline="always", **_JIT)

@@ -214,24 +214,7 @@ def claim_expansion(nodes: np.ndarray, node: int) -> bool:
 
 
 @jit(inline="always", **_SHARED_PHASE_JIT)
-def write_edges(
-    edges: np.ndarray, edge_values: np.ndarray, first: int, actions: np.ndarray
-) -> None:
-    """Fresh edge rows ``first ..`` for ``actions`` (uniform priors where the tree has them)."""
-    count = actions.shape[0]
-    for i in range(count):
-        e = first + i
-        edges[e, T.E_ACTION] = actions[i]
-        edges[e, T.E_CHILD] = T.UNVISITED
-        edges[e, T.E_VISITS] = 0
-        edges[e, T.E_PROVEN] = T.UNPROVEN
-        edge_values[e, T.EV_VALUE_SUM] = 0.0
-        if edge_values.shape[1] > T.EV_PRIOR:
-            edge_values[e, T.EV_PRIOR] = 1.0 / count
-
-
-@jit(inline="always", **_SHARED_PHASE_JIT)
-def add_virtual_loss(
+def add_virtual_visit(
     nodes: np.ndarray, edges: np.ndarray, edge_values: np.ndarray, node: int, e: int
 ) -> None:
     """Count this simulation at once on edge ``e`` of ``node`` as a visit that returned
@@ -270,7 +253,7 @@ def descend_with_virtual_loss(
         path[depth] = e
         path_nodes[depth] = node
         depth += 1
-        add_virtual_loss(nodes, edges, edge_values, node, e)
+        add_virtual_visit(nodes, edges, edge_values, node, e)
         child = edges[e, T.E_CHILD]
         if child == T.UNVISITED:
             return node, e, depth
@@ -500,6 +483,7 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
         scratch = borrowed(scratch)
         cursor = borrowed(cursor)
         stats = borrowed(stats)
+        no_priors = rule_params[:0]  # empty: uniform priors
         max_actions = actions.shape[0]
         state_size = node_states.shape[1]
         done = 0
@@ -522,7 +506,7 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                 # it its edges (lazy expansion, as in the ordinary loop): they are written
                 # in this thread's block, then published by the count; then the step out.
                 count = legal_actions(params, node_states[node], actions)
-                write_edges(edges, edge_values, first_edge, actions[:count])
+                T.write_edges(edges, edge_values, first_edge, actions[:count], no_priors)
                 cursor[C_NEXT_EDGE] = first_edge + count
                 nodes[node, T.N_FIRST_EDGE] = first_edge
                 release_barrier()
@@ -533,7 +517,7 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                     path[depth] = edge
                     path_nodes[depth] = node
                     depth += 1
-                    add_virtual_loss(nodes, edges, edge_values, node, edge)
+                    add_virtual_visit(nodes, edges, edge_values, node, edge)
             done += 1
             stats[S_EDGES] += depth
             if depth > stats[S_MAX_DEPTH]:
@@ -770,7 +754,6 @@ class SharedTreeDriver(CompiledDriver):
         per_simulation = min(float(actions), rate)
         jobs = []
         blocks = []
-        starts: list[int] = []
         for k, share in enumerate(shares(simulations, self.threads)):
             buffers = self._buffers[k]
             tree_rng, rollout_rng, buffer, path, path_nodes, scratch, cursor, stats = buffers
@@ -778,8 +761,7 @@ class SharedTreeDriver(CompiledDriver):
             cursor[:] = (node, node + share, edge, edge + block)
             stats[:] = 0
             stats[S_MAX_DEPTH] = self.max_depth_seen
-            blocks.append((cursor, stats, node + share))
-            starts.append(edge)
+            blocks.append((cursor, stats, edge))
             node += share
             edge += block
             arguments = (
@@ -815,7 +797,7 @@ class SharedTreeDriver(CompiledDriver):
         tree.meta[T.M_NUM_NODES] = last_cursor[C_NEXT_NODE]
         tree.meta[T.M_NUM_EDGES] = last_cursor[C_NEXT_EDGE]
         made = 0
-        for (cursor, stats, _), start in zip(blocks, starts, strict=True):
+        for cursor, stats, start in blocks:
             made += int(cursor[C_NEXT_EDGE]) - start
             self.wasted_nodes += int(stats[S_WASTED])
             self.edge_visits += int(stats[S_EDGES])
