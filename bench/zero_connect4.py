@@ -14,6 +14,9 @@ matches against rollout MCTS.
 2. **Matches** (``--games`` > 0): ``zero:simulations=S`` and the policy alone
    (``zero:simulations=0``) against each ``--opponents`` spec, half the games as each side,
    through the arena (score with a 95% interval and Elo).
+
+``--symmetries`` averages the network over each position and its mirror image (``zero:...,
+symmetries=yes``) in both parts.
 """
 
 from __future__ import annotations
@@ -33,15 +36,19 @@ import playout
 from playout.games import Connect4Game
 
 
-def choosers(model_path: str | None, simulations: int, seed: int) -> dict[str, Any]:
+def choosers(
+    model_path: str | None, simulations: int, seed: int, symmetries: bool = False
+) -> dict[str, Any]:
     """The move choosers compared on labelled positions."""
     from playout.zero import Model, ZeroPlayer, ZeroSearch, shipped_model_path
 
     game = Connect4Game()
     model = Model.load(model_path or shipped_model_path(game), game)
     c = model.metadata.get("c", 2.0)
-    policy = ZeroPlayer(game, model, no_search=True)
-    search = ZeroPlayer(game, model, ZeroSearch(simulations=simulations, c=c))
+    policy = ZeroPlayer(game, model, no_search=True, symmetries=symmetries)
+    search = ZeroPlayer(
+        game, model, ZeroSearch(simulations=simulations, c=c), symmetries=symmetries
+    )
 
     def fresh(player: Any) -> Any:
         def choose(state: Any) -> int:
@@ -66,7 +73,7 @@ def value_losing(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         positions = positions[: args.limit]
     buckets = [b for b in labelled.BUCKETS if any(p["bucket"] == b for p in positions)]
     report: dict[str, dict[str, float]] = {}
-    for name, choose in choosers(args.model, args.simulations, args.seed).items():
+    for name, choose in choosers(args.model, args.simulations, args.seed, args.symmetries).items():
         row = {"all": labelled.value_losing_fraction(choose, positions)}
         for bucket in buckets:
             row[bucket] = labelled.value_losing_fraction(
@@ -79,6 +86,8 @@ def value_losing(args: argparse.Namespace) -> dict[str, dict[str, float]]:
 def matches(args: argparse.Namespace) -> list[dict[str, Any]]:
     game = Connect4Game()
     model = f",model={args.model}" if args.model else ""
+    if args.symmetries:
+        model += ",symmetries=yes"
     rows = []
     for opponent in args.opponents:
         for spec in (f"zero:simulations={args.simulations}{model}", f"zero:simulations=0{model}"):
@@ -115,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
         "--opponents", nargs="+", default=["mcts:simulations=10000", "mcts:simulations=100000"]
     )
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--symmetries", action="store_true", help="average the network over the mirror image"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -415,7 +415,8 @@ def test_zero_throughput_table() -> None:
     assert len(numbers_after(out, "3. inference")) >= 2  # the thread counts in the header
 
 
-def test_zero_connect4(tmp_path: Path) -> None:
+@pytest.mark.parametrize("symmetries", [False, True])
+def test_zero_connect4(tmp_path: Path, symmetries: bool) -> None:
     torch = pytest.importorskip("torch", reason="torch (the zero extra) not installed")
     from playout.games import Connect4Game
     from playout.zero import Architecture, Model
@@ -425,6 +426,7 @@ def test_zero_connect4(tmp_path: Path) -> None:
     out, _ = run_bench(
         "zero_connect4.py", "--model", str(path), "--simulations", "8", "--limit", "6",
         "--games", "2", "--opponents", "mcts:simulations=20", "--json",
+        *(["--symmetries"] if symmetries else []),
     )  # fmt: skip
     report = json.loads(out)
     fractions = report["value_losing"]
@@ -436,3 +438,4 @@ def test_zero_connect4(tmp_path: Path) -> None:
     assert [m["games"] for m in report["matches"]] == [2, 2]
     for match in report["matches"]:
         assert match["wins"] + match["draws"] + match["losses"] == 2
+        assert ("symmetries=yes" in match["player"]) == symmetries

@@ -407,6 +407,60 @@ def test_zero_player_with_no_search_plays_the_policy_argmax() -> None:
     assert player.choose(state) == legal[int(np.argmax(logits[0][legal]))]
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    game_name=st.sampled_from(["connect4", "tictactoe"]),
+    moves=st.lists(st.integers(0, 99), max_size=6),
+)
+def test_symmetric_evaluation_is_the_mean_over_images_and_equivariant(
+    game_name: str, moves: list[int]
+) -> None:
+    game = Connect4Game() if game_name == "connect4" else tictactoe()
+    state = game.initial_state()
+    for pick in moves:  # a random legal line that stops before the end
+        legal = state.legal_actions()
+        nxt = state.play(legal[pick % len(legal)])
+        if nxt.is_terminal():
+            break
+        state = nxt
+    model = small_model(game, seed=5)
+    plain = NetworkEvaluator(model, cache_size=0)
+    both = NetworkEvaluator(model, symmetries=True)
+    perms = game.action_symmetries()
+    images = [game.transform_state(state, i) for i in range(len(perms))]
+    # The value: the plain network's mean over the images, by hand.
+    want = np.mean([plain.outputs([image])[0][1] for image in images])
+    assert both.outputs([state])[0][1] == pytest.approx(want, abs=1e-6)
+    # The priors of every image are those of the position, action for action.
+    legal = np.asarray(state.legal_actions(), dtype=np.int64)
+    _, (priors,) = both.evaluate_batch([state], [legal])
+    for image, perm in zip(images, perms, strict=True):
+        mapped = np.asarray(perm, dtype=np.int64)[legal]
+        _, (image_priors,) = both.evaluate_batch([image], [mapped])
+        np.testing.assert_allclose(image_priors, priors, atol=1e-6)
+
+
+def test_symmetries_need_a_game_that_declares_them() -> None:
+    class Asymmetric(Connect4Game):
+        action_symmetries = None
+
+    with pytest.raises(playout.InvalidParameterError, match="declares none"):
+        NetworkEvaluator(small_model(Asymmetric()), symmetries=True)
+
+
+def test_zero_player_spec_takes_symmetries(tmp_path: object) -> None:
+    import pickle
+
+    game = Connect4Game()
+    path = small_model(game).save(tmp_path / "c4.pt")  # type: ignore[operator]
+    player = playout.parse_player(f"zero:simulations=0,model={path},symmetries=yes", game)
+    assert player.evaluator.symmetries and player.no_search
+    assert pickle.loads(pickle.dumps(player)).evaluator.symmetries  # as sent to workers
+    assert not playout.parse_player(f"zero:model={path}", game).evaluator.symmetries
+    with pytest.raises(playout.InvalidParameterError, match="symmetries must be yes or no"):
+        playout.parse_player(f"zero:model={path},symmetries=maybe", game)
+
+
 # --------------------------------------------------------------------------------------------
 # Observations, openings, expert games, worker processes.
 # --------------------------------------------------------------------------------------------

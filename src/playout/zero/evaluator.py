@@ -4,6 +4,14 @@
 runs on the batched driver (leaves collected with virtual loss, one network call per batch).
 Positions repeat (transpositions, tree reuse across moves, self-play openings), so outputs are
 cached by state (states are hashable), in a bounded least-recently-used table.
+
+With ``symmetries=True`` each position is evaluated together with its images under the
+game's declared symmetries (``action_symmetries`` / ``transform_state``, as the replay
+buffer's augmentation uses them) and the outputs are averaged: the image's logits moved back
+to the position's action ids, the values as they are. A network's errors differ between a
+position and its mirror image, and the average evens them out, at the cost of one network row
+per symmetry (AlphaGo's evaluation averaged its networks over the eight symmetries of the
+board; Silver et al. 2016, "Methods").
 """
 
 from __future__ import annotations
@@ -35,21 +43,31 @@ class NetworkEvaluator:
     Args:
         model: the network.
         cache_size: positions whose outputs are kept (0: no cache).
+        symmetries: average the outputs over the game's symmetric images of each position.
+
+    Raises:
+        InvalidParameterError: a bad model or cache size; ``symmetries`` for a game that
+            declares none.
     """
 
-    def __init__(self, model: Model, *, cache_size: int = 100_000) -> None:
+    def __init__(
+        self, model: Model, *, cache_size: int = 100_000, symmetries: bool = False
+    ) -> None:
         if not isinstance(model, Model):
             raise InvalidParameterError(f"model must be a playout.zero.Model, got {model!r}")
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise InvalidParameterError(f"cache_size must be a whole number >= 0, got {cache_size}")
         self.model = model
         self.cache_size = cache_size
+        self.symmetries = bool(symmetries)
+        self._images = _symmetry_images(model.game) if symmetries else ()
         self._cache: OrderedDict[Any, tuple[np.ndarray, float]] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
     def __repr__(self) -> str:
-        return f"NetworkEvaluator({self.model!r})"
+        extra = ", symmetries=True" if self.symmetries else ""
+        return f"NetworkEvaluator({self.model!r}{extra})"
 
     def outputs(self, states: Sequence[GameState]) -> list[tuple[np.ndarray, float]]:
         """``(logits over every action id, value for the player to move)`` per state, from
@@ -68,7 +86,7 @@ class NetworkEvaluator:
         if missing:
             keys = list(missing)
             self.misses += len(keys)
-            logits, values = self.model.predict(self.model.observations(keys))
+            logits, values = self._predict(keys)
             for row, key in enumerate(keys):
                 entry = (logits[row], float(values[row]))
                 for i in missing[key]:
@@ -78,6 +96,25 @@ class NetworkEvaluator:
             while len(cache) > self.cache_size:
                 cache.popitem(last=False)
         return [r for r in results if r is not None]
+
+    def _predict(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Logits and values of ``states`` in one network call (averaged over the images)."""
+        if not self._images:
+            return self.model.predict(self.model.observations(states))
+        game = self.model.game
+        batch = list(states)
+        for index, _ in self._images:
+            batch.extend(game.transform_state(state, index) for state in states)
+        logits, values = self.model.predict(self.model.observations(batch))
+        n = len(states)
+        total_logits = logits[:n].astype(np.float64)
+        total_values = values[:n].astype(np.float64)
+        for block, (_, perm) in enumerate(self._images, start=1):
+            # Action a of the position is action perm[a] of its image.
+            total_logits += logits[block * n : (block + 1) * n][:, perm]
+            total_values += values[block * n : (block + 1) * n]
+        count = len(self._images) + 1
+        return (total_logits / count).astype(np.float32), total_values / count
 
     def evaluate_batch(
         self, states: Sequence[GameState], actions: Sequence[np.ndarray]
@@ -103,3 +140,18 @@ class NetworkEvaluator:
     def clear(self) -> None:
         """Forget the cached outputs (after the weights change)."""
         self._cache.clear()
+
+
+def _symmetry_images(game: Any) -> tuple[tuple[int, np.ndarray], ...]:
+    """``(index, action permutation)`` of each symmetry of ``game`` but the identity."""
+    symmetries = getattr(game, "action_symmetries", None)
+    if symmetries is None or not hasattr(game, "transform_state"):
+        raise InvalidParameterError(
+            f"symmetries=True needs a game that declares its symmetries (action_symmetries and "
+            f"transform_state); {game.spec.name} declares none"
+        )
+    return tuple(
+        (index, np.asarray(perm, dtype=np.int64))
+        for index, perm in enumerate(symmetries())
+        if index > 0
+    )

@@ -3,7 +3,8 @@
 ``zero`` plays with the network shipped for the game (``playout/zero/models/``);
 ``zero:model=PATH`` with a trained one. Options: ``simulations=N`` (default 400; 0 plays the
 policy's most probable move with no search), ``seconds=S``, ``c=X``, ``batch=N`` (leaves per
-network call), ``device=cpu|cuda``.
+network call), ``device=cpu|cuda``, ``symmetries=yes|no`` (the network's outputs averaged over
+the board's symmetric images, :class:`~playout.zero.NetworkEvaluator`; default no).
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ import numpy as np
 from playout._src.arena.players import SearchPlayer
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
-from playout._src.keyvalue import parse_key_values, parse_number
+from playout._src.keyvalue import parse_key_values, parse_number, parse_yes_no
 from playout._src.search import MCTS
 from playout._src.shipped import shipped_model_path
 from playout.zero.evaluator import NetworkEvaluator, masked_softmax
 from playout.zero.model import Model
 from playout.zero.selfplay import ZeroSearch
 
-ZERO_KEYS = ("simulations", "seconds", "model", "c", "batch", "device")
+ZERO_KEYS = ("simulations", "seconds", "model", "c", "batch", "device", "symmetries")
 """The option keys of ``zero:``."""
 
 
@@ -37,6 +38,7 @@ class ZeroPlayer(SearchPlayer):
         seconds: a time limit per move instead of the simulation count.
         no_search: play the policy's most probable move, with no search.
         device: PyTorch device of a model loaded from a file.
+        symmetries: average the network over the game's symmetric images of each position.
         name: label for reports.
     """
 
@@ -49,13 +51,14 @@ class ZeroPlayer(SearchPlayer):
         seconds: float | None = None,
         no_search: bool = False,
         device: str | None = None,
+        symmetries: bool = False,
         name: str = "zero",
     ) -> None:
         super().__init__(name)
         if not isinstance(model, Model):
             model = Model.load(model or shipped_model_path(game), game, device=device)
         self.model = model
-        self.evaluator = NetworkEvaluator(model)
+        self.evaluator = NetworkEvaluator(model, symmetries=symmetries)
         self.search = search or ZeroSearch(simulations=400, c=model.metadata.get("c", 2.0))
         self.seconds = seconds
         self.no_search = no_search
@@ -71,7 +74,15 @@ class ZeroPlayer(SearchPlayer):
             )
         return (
             _rebuild,
-            (self._game, str(path), self.search, self.seconds, self.no_search, self._name),
+            (
+                self._game,
+                str(path),
+                self.search,
+                self.seconds,
+                self.no_search,
+                self.evaluator.symmetries,
+                self._name,
+            ),
         )
 
     def _new_engine(self, state: GameState) -> MCTS | None:
@@ -91,13 +102,27 @@ class ZeroPlayer(SearchPlayer):
 
 
 def _rebuild(
-    game: Any, path: str, search: ZeroSearch, seconds: float | None, no_search: bool, name: str
+    game: Any,
+    path: str,
+    search: ZeroSearch,
+    seconds: float | None,
+    no_search: bool,
+    symmetries: bool,
+    name: str,
 ) -> ZeroPlayer:
-    return ZeroPlayer(game, path, search, seconds=seconds, no_search=no_search, name=name)
+    return ZeroPlayer(
+        game,
+        path,
+        search,
+        seconds=seconds,
+        no_search=no_search,
+        symmetries=symmetries,
+        name=name,
+    )
 
 
 def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
-    """``zero[:simulations=N,seconds=S,model=PATH,c=X,batch=N,device=D]``.
+    """``zero[:simulations=N,seconds=S,model=PATH,c=X,batch=N,device=D,symmetries=yes|no]``.
 
     Raises:
         InvalidParameterError: an unknown key or a bad value.
@@ -119,6 +144,9 @@ def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
     )
     c = parse_number("c", values["c"], float) if "c" in values else model.metadata.get("c", 2.0)
     batch = parse_number("batch", values["batch"], int) if "batch" in values else 8
+    symmetries = (
+        parse_yes_no("symmetries", values["symmetries"]) if "symmetries" in values else False
+    )
     search = ZeroSearch(simulations=max(1, simulations), c=c, leaf_batch=batch)
     return ZeroPlayer(
         game,
@@ -126,5 +154,6 @@ def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
         search,
         seconds=seconds,
         no_search=simulations == 0 and seconds is None,
+        symmetries=symmetries,
         name=text,
     )
