@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -184,6 +185,25 @@ def test_analyze_workers_stop_on_interrupt(signum: int, code: int, to_group: boo
         assert command.out == []
     finally:
         command.cleanup()
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_a_ctrl_c_while_workers_start_is_held_back_not_lost() -> None:
+    from playout._src.processes import process_pool, sigint_deferred
+
+    pool = process_pool(1, multiprocessing.get_context("spawn"))
+    try:
+        with pytest.raises(KeyboardInterrupt), sigint_deferred():  # raised, not dropped
+            future = pool.submit(os.getpid)
+            for process in pool._processes.values():  # a Ctrl-C reaches the whole group
+                os.kill(process.pid, signal.SIGINT)  # still starting up
+            os.kill(os.getpid(), signal.SIGINT)
+        # The worker was not stopped by it, and ignores SIGINT from its initializer on.
+        worker = future.result(timeout=60)
+        os.kill(worker, signal.SIGINT)
+        assert pool.submit(os.getpid).result(timeout=60) == worker
+    finally:
+        pool.shutdown()
 
 
 MATCH = "match connect4 --p1 mcts:simulations=2000 --p2 mcts:simulations=2000 --games 50"

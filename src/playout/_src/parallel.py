@@ -24,7 +24,7 @@ import numpy as np
 from playout._src.config import SearchConfig, make_config
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
-from playout._src.processes import process_pool, sigint_ignored, stop_pool
+from playout._src.processes import process_pool, sigint_deferred, stop_pool
 from playout._src.results import SearchResult, merge_results
 from playout._src.search import MCTS, check_state
 
@@ -205,7 +205,7 @@ def _in_processes(
     pool = executor or process_pool(len(configs), multiprocessing.get_context("spawn"))
     futures: list[concurrent.futures.Future[Any]] = []
     try:
-        with sigint_ignored():  # workers that start now do not see a Ctrl-C
+        with sigint_deferred():  # a Ctrl-C now reaches this process, not starting workers
             futures = [pool.submit(_warm_up, state, c) for c in configs]
         concurrent.futures.wait(futures)
         start = time.perf_counter()

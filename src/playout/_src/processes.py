@@ -24,9 +24,12 @@ STOP_SECONDS = 1.0
 
 def ignore_sigint() -> None:
     """Pool initializer: the worker ignores SIGINT (the parent handles Ctrl-C) and dies
-    quietly on SIGTERM (the default action)."""
+    quietly on SIGTERM (the default action). A worker started inside :func:`sigint_deferred`
+    holds SIGINT blocked until here; a Ctrl-C pending meanwhile is dropped with the block."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @contextlib.contextmanager
@@ -46,10 +49,29 @@ def signals_ignored(*signals: signal.Signals) -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def sigint_ignored() -> contextlib.AbstractContextManager[None]:
-    """Ignore SIGINT while the block runs: processes started meanwhile inherit the
-    disposition, so a Ctrl-C while a worker is still starting up does not reach it."""
-    return signals_ignored(signal.SIGINT)
+@contextlib.contextmanager
+def sigint_deferred() -> Iterator[None]:
+    """Hold SIGINT back while the block runs, for starting worker processes.
+
+    The signal is blocked, not ignored: processes started meanwhile inherit the block (a
+    signal mask survives ``fork`` and ``exec``; a Python handler does not), so a Ctrl-C while
+    a worker is still starting up does not reach it before its initializer,
+    :func:`ignore_sigint`, takes over; and a Ctrl-C meant for this process is delivered when
+    the block ends instead of being lost. Where signal masks are missing (Windows) or outside
+    the main thread it falls back to ignoring SIGINT in the block.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        with signals_ignored(signal.SIGINT):
+            yield
+        return
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def process_pool(
@@ -57,7 +79,7 @@ def process_pool(
 ) -> concurrent.futures.ProcessPoolExecutor:
     """A process pool of ``workers`` processes from ``context`` whose workers ignore SIGINT.
 
-    Submit work inside :func:`sigint_ignored` (the pool starts its processes on submit).
+    Submit work inside :func:`sigint_deferred` (the pool starts its processes on submit).
     """
     return concurrent.futures.ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=ignore_sigint
@@ -96,7 +118,7 @@ __all__ = [
     "STOP_SECONDS",
     "ignore_sigint",
     "process_pool",
-    "sigint_ignored",
+    "sigint_deferred",
     "signals_ignored",
     "stop_pool",
 ]

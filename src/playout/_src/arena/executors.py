@@ -25,7 +25,7 @@ from playout._src.arena.specs import as_player
 from playout._src.errors import ExecutorError, GameError, InvalidParameterError
 from playout._src.game import Game
 from playout._src.optional import import_optional
-from playout._src.processes import process_pool, sigint_ignored, stop_pool
+from playout._src.processes import process_pool, sigint_deferred, stop_pool
 
 ExecutorKind = Literal["local", "pool", "ray"]
 """The executors :func:`make_executor` builds by name."""
@@ -139,7 +139,7 @@ class PoolExecutor:
             GameError: a worker process died.
         """
         pool = self._started_pool()
-        with sigint_ignored():  # workers that start now do not see a Ctrl-C
+        with sigint_deferred():  # a Ctrl-C now reaches this process, not starting workers
             futures = [pool.submit(task, job) for job in jobs]
         try:
             for future in concurrent.futures.as_completed(futures):
