@@ -235,6 +235,42 @@ def test_match_workers_stop_on_interrupt(
     assert len(saved) == len(complete) >= 1
 
 
+TRAIN = (
+    "train tictactoe --iterations 1000 --workers 2 --games 4 --parallel-games 4 "
+    "--simulations 8 --steps 3 --batch-size 16 --channels 8 --blocks 1 --buffer 500 "
+    "--eval-games 0"
+)
+
+
+def test_train_stops_on_ctrl_c_and_resumes_with_nothing_lost(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from playout.games import tictactoe
+    from playout.zero import Trainer
+
+    out = tmp_path / "run"
+    command = Command(*TRAIN.split(), "--out", str(out))
+    try:
+        iterations = lambda: [x for x in command.out if x.startswith("iteration ")]  # noqa: E731
+        command.wait_until(lambda: len(iterations()) >= 2, 120)  # two iterations saved
+        # A second run in the same directory is refused while this one trains.
+        pid = command.process.pid
+        with pytest.raises(playout.RunInUseError, match=f"process {pid}"):
+            Trainer(tictactoe(), out)
+        check_stopped(command, signal.SIGINT, 130, to_group=True)
+    finally:
+        command.cleanup()
+    logged = iterations()
+    trainer = Trainer(tictactoe(), out)
+    # Every iteration logged was saved (the last may have been saved as Ctrl-C came), and
+    # each has its metrics row.
+    assert trainer.iteration >= len(logged) >= 2
+    done = trainer.iteration
+    assert len((out / "metrics.csv").read_text().strip().splitlines()) == 1 + done
+    trainer.run(iterations=1, log=None)
+    assert trainer.iteration == done + 1
+    assert len((out / "metrics.csv").read_text().strip().splitlines()) == 2 + done
+
+
 # ------------------------------------------------------------------------------ save files
 
 

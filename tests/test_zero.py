@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 
 import numpy as np
@@ -367,6 +368,49 @@ def test_training_resumes_where_it_stopped(tmp_path: object) -> None:
     rows = (out / "metrics.csv").read_text().strip().splitlines()
     assert len(rows) == 3  # header + one row per iteration
     Model.load(out / "model.pt", game)  # the latest network, loadable
+
+
+def test_a_run_directory_in_use_is_refused(tmp_path: object) -> None:
+    from playout.zero.train import holding_run
+
+    game = tictactoe()
+    out = tmp_path / "run"  # type: ignore[operator]
+    trainer = Trainer(game, out, tiny_config())
+    with holding_run(out):  # as another process training there would
+        with pytest.raises(playout.RunInUseError, match=rf"{out}.*process {os.getpid()}"):
+            Trainer(game, out)
+        with pytest.raises(playout.RunInUseError):
+            trainer.run(iterations=1, log=None)
+    assert trainer.iteration == 0
+    trainer.run(iterations=1, log=None)  # free again
+    assert trainer.iteration == 1
+
+
+def test_an_interrupt_during_evaluation_keeps_the_iteration_and_its_row(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import csv
+
+    game = tictactoe()
+    out = tmp_path / "run"  # type: ignore[operator]
+    trainer = Trainer(game, out, tiny_config(eval_games=2, eval_simulations=4))
+    trainer.run(iterations=1, log=None)
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(trainer, "_evaluate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        trainer.run(iterations=1, log=None)
+    resumed = Trainer(game, out)
+    assert resumed.iteration == 2  # trained and saved before the evaluation
+    with (out / "metrics.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["iteration"] for row in rows] == ["1", "2"]
+    assert rows[0]["eval_score"] != "" and rows[1]["eval_score"] == ""
+    assert float(rows[1]["policy_loss"]) > 0
+    Trainer(game, out)  # resuming again adds no second row
+    assert len((out / "metrics.csv").read_text().strip().splitlines()) == 3
 
 
 def test_a_damaged_checkpoint_is_reported(tmp_path: object) -> None:

@@ -44,6 +44,7 @@ from playout._src.errors import (
     PlayoutError,
     PlayoutWarning,
     RecordError,
+    RunInUseError,
     SolverLimitError,
     UnknownGameError,
 )
@@ -114,6 +115,7 @@ __all__ = [
     "RandomPlayer",
     "RecordError",
     "Rollout",
+    "RunInUseError",
     "SearchConfig",
     "SearchResult",
     "SolverLimitError",

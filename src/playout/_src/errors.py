@@ -72,6 +72,11 @@ class ExecutorError(PlayoutError, RuntimeError):
     died."""
 
 
+class RunInUseError(PlayoutError, RuntimeError):
+    """A training run's directory is being written by another process (another ``playout
+    train`` on the same ``--out``); the message names the directory and that process."""
+
+
 class PlayoutWarning(UserWarning):
     """Something the caller should know about a result: a rollout cut short, a search that
     stopped at its memory bound. Filter it with :mod:`warnings` like any other warning."""
@@ -90,6 +95,7 @@ __all__ = [
     "PlayoutError",
     "PlayoutWarning",
     "RecordError",
+    "RunInUseError",
     "SolverLimitError",
     "UnknownGameError",
 ]

@@ -53,25 +53,30 @@ def signals_ignored(*signals: signal.Signals) -> Iterator[None]:
 def sigint_deferred() -> Iterator[None]:
     """Hold SIGINT back while the block runs, for starting worker processes.
 
-    The signal is blocked, not ignored: processes started meanwhile inherit the block (a
-    signal mask survives ``fork`` and ``exec``; a Python handler does not), so a Ctrl-C while
-    a worker is still starting up does not reach it before its initializer,
-    :func:`ignore_sigint`, takes over; and a Ctrl-C meant for this process is delivered when
-    the block ends instead of being lost. Where signal masks are missing (Windows) or outside
-    the main thread it falls back to ignoring SIGINT in the block.
+    A Ctrl-C that comes meanwhile is recorded and delivered to this process when the block
+    ends, rather than lost (as ignoring it would) or raised in the middle of a worker's start
+    (as the usual ``KeyboardInterrupt`` would, leaving a half-made request to the forkserver).
+    The signal is also blocked, so processes started meanwhile inherit the block (a signal
+    mask survives ``fork`` and ``exec``, a Python handler does not) and do not see a Ctrl-C
+    before their initializer, :func:`ignore_sigint`, takes over. Outside the main thread
+    (where handlers cannot be changed) it does nothing.
     """
-    if not hasattr(signal, "pthread_sigmask"):
-        with signals_ignored(signal.SIGINT):
-            yield
-        return
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _: caught.append(number))
+    masked = hasattr(signal, "pthread_sigmask")
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masked else None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one held back arrives now
+        # None: the handler before was not set from Python; the default is the closest.
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+        if caught:
+            signal.raise_signal(signal.SIGINT)  # to the handler of before the block
 
 
 def process_pool(

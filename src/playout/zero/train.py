@@ -13,25 +13,28 @@ Everything the run needs to go on is in ``out_dir``: ``checkpoint.pt`` (weights,
 iteration, random states), ``buffer.npz`` (the replay buffer), ``metrics.csv`` and
 ``model.pt`` (the latest network, loadable by ``zero:model=...``). A run stopped by Ctrl-C or
 a crash resumes from the last finished iteration with nothing lost; every file is written to
-a temporary name first and renamed over the old one.
+a temporary name first and renamed over the old one. One process at a time trains in a
+directory: :meth:`Trainer.run` holds a lock on ``out_dir/.lock`` (POSIX ``flock``, released
+when the process ends, however it ends), and a second run there is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import json
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from playout._src.config import DirichletNoise
-from playout._src.errors import InvalidParameterError, ModelFileError
+from playout._src.errors import InvalidParameterError, ModelFileError, RunInUseError
 from playout.zero.evaluator import NetworkEvaluator
 from playout.zero.model import (
     Architecture,
@@ -333,6 +336,7 @@ class Trainer:
     Raises:
         ModelFileError: ``out_dir`` holds a run for another game or unreadable files.
         InvalidParameterError: a bad setting, or a device this machine does not have.
+        RunInUseError: another process is training in ``out_dir``.
     """
 
     def __init__(
@@ -360,6 +364,8 @@ class Trainer:
         self.game = game
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
+        with holding_run(self.out_dir):  # refused now rather than at the first iteration
+            pass
         settings = self.out_dir / SETTINGS
         self.changed: dict[str, tuple[Any, Any]] = {}
         """Settings ``changes`` changed on resuming: name -> (saved value, new value)."""
@@ -412,14 +418,37 @@ class Trainer:
         buffer = self.out_dir / BUFFER
         if buffer.exists():
             self.buffer.load(buffer)
+        self._write_missing_row(data.get("report"))
 
-    def save(self) -> None:
-        """Write the checkpoint, the buffer and the model (each atomically)."""
+    def _write_missing_row(self, saved: Any) -> None:
+        """The metrics row of the last saved iteration, from its checkpoint, if the run
+        stopped before writing it (an interrupt during the evaluation): the training
+        figures, with no evaluation."""
+        if not isinstance(saved, dict) or saved.get("iteration") != self.iteration:
+            return
+        try:
+            report = IterationReport(**saved)
+        except TypeError:  # written by another version of playout
+            return
+        path = self.out_dir / METRICS
+        if path.exists():
+            with path.open(newline="") as handle:
+                logged = [row.get("iteration") for row in csv.DictReader(handle)]
+            if str(self.iteration) in logged:
+                return
+        self._append_metrics(report)
+
+    def save(self, report: IterationReport | None = None) -> None:
+        """Write the checkpoint, the buffer and the model (each atomically). ``report``, the
+        iteration's training figures, goes into the checkpoint until its metrics row is
+        written (a resumed run writes the row if an interrupt came first)."""
         state = self.model.state()
         state["optimizer"] = self.optimizer.state_dict()
         state["iteration"] = self.iteration
         state["elapsed"] = self.elapsed
         state["rng"] = self.rng.bit_generator.state
+        if report is not None:
+            state["report"] = dataclasses.asdict(report)
         self.buffer.save(self.out_dir / BUFFER)
         temporary = self.out_dir / (CHECKPOINT + ".tmp")
         torch.save(state, temporary)
@@ -449,6 +478,16 @@ class Trainer:
         """
         if iterations is None and seconds is None:
             raise InvalidParameterError("give iterations or seconds")
+        with holding_run(self.out_dir):
+            return self._run(iterations, seconds, log, progress)
+
+    def _run(
+        self,
+        iterations: int | None,
+        seconds: float | None,
+        log: Callable[[str], None] | None,
+        progress: Callable[[str, int, int], None] | None,
+    ) -> list[IterationReport]:
         reports = []
         start = time.perf_counter()
         done = 0
@@ -522,12 +561,7 @@ class Trainer:
         train_seconds = time.perf_counter() - trained
         self.iteration += 1
         self.elapsed += time.perf_counter() - began
-        self.save()
-        against = self._evaluate() if config.eval_games else None
-        previous_score = (
-            self._against_previous(previous) if config.eval_games and config.eval_previous else None
-        )
-        report = IterationReport(
+        trained_report = IterationReport(
             iteration=self.iteration,
             games=len(games),
             positions=len(examples),
@@ -540,14 +574,30 @@ class Trainer:
             train_seconds=train_seconds,
             positions_per_second=moves / max(play_seconds, 1e-9),
             simulations_per_second=moves * simulations / max(play_seconds, 1e-9),
-            eval_score=None if against is None else against.score,
+            eval_score=None,
             eval_opponent=config.eval_opponent,
-            eval_elo=None if against is None else against.elo,
-            eval_elo_low=None if against is None else against.elo_interval[0],
-            eval_elo_high=None if against is None else against.elo_interval[1],
-            previous_score=previous_score,
+            eval_elo=None,
+            eval_elo_low=None,
+            eval_elo_high=None,
+            previous_score=None,
             elapsed_seconds=self.elapsed,
         )
+        # Saved with the checkpoint: an interrupt during the evaluation keeps the row.
+        self.save(trained_report)
+        against = self._evaluate() if config.eval_games else None
+        previous_score = (
+            self._against_previous(previous) if config.eval_games and config.eval_previous else None
+        )
+        report = trained_report
+        if against is not None or previous_score is not None:
+            report = dataclasses.replace(
+                trained_report,
+                eval_score=None if against is None else against.score,
+                eval_elo=None if against is None else against.elo,
+                eval_elo_low=None if against is None else against.elo_interval[0],
+                eval_elo_high=None if against is None else against.elo_interval[1],
+                previous_score=previous_score,
+            )
         self._append_metrics(report)
         return report
 
@@ -654,3 +704,43 @@ def _write_atomic(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(text)
     os.replace(temporary, path)
+
+
+LOCK = ".lock"
+"""The file in a run's directory that :func:`holding_run` locks."""
+
+
+@contextlib.contextmanager
+def holding_run(out_dir: Path) -> Iterator[None]:
+    """Hold ``out_dir`` for this process while the block runs: an exclusive, non-blocking
+    ``flock`` on its :data:`LOCK` file, which records the holder's process id. The operating
+    system drops the lock when the process ends, so a crash leaves nothing to clean up.
+    Without ``fcntl`` (Windows) nothing is locked.
+
+    Raises:
+        RunInUseError: another process holds it.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    with open(out_dir / LOCK, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip()
+            who = f" (process {holder})" if holder.isdigit() else ""
+            raise RunInUseError(
+                f"{out_dir} is in use by another training run{who}; wait for it to end, "
+                "stop it, or give another --out"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
