@@ -413,6 +413,30 @@ def test_an_interrupt_during_evaluation_keeps_the_iteration_and_its_row(
     assert len((out / "metrics.csv").read_text().strip().splitlines()) == 3
 
 
+@pytest.mark.parametrize("capacity", [5000, 300], ids=["filling", "wrapped"])
+def test_a_stop_between_the_buffer_and_the_checkpoint_rewinds_the_buffer(
+    tmp_path: object, capacity: int
+) -> None:
+    from playout.zero.train import BUFFER
+
+    game = tictactoe()
+    out = tmp_path / "run"  # type: ignore[operator]
+    trainer = Trainer(game, out, tiny_config(buffer_size=capacity))
+    trainer.run(iterations=2, log=None)
+    kept = Trainer(game, out).buffer
+    # The next iteration's positions reach the buffer's file, then the process dies.
+    games = self_play(NetworkEvaluator(trainer.model), game, 4, trainer.config.self_play())
+    trainer.buffer.add([e for g in games for e in g.examples])
+    trainer.buffer.save(out / BUFFER)
+    assert trainer.buffer.added > kept.added
+    resumed = Trainer(game, out).buffer
+    assert (resumed.added, resumed.size, resumed.next) == (kept.added, kept.size, kept.next)
+    if trainer.buffer.added <= capacity:  # nothing overwritten: the rows saved before
+        rows = slice(0, kept.size)
+        assert np.array_equal(resumed.values[rows], kept.values[rows])
+        assert np.array_equal(resumed.observations[rows], kept.observations[rows])
+
+
 def test_a_damaged_checkpoint_is_reported(tmp_path: object) -> None:
     game = tictactoe()
     out = tmp_path / "run"  # type: ignore[operator]

@@ -35,6 +35,7 @@ import numpy as np
 
 from playout._src.config import DirichletNoise
 from playout._src.errors import InvalidParameterError, ModelFileError, RunInUseError
+from playout._src.processes import sigint_deferred
 from playout.zero.evaluator import NetworkEvaluator
 from playout.zero.model import (
     Architecture,
@@ -236,6 +237,16 @@ class ReplayBuffer:
             self.size = min(self.size + 1, self.capacity)
         self.added += len(examples)
 
+    def rewind(self, count: int) -> None:
+        """Forget the newest ``count`` positions (saved after the checkpoint a resumed run
+        starts from: the iteration that added them is played again). Once the ring has
+        wrapped, their rows stay in use until overwritten, holding those positions instead
+        of the older ones they replaced."""
+        count = max(0, min(count, self.added))
+        self.next = (self.next - count) % self.capacity
+        self.added -= count
+        self.size = min(self.added, self.capacity)
+
     def sample(
         self, batch_size: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -418,6 +429,10 @@ class Trainer:
         buffer = self.out_dir / BUFFER
         if buffer.exists():
             self.buffer.load(buffer)
+            # A stop between the buffer's file and the checkpoint's leaves the buffer ahead.
+            added = data.get("buffer_added")
+            if isinstance(added, int) and self.buffer.added > added:
+                self.buffer.rewind(self.buffer.added - added)
         self._write_missing_row(data.get("report"))
 
     def _write_missing_row(self, saved: Any) -> None:
@@ -441,12 +456,18 @@ class Trainer:
     def save(self, report: IterationReport | None = None) -> None:
         """Write the checkpoint, the buffer and the model (each atomically). ``report``, the
         iteration's training figures, goes into the checkpoint until its metrics row is
-        written (a resumed run writes the row if an interrupt came first)."""
+        written (a resumed run writes the row if an interrupt came first). A Ctrl-C waits
+        until the files are written."""
+        with sigint_deferred():
+            self._save(report)
+
+    def _save(self, report: IterationReport | None) -> None:
         state = self.model.state()
         state["optimizer"] = self.optimizer.state_dict()
         state["iteration"] = self.iteration
         state["elapsed"] = self.elapsed
         state["rng"] = self.rng.bit_generator.state
+        state["buffer_added"] = self.buffer.added
         if report is not None:
             state["report"] = dataclasses.asdict(report)
         self.buffer.save(self.out_dir / BUFFER)
