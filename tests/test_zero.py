@@ -371,19 +371,27 @@ def test_training_resumes_where_it_stopped(tmp_path: object) -> None:
 
 
 def test_a_run_directory_in_use_is_refused(tmp_path: object) -> None:
-    from playout.zero.train import holding_run
+    fcntl = pytest.importorskip("fcntl")
+    from playout.zero.train import LOCK
 
     game = tictactoe()
     out = tmp_path / "run"  # type: ignore[operator]
     trainer = Trainer(game, out, tiny_config())
-    with holding_run(out):  # as another process training there would
-        with pytest.raises(playout.RunInUseError, match=rf"{out}.*process {os.getpid()}"):
+    assert (out / LOCK).read_text() == str(os.getpid())
+    with (out / LOCK).open("a") as other, pytest.raises(BlockingIOError):  # held
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    same_process = Trainer(game, out)  # shares the hold
+    same_process.close()
+    trainer.run(iterations=1, log=None)  # still held by `trainer`
+    trainer.close()
+    with (out / LOCK).open("a") as other:  # free: another process could take it now
+        fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(playout.RunInUseError, match=rf"{out}"):
             Trainer(game, out)
-        with pytest.raises(playout.RunInUseError):
-            trainer.run(iterations=1, log=None)
-    assert trainer.iteration == 0
-    trainer.run(iterations=1, log=None)  # free again
-    assert trainer.iteration == 1
+    with pytest.raises(playout.InvalidParameterError, match="closed"):
+        trainer.run(iterations=1, log=None)
+    with Trainer(game, out) as resumed:
+        assert resumed.iteration == 1
 
 
 def test_an_interrupt_during_evaluation_keeps_the_iteration_and_its_row(
@@ -514,6 +522,8 @@ def test_symmetries_need_a_game_that_declares_them() -> None:
 
     with pytest.raises(playout.InvalidParameterError, match="declares none"):
         NetworkEvaluator(small_model(Asymmetric()), symmetries=True)
+    with pytest.raises(playout.InvalidParameterError, match="True or False"):
+        NetworkEvaluator(small_model(Connect4Game()), symmetries="no")  # type: ignore[arg-type]
 
 
 def test_zero_player_spec_takes_symmetries(tmp_path: object) -> None:
@@ -666,7 +676,7 @@ def test_metrics_from_another_version_are_rewritten_under_the_current_columns(
     trainer.run(iterations=1, log=None)
     import csv
 
-    rows = list(csv.DictReader((out / "metrics.csv").open()))
+    rows = list(csv.DictReader((out / "metrics.csv").read_text().splitlines()))
     assert [r["iteration"] for r in rows] == ["1", "1"]
     assert rows[0]["games"] == "4" and rows[0]["policy_loss"] == ""
     assert "old_column" not in rows[0] and float(rows[1]["policy_loss"]) > 0

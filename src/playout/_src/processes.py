@@ -57,9 +57,13 @@ def sigint_deferred() -> Iterator[None]:
     ends, rather than lost (as ignoring it would) or raised in the middle of a worker's start
     (as the usual ``KeyboardInterrupt`` would, leaving a half-made request to the forkserver).
     The signal is also blocked, so processes started meanwhile inherit the block (a signal
-    mask survives ``fork`` and ``exec``, a Python handler does not) and do not see a Ctrl-C
-    before their initializer, :func:`ignore_sigint`, takes over. Outside the main thread
-    (where handlers cannot be changed) it does nothing.
+    mask survives ``exec``, a Python handler does not: spawned and forkserver workers start
+    from a fresh interpreter) and do not see a Ctrl-C before their initializer,
+    :func:`ignore_sigint`, takes over. Outside the main thread (where handlers cannot be
+    changed) it does nothing.
+
+    Start the pool (:func:`process_pool`) before the block: its constructor starts
+    multiprocessing's resource tracker, whose first start unblocks SIGINT in this thread.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -73,8 +77,8 @@ def sigint_deferred() -> Iterator[None]:
     finally:
         if mask is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one held back arrives now
-        # None: the handler before was not set from Python; the default is the closest.
-        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+        # None: the handler before was not set from Python; Python's own is the closest.
+        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
         if caught:
             signal.raise_signal(signal.SIGINT)  # to the handler of before the block
 

@@ -7,11 +7,14 @@ cached by state (states are hashable), in a bounded least-recently-used table.
 
 With ``symmetries=True`` each position is evaluated together with its images under the
 game's declared symmetries (``action_symmetries`` / ``transform_state``, as the replay
-buffer's augmentation uses them) and the outputs are averaged: the image's logits moved back
-to the position's action ids, the values as they are. A network's errors differ between a
-position and its mirror image, and the average evens them out, at the cost of one network row
-per symmetry (AlphaGo's evaluation averaged its networks over the eight symmetries of the
-board; Silver et al. 2016, "Methods").
+buffer's augmentation uses them) in the same network call, and the outputs are averaged: the
+images' logits, moved back to the position's action ids (so the priors are a normalised
+geometric mean of the images' priors), and the values. A network's errors differ between a
+position and its mirror image, and the average evens them out, at the cost of one network
+row per symmetry. Networks have long been averaged over a board's symmetries (AlphaGo's
+evaluation of its networks, Silver et al. 2016, "Methods", averaged their outputs over the
+eight symmetries of the board; AlphaGo Zero's search instead draws one symmetry at random
+per position, Silver et al. 2017).
 """
 
 from __future__ import annotations
@@ -57,9 +60,11 @@ class NetworkEvaluator:
             raise InvalidParameterError(f"model must be a playout.zero.Model, got {model!r}")
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise InvalidParameterError(f"cache_size must be a whole number >= 0, got {cache_size}")
+        if not isinstance(symmetries, bool):
+            raise InvalidParameterError(f"symmetries must be True or False, got {symmetries!r}")
         self.model = model
         self.cache_size = cache_size
-        self.symmetries = bool(symmetries)
+        self.symmetries = symmetries
         self._images = _symmetry_images(model.game) if symmetries else ()
         self._cache: OrderedDict[Any, tuple[np.ndarray, float]] = OrderedDict()
         self.hits = 0

@@ -14,27 +14,33 @@ iteration, random states), ``buffer.npz`` (the replay buffer), ``metrics.csv`` a
 ``model.pt`` (the latest network, loadable by ``zero:model=...``). A run stopped by Ctrl-C or
 a crash resumes from the last finished iteration with nothing lost; every file is written to
 a temporary name first and renamed over the old one. One process at a time trains in a
-directory: :meth:`Trainer.run` holds a lock on ``out_dir/.lock`` (POSIX ``flock``, released
-when the process ends, however it ends), and a second run there is refused.
+directory: a :class:`Trainer` holds a lock on ``out_dir/.lock`` from its creation until
+:meth:`Trainer.close` (POSIX ``flock``, released when the process ends, however it ends), and
+another process's trainer there is refused.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import dataclasses
 import json
 import math
 import os
 import time
-from collections.abc import Callable, Iterator
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from playout._src.config import DirichletNoise
-from playout._src.errors import InvalidParameterError, ModelFileError, RunInUseError
+from playout._src.errors import (
+    InvalidParameterError,
+    ModelFileError,
+    PlayoutWarning,
+    RunInUseError,
+)
 from playout._src.processes import sigint_deferred
 from playout.zero.evaluator import NetworkEvaluator
 from playout.zero.model import (
@@ -348,6 +354,9 @@ class Trainer:
         ModelFileError: ``out_dir`` holds a run for another game or unreadable files.
         InvalidParameterError: a bad setting, or a device this machine does not have.
         RunInUseError: another process is training in ``out_dir``.
+
+    The trainer holds ``out_dir`` (:class:`RunLock`) until :meth:`close`, the end of a
+    ``with`` block, or its process's end; trainers of one process may share a directory.
     """
 
     def __init__(
@@ -375,8 +384,7 @@ class Trainer:
         self.game = game
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        with holding_run(self.out_dir):  # refused now rather than at the first iteration
-            pass
+        self._lock = RunLock(self.out_dir)  # before anything in the directory is read
         settings = self.out_dir / SETTINGS
         self.changed: dict[str, tuple[Any, Any]] = {}
         """Settings ``changes`` changed on resuming: name -> (saved value, new value)."""
@@ -410,6 +418,16 @@ class Trainer:
             self._resume()
         else:
             _write_atomic(settings, json.dumps(self.config.to_json(), indent=2))
+
+    def close(self) -> None:
+        """Let go of the run's directory (another process may train there then)."""
+        self._lock.release()
+
+    def __enter__(self) -> Trainer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # ----------------------------------------------------------------------------- state
 
@@ -455,9 +473,9 @@ class Trainer:
 
     def save(self, report: IterationReport | None = None) -> None:
         """Write the checkpoint, the buffer and the model (each atomically). ``report``, the
-        iteration's training figures, goes into the checkpoint until its metrics row is
-        written (a resumed run writes the row if an interrupt came first). A Ctrl-C waits
-        until the files are written."""
+        iteration's training figures, goes into the checkpoint: a run resumed from it writes
+        the iteration's metrics row if ``metrics.csv`` lacks it (an interrupt during the
+        evaluation). A Ctrl-C waits until the files are written."""
         with sigint_deferred():
             self._save(report)
 
@@ -499,16 +517,8 @@ class Trainer:
         """
         if iterations is None and seconds is None:
             raise InvalidParameterError("give iterations or seconds")
-        with holding_run(self.out_dir):
-            return self._run(iterations, seconds, log, progress)
-
-    def _run(
-        self,
-        iterations: int | None,
-        seconds: float | None,
-        log: Callable[[str], None] | None,
-        progress: Callable[[str, int, int], None] | None,
-    ) -> list[IterationReport]:
+        if self._lock.released:
+            raise InvalidParameterError("this trainer is closed; make a new one to go on")
         reports = []
         start = time.perf_counter()
         done = 0
@@ -728,40 +738,82 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 LOCK = ".lock"
-"""The file in a run's directory that :func:`holding_run` locks."""
+"""The file in a run's directory that :class:`RunLock` locks."""
+
+_held: dict[str, tuple[Any, int]] = {}
+"""The run directories this process holds: resolved path -> (open lock file, holders)."""
 
 
-@contextlib.contextmanager
-def holding_run(out_dir: Path) -> Iterator[None]:
-    """Hold ``out_dir`` for this process while the block runs: an exclusive, non-blocking
-    ``flock`` on its :data:`LOCK` file, which records the holder's process id. The operating
-    system drops the lock when the process ends, so a crash leaves nothing to clean up.
-    Without ``fcntl`` (Windows) nothing is locked.
+class RunLock:
+    """This process's hold on a run's directory: an exclusive, non-blocking ``flock`` on
+    its :data:`LOCK` file, which records the holder's process id. Holds of one process on
+    one directory share the lock (it goes when the last is released). The operating system
+    drops it when the process ends, so a crash leaves nothing to clean up. Without
+    ``fcntl`` (Windows), or on a file system without locks, nothing is locked (a
+    :class:`~playout.PlayoutWarning` says so).
 
     Raises:
-        RunInUseError: another process holds it.
+        RunInUseError: another process holds the directory.
     """
+
+    def __init__(self, out_dir: Path) -> None:
+        self.key = str(Path(out_dir).resolve())
+        self.released = False
+        handle, holders = _held.get(self.key, (None, 0))
+        if handle is None:
+            handle = _lock_file(Path(out_dir))
+        _held[self.key] = (handle, holders + 1)
+
+    def release(self) -> None:
+        """Let go (once; later calls do nothing)."""
+        if self.released:
+            return
+        self.released = True
+        handle, holders = _held.pop(self.key, (None, 0))
+        if holders > 1:
+            _held[self.key] = (handle, holders - 1)
+        elif handle is not None:
+            handle.close()  # closing the file drops the lock
+
+    def __del__(self) -> None:
+        self.release()
+
+
+def _lock_file(out_dir: Path) -> Any:
+    """The open lock file of ``out_dir``, locked for this process (``None`` where locks
+    are missing)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
-        yield
-        return
-    with open(out_dir / LOCK, "a+", encoding="utf-8") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip()
-            who = f" (process {holder})" if holder.isdigit() else ""
-            raise RunInUseError(
-                f"{out_dir} is in use by another training run{who}; wait for it to end, "
-                "stop it, or give another --out"
-            ) from None
+        warnings.warn(
+            "no file locks here: one training run per directory is not enforced",
+            PlayoutWarning,
+            stacklevel=3,
+        )
+        return None
+    handle = open(out_dir / LOCK, "a+", encoding="utf-8")  # noqa: SIM115 - held until release
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
         handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        holder = handle.read().strip()
+        handle.close()
+        who = f" (process {holder})" if holder.isdigit() else ""
+        raise RunInUseError(
+            f"{out_dir} is in use by another training run{who}; wait for it to end, "
+            "stop it, or give another --out"
+        ) from None
+    except OSError as error:  # a file system without locks (some network mounts)
+        handle.close()
+        warnings.warn(
+            f"cannot lock {out_dir / LOCK} ({error.strerror}): one training run per "
+            "directory is not enforced there",
+            PlayoutWarning,
+            stacklevel=3,
+        )
+        return None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
