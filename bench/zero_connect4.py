@@ -12,8 +12,9 @@ matches against rollout MCTS.
    and rollout MCTS with as many simulations, per bucket (begin 8-14 stones, middle 15-22,
    end 23-30).
 2. **Matches** (``--games`` > 0): ``zero:simulations=S`` and the policy alone
-   (``zero:simulations=0``) against each ``--opponents`` spec, half the games as each side,
-   through the arena (score with a 95% interval and Elo).
+   (``zero:simulations=0``; ``--policy-games`` games, default ``--games``: it plays fast) against
+   each ``--opponents`` spec, half the games as each side, through the arena (score with a 95%
+   interval and Elo).
 
 ``--symmetries`` averages the network over each position and its mirror image (``zero:...,
 symmetries=yes``) in both parts.
@@ -90,10 +91,13 @@ def matches(args: argparse.Namespace) -> list[dict[str, Any]]:
         model += ",symmetries=yes"
     rows = []
     for opponent in args.opponents:
-        for spec in (f"zero:simulations={args.simulations}{model}", f"zero:simulations=0{model}"):
+        for spec, games in (
+            (f"zero:simulations={args.simulations}{model}", args.games),
+            (f"zero:simulations=0{model}", args.policy_games or args.games),
+        ):
             started = time.perf_counter()
             result = playout.run_match(
-                game, spec, opponent, games=args.games, seed=args.seed, workers=args.workers
+                game, spec, opponent, games=games, seed=args.seed, workers=args.workers
             )
             low, high = result.confidence_interval
             rows.append(
@@ -120,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=Path, default=labelled.DEFAULT_OUT)
     parser.add_argument("--limit", type=int, help="only the first N labelled positions")
     parser.add_argument("--games", type=int, default=0, help="games per match (0: none)")
+    parser.add_argument(
+        "--policy-games", type=int, default=0, help="games of the policy alone (0: --games)"
+    )
     parser.add_argument(
         "--opponents", nargs="+", default=["mcts:simulations=10000", "mcts:simulations=100000"]
     )

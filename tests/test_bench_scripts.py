@@ -425,7 +425,7 @@ def test_zero_connect4(tmp_path: Path, symmetries: bool) -> None:
     path = Model(Connect4Game(), Architecture(channels=8, blocks=1)).save(tmp_path / "c4.pt")
     out, _ = run_bench(
         "zero_connect4.py", "--model", str(path), "--simulations", "8", "--limit", "6",
-        "--games", "2", "--opponents", "mcts:simulations=20", "--json",
+        "--games", "2", "--policy-games", "4", "--opponents", "mcts:simulations=20", "--json",
         *(["--symmetries"] if symmetries else []),
     )  # fmt: skip
     report = json.loads(out)
@@ -435,7 +435,7 @@ def test_zero_connect4(tmp_path: Path, symmetries: bool) -> None:
     }  # fmt: skip
     for row in fractions.values():
         assert 0.0 <= row["all"] <= 1.0 and row["all"] * 6 == pytest.approx(round(row["all"] * 6))
-    assert [m["games"] for m in report["matches"]] == [2, 2]
+    assert [m["games"] for m in report["matches"]] == [2, 4]
     for match in report["matches"]:
-        assert match["wins"] + match["draws"] + match["losses"] == 2
+        assert match["wins"] + match["draws"] + match["losses"] == match["games"]
         assert ("symmetries=yes" in match["player"]) == symmetries
