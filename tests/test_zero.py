@@ -535,6 +535,10 @@ def test_zero_player_spec_takes_symmetries(tmp_path: object) -> None:
     assert player.evaluator.symmetries and player.no_search
     assert pickle.loads(pickle.dumps(player)).evaluator.symmetries  # as sent to workers
     assert not playout.parse_player(f"zero:model={path}", game).evaluator.symmetries
+    # A worker builds a player per game from its spec: the weights are loaded once.
+    again = playout.parse_player(f"zero:simulations=0,model={path}", game)
+    assert again.model is player.model and again.evaluator is not player.evaluator
+    assert pickle.loads(pickle.dumps(player)).model is player.model
     with pytest.raises(playout.InvalidParameterError, match="symmetries must be yes or no"):
         playout.parse_player(f"zero:model={path},symmetries=maybe", game)
 

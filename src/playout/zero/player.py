@@ -22,6 +22,7 @@ from playout._src.search import MCTS
 from playout._src.shipped import shipped_model_path
 from playout.zero.evaluator import NetworkEvaluator, masked_softmax
 from playout.zero.model import Model
+from playout.zero.options import shared_model
 from playout.zero.selfplay import ZeroSearch
 
 ZERO_KEYS = ("simulations", "seconds", "model", "c", "batch", "device", "symmetries")
@@ -112,7 +113,7 @@ def _rebuild(
 ) -> ZeroPlayer:
     return ZeroPlayer(
         game,
-        path,
+        shared_model(path, game),
         search,
         seconds=seconds,
         no_search=no_search,
@@ -139,7 +140,8 @@ def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
         seconds = parse_number("seconds", values["seconds"], float)
         if not seconds > 0:
             raise InvalidParameterError(f"seconds must be > 0, got {seconds}")
-    model = Model.load(
+    # Loaded once per process and file: a worker plays many games, each from its spec.
+    model = shared_model(
         values.get("model") or shipped_model_path(game), game, device=values.get("device")
     )
     c = parse_number("c", values["c"], float) if "c" in values else model.metadata.get("c", 2.0)
