@@ -50,7 +50,7 @@ NOT_RUN = {
     "playout train connect4 --out runs/c4 --iterations 71 --workers 2 --schedule 75": (
         "resumes that run for hours more"
     ),
-    "playout train connect4 --out runs/c4 --iterations 29 --workers 2 --simulations 400": (
+    "playout train connect4 --out runs/c4 --iterations 52 --workers 2 --simulations 400": (
         "resumes it for hours more again"
     ),
     # a human at the keyboard
