@@ -242,7 +242,9 @@ TRAIN = (
 )
 
 
-def test_train_stops_on_ctrl_c_and_resumes_with_nothing_lost(tmp_path: Path) -> None:
+def test_train_stops_on_ctrl_c_and_resumes_with_nothing_lost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pytest.importorskip("torch")
     from playout.games import tictactoe
     from playout.zero import Trainer
@@ -256,6 +258,8 @@ def test_train_stops_on_ctrl_c_and_resumes_with_nothing_lost(tmp_path: Path) -> 
         pid = command.process.pid
         with pytest.raises(playout.RunInUseError, match=f"process {pid}"):
             Trainer(tictactoe(), out)
+        code, _, err = run_main(capsys, *TRAIN.split(), "--out", str(out))
+        assert_one_error_line(code, err, "in use by another training run", f"process {pid}")
         check_stopped(command, signal.SIGINT, 130, to_group=True)
     finally:
         command.cleanup()
