@@ -364,6 +364,18 @@ def test_the_zero_ai_plays_with_the_shipped_network(client: TestClient) -> None:
     assert type(session.engine.config.evaluator).__name__ == "NetworkEvaluator"
 
 
+def test_the_zero_ai_plays_connect_four_with_its_shipped_network(client: TestClient) -> None:
+    pytest.importorskip("torch")
+    kinds = client.get("/api/ai-kinds", params={"game": "connect4"}).json()["kinds"]
+    assert {k["name"]: k["available"] for k in kinds} == {"mcts": True, "zero": True}
+    # Red has three in the bottom row (columns 1-3) and wins in column 4.
+    game = new_game(client, game="connect4", moves="112233", ai="zero")
+    assert game["ai"] == "zero" and game["ply"] == 6
+    view = client.post(f"/api/games/{game['id']}/ai-move", json={"simulations": 32}).json()
+    assert view["last_move"]["move"] == "4"
+    assert view["board"]["terminal"] and view["board"]["outcome"] is not None
+
+
 def test_zero_without_a_network_or_torch_is_a_400(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
