@@ -28,6 +28,7 @@ import numpy as np
 
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
+from playout._src.symmetry import has_symmetries
 from playout.zero.model import Model
 
 
@@ -149,14 +150,13 @@ class NetworkEvaluator:
 
 def _symmetry_images(game: Any) -> tuple[tuple[int, np.ndarray], ...]:
     """``(index, action permutation)`` of each symmetry of ``game`` but the identity."""
-    symmetries = getattr(game, "action_symmetries", None)
-    if symmetries is None or not hasattr(game, "transform_state"):
+    if not has_symmetries(game):
         raise InvalidParameterError(
             f"symmetries=True needs a game that declares its symmetries (action_symmetries and "
             f"transform_state); {game.spec.name} declares none"
         )
     return tuple(
         (index, np.asarray(perm, dtype=np.int64))
-        for index, perm in enumerate(symmetries())
+        for index, perm in enumerate(game.action_symmetries())
         if index > 0
     )

@@ -34,7 +34,8 @@ class ZeroPlayer(SearchPlayer):
 
     Args:
         game: the game.
-        model: the network, or a path to its file (``None``: the shipped one).
+        model: the network, or a path to its file (``None``: the shipped one; a file is
+            loaded once per process and shared, read-only, by the players of that process).
         search: search settings.
         seconds: a time limit per move instead of the simulation count.
         no_search: play the policy's most probable move, with no search.
@@ -57,7 +58,8 @@ class ZeroPlayer(SearchPlayer):
     ) -> None:
         super().__init__(name)
         if not isinstance(model, Model):
-            model = Model.load(model or shipped_model_path(game), game, device=device)
+            # Loaded once per process and file: a worker builds a player for every game.
+            model = shared_model(model or shipped_model_path(game), game, device=device)
         self.model = model
         self.evaluator = NetworkEvaluator(model, symmetries=symmetries)
         self.search = search or ZeroSearch(simulations=400, c=model.metadata.get("c", 2.0))
@@ -113,7 +115,7 @@ def _rebuild(
 ) -> ZeroPlayer:
     return ZeroPlayer(
         game,
-        shared_model(path, game),
+        path,
         search,
         seconds=seconds,
         no_search=no_search,
@@ -140,7 +142,6 @@ def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
         seconds = parse_number("seconds", values["seconds"], float)
         if not seconds > 0:
             raise InvalidParameterError(f"seconds must be > 0, got {seconds}")
-    # Loaded once per process and file: a worker plays many games, each from its spec.
     model = shared_model(
         values.get("model") or shipped_model_path(game), game, device=values.get("device")
     )

@@ -619,16 +619,14 @@ class Trainer:
         previous_score = (
             self._against_previous(previous) if config.eval_games and config.eval_previous else None
         )
-        report = trained_report
-        if against is not None or previous_score is not None:
-            report = dataclasses.replace(
-                trained_report,
-                eval_score=None if against is None else against.score,
-                eval_elo=None if against is None else against.elo,
-                eval_elo_low=None if against is None else against.elo_interval[0],
-                eval_elo_high=None if against is None else against.elo_interval[1],
-                previous_score=previous_score,
-            )
+        report = dataclasses.replace(
+            trained_report,
+            eval_score=None if against is None else against.score,
+            eval_elo=None if against is None else against.elo,
+            eval_elo_low=None if against is None else against.elo_interval[0],
+            eval_elo_high=None if against is None else against.elo_interval[1],
+            previous_score=previous_score,
+        )
         self._append_metrics(report)
         return report
 
