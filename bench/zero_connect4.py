@@ -10,7 +10,7 @@ matches against rollout MCTS.
    chooser plays a move whose outcome for the mover is worse than the best move's, for the
    network's policy alone (argmax, no search), the network with ``--simulations`` of search,
    and rollout MCTS with as many simulations, per bucket (begin 8-14 stones, middle 15-22,
-   end 23-30).
+   end 23-30), and the seconds each chooser's moves took (one move per position).
 2. **Matches** (``--games`` > 0): ``zero:simulations=S`` and the policy alone
    (``zero:simulations=0``; ``--policy-games`` games, default ``--games``: it plays fast) against
    each ``--opponents`` spec, half the games as each side, through the arena (score with a 95%
@@ -68,20 +68,32 @@ def choosers(
     }
 
 
-def value_losing(args: argparse.Namespace) -> dict[str, dict[str, float]]:
+def value_losing(args: argparse.Namespace) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """Per chooser, the value-losing share overall and per bucket, and the seconds its moves
+    took (each position searched once)."""
     positions = labelled.load_positions(args.positions)
     if args.limit:
         positions = positions[: args.limit]
     buckets = [b for b in labelled.BUCKETS if any(p["bucket"] == b for p in positions)]
     report: dict[str, dict[str, float]] = {}
+    seconds: dict[str, float] = {}
     for name, choose in choosers(args.model, args.simulations, args.seed, args.symmetries).items():
-        row = {"all": labelled.value_losing_fraction(choose, positions)}
+        chosen: dict[Any, int] = {}
+
+        def once(state: Any, choose: Any = choose, chosen: dict[Any, int] = chosen) -> int:
+            if state not in chosen:
+                chosen[state] = choose(state)
+            return chosen[state]
+
+        started = time.perf_counter()
+        row = {"all": labelled.value_losing_fraction(once, positions)}
+        seconds[name] = time.perf_counter() - started
         for bucket in buckets:
             row[bucket] = labelled.value_losing_fraction(
-                choose, [p for p in positions if p["bucket"] == bucket]
+                once, [p for p in positions if p["bucket"] == bucket]
             )
         report[name] = row
-    return report
+    return report, seconds
 
 
 def matches(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -138,7 +150,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     command = "python bench/zero_connect4.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    report: dict[str, Any] = {"command": command.strip(), "value_losing": value_losing(args)}
+    fractions, seconds = value_losing(args)
+    report: dict[str, Any] = {
+        "command": command.strip(),
+        "value_losing": fractions,
+        "value_losing_seconds": seconds,
+    }
     if args.games:
         report["matches"] = matches(args)
     if args.json:
@@ -148,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     print("value-losing moves (share of labelled positions):")
     for name, row in report["value_losing"].items():
         cells = "  ".join(f"{k} {v:6.1%}" for k, v in row.items())
-        print(f"  {name:32} {cells}")
+        print(f"  {name:32} {cells}  ({seconds[name]:.1f} s)")
     for row in report.get("matches", []):
         low, high = row["interval"]
         print(

@@ -435,6 +435,8 @@ def test_zero_connect4(tmp_path: Path, symmetries: bool) -> None:
     }  # fmt: skip
     for row in fractions.values():
         assert 0.0 <= row["all"] <= 1.0 and row["all"] * 6 == pytest.approx(round(row["all"] * 6))
+    assert set(report["value_losing_seconds"]) == set(fractions)
+    assert all(seconds > 0 for seconds in report["value_losing_seconds"].values())
     assert [m["games"] for m in report["matches"]] == [2, 4]
     for match in report["matches"]:
         assert match["wins"] + match["draws"] + match["losses"] == match["games"]
