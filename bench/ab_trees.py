@@ -17,8 +17,8 @@ the first (``second/first``).
 about 49.5k simulations): simulations per CPU second up to the proof. ``limit.c`` has no
 solver: no C column then.
 
-Needs gcc and ``limit.c`` (``--limit-c``, default ``/work/shared/bench/limit.c``); without
-them (or with ``--limit-c ""``) the C column is left out, with a note on stderr.
+Needs gcc and ``limit.c`` (``--limit-c``, default :data:`LIMIT_C`); without them (or with
+``--limit-c ""``) the C column is left out, with a note on stderr.
 
 Usage::
 
@@ -38,6 +38,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+LIMIT_C = Path(__file__).resolve().parents[2] / "shared" / "bench" / "limit.c"
+"""The C reference of the peer harness: ``../shared/bench/limit.c``, beside the repository."""
 
 C_FLAGS = {"tictactoe": "GAME_TTT", "connect4": "GAME_C4", "mnk9": "GAME_MNK"}
 
@@ -80,7 +84,11 @@ def main() -> None:
     parser.add_argument("--game", choices=sorted(C_FLAGS), default="connect4")
     parser.add_argument("--sims", type=int, default=10_000)
     parser.add_argument("--reps", type=int, default=11)
-    parser.add_argument("--limit-c", default="/work/shared/bench/limit.c")
+    parser.add_argument(
+        "--limit-c",
+        default=str(LIMIT_C),
+        help="the C reference (default: ../shared/bench/limit.c, beside the repository)",
+    )
     parser.add_argument(
         "--solver", action="store_true", help="solver on: simulations per second to the proof"
     )

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Speed of the compiled search (``playout.MCTS(state, backend="compiled")``).
 
-The work is that of ``/work/shared/bench`` (peers.py, limit.c): one move decision from the
+The work is that of ``../shared/bench`` (peers.py, limit.c): one move decision from the
 empty board, plain UCT (c = sqrt(2), solver off), one uniformly random rollout per leaf, most
 visits, one thread, a fresh engine (and tree) for every decision, after an untimed warm-up
 search in the same process. Reports the median and best simulations per second over the

@@ -21,7 +21,7 @@ count) and of times to the proof (OpenSpiel / playout: a lower bound, flagged, w
 ran out of budget unproven). ``limit.c`` has no solver: no C column in this mode.
 
 Needs ``open-spiel`` and a C compiler; the C reference is ``limit.c`` from the peer harness
-(``--limit-c``, default ``/work/shared/bench/limit.c``), built once into a temp directory.
+(``--limit-c``, default :data:`LIMIT_C`), built once into a temp directory.
 Without the file or a compiler (or with ``--limit-c ""``) the C column is left out, with a
 note on stderr.
 
@@ -56,6 +56,9 @@ from playout._src.benchmark import (  # noqa: E402
     make_runner,
     make_solver_runner,
 )
+
+LIMIT_C = Path(__file__).resolve().parents[2] / "shared" / "bench" / "limit.c"
+"""The C reference of the peer harness: ``../shared/bench/limit.c``, beside the repository."""
 
 C_FLAGS = {"tictactoe": "GAME_TTT", "connect4": "GAME_C4", "mnk9": "GAME_MNK"}
 """limit.c's compile-time game flag for each of :data:`playout._src.benchmark.GAMES`."""
@@ -148,7 +151,11 @@ def main() -> None:
         "--sims", type=int, help="simulations per decision (the budget with --solver)"
     )
     parser.add_argument("--reps", type=int, default=15)
-    parser.add_argument("--limit-c", default="/work/shared/bench/limit.c")
+    parser.add_argument(
+        "--limit-c",
+        default=str(LIMIT_C),
+        help="the C reference (default: ../shared/bench/limit.c, beside the repository)",
+    )
     parser.add_argument(
         "--solver",
         action="store_true",

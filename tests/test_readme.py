@@ -148,7 +148,7 @@ def run_cli(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_python_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     sources = blocks("python")
-    assert len(sources) == 5, "the README's python blocks changed: check the claims below"
+    assert len(sources) == 6, "the README's python blocks changed: check the claims below"
     namespace: dict[str, Any] = {"__name__": "readme"}
 
     # 1. The tour.
@@ -172,36 +172,47 @@ def test_python_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert engine.root_state == initial.play(namespace["action"]).play(3)
     assert engine.result().total_simulations > 0  # the subtree was kept
 
-    # 2. The arena from Python: 20 games against a random player, saved and read back.
-    exec(compile(sources[1], "README.md python block 2", "exec"), namespace)
+    # 2. The slippery race (seed 003's random events): the best move, values near the exact
+    # -1.0 and -0.4 (open loop: the tolerances of tests/test_random_games.py).
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(sources[1], "README.md python block 2", "exec"), namespace)
+    race_values = namespace["result"].action_values()
+    assert printed.getvalue().split()[0] == "2"
+    assert race_values[1] == pytest.approx(-0.4, abs=0.05)
+    assert race_values[0] == pytest.approx(-1.0, abs=0.15)
+    assert namespace["race"].spec.is_deterministic is False
+
+    # 3. The arena from Python: 20 games against a random player, saved and read back.
+    exec(compile(sources[2], "README.md python block 3", "exec"), namespace)
     match = namespace["result"]
     assert match.wins + match.draws + match.losses == 20
     assert match.wins >= 15  # MCTS at 400 simulations against random tic-tac-toe moves
     assert len(namespace["saved"]) == 20
     assert len(namespace["table"].standings()) == 3
 
-    # 3. RAVE and progressive bias (the defaults the comments state).
-    exec(compile(sources[2], "README.md python block 3", "exec"), namespace)
+    # 4. RAVE and progressive bias (the defaults the comments state).
+    exec(compile(sources[3], "README.md python block 4", "exec"), namespace)
     assert playout.RAVE().c == 0.1 and playout.RAVE().bias == 0.05
     assert playout.ProgressiveBias().c == pytest.approx(math.sqrt(2))
     assert playout.ProgressiveBias().weight == 30
     scores = namespace["my_scores"](state, state.legal_actions())
     assert all(0.0 <= s <= 1.0 for s in scores)
 
-    # 5. playout zero: the shipped network finds a winning move (the solution's), and one
+    # 6. playout zero: the shipped network finds a winning move (the solution's), and one
     # toy training iteration runs.
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(compile(sources[4], "README.md python block 5", "exec"), namespace)
+        exec(compile(sources[5], "README.md python block 6", "exec"), namespace)
     state, result, game = namespace["state"], namespace["result"], namespace["game"]
     assert result.proven == "win"
     assert result.best_action in solve(game).optimal_actions(state)
     assert printed.getvalue().split() == [game.action_to_string(state, result.best_action), "win"]
     assert [r.iteration for r in namespace["reports"]] == [1]
 
-    # 4. OpenSpiel.
+    # 5. OpenSpiel.
     pytest.importorskip("pyspiel", reason="open-spiel (the openspiel extra) not installed")
-    exec(compile(sources[3], "README.md python block 4", "exec"), namespace)
+    exec(compile(sources[4], "README.md python block 5", "exec"), namespace)
     assert namespace["hex5"].initial_state().legal_actions()
 
 

@@ -368,6 +368,7 @@ class _GambleGame:
         num_actions=2,
         max_length=2,
         is_deterministic=False,
+        explicit_chance=True,
         min_return=0.0,
     )
 

@@ -95,7 +95,10 @@ class BatchedDriver(PythonDriver):
         if config.transpositions:
             raise InvalidParameterError("a batch evaluator cannot use the transposition table")
         if not config.store_states:
-            raise InvalidParameterError("a batch evaluator needs store_states=True")
+            raise InvalidParameterError(
+                "a batch evaluator needs stored states: not store_states=False, nor a game "
+                "whose play() draws at random (hidden chance, searched with states recomputed)"
+            )
         super().__init__(state, config, rng_state, rng)
         self._batch_evaluator: BatchEvaluator = evaluator
         self._leaf_batch = int(config.leaf_batch)
@@ -180,9 +183,13 @@ class BatchedDriver(PythonDriver):
     def _new_leaf(self, node: int, edge: int, depth: int) -> _Leaf:
         """The simulation leaves the tree by ``edge`` of ``node``: play the move."""
         parent_state = self._states[node]
-        state = parent_state.play(int(self._tree.edges[edge, T.E_ACTION]))
+        action = int(self._tree.edges[edge, T.E_ACTION])
+        state = parent_state.play(action)
         if self._checks and (state is parent_state or state is None):
             checks.child(self._spec, parent_state, state)  # raises
+        if self._determinism_checks:
+            self._determinism_checks -= 1
+            checks.same_position(self._spec, parent_state, action, state, parent_state.play(action))
         reward0 = 0.0
         if self._spec.has_intermediate_rewards:
             reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])

@@ -50,6 +50,55 @@ def legal_action_array(spec: GameSpec, state: GameState, legal: Sequence[int]) -
     return actions
 
 
+DETERMINISM_CHECKS = 64
+"""New leaves per driver whose move a deterministic game plays twice, to compare
+(:func:`same_position`): enough to catch a transition that draws at random, whatever its
+odds, before the search trusts (and proves from) the first outcome it stored."""
+
+
+def random_transition(spec: GameSpec, what: str) -> GameError:
+    """The error for a game declared deterministic whose moves come out differently when
+    played again (``what`` says how): its transition draws at random."""
+    return GameError(
+        f"{spec.name}: {what}: the game's transition looks random, but its spec says "
+        "is_deterministic=True. Declare it: from_seed_state(state, deterministic=False), "
+        "from_env(..., deterministic=False), or GameSpec(is_deterministic=False) "
+        "(states are then recomputed at every simulation)"
+    )
+
+
+def _signature(state: GameState) -> tuple[Any, ...]:
+    """What the search reads of a position: player to move, legal actions, returns at the
+    end (for states whose class defines no equality)."""
+    if state.is_terminal():
+        return (state.current_player(), tuple(state.returns()))
+    return (state.current_player(), tuple(state.legal_actions()))
+
+
+def same_position(
+    spec: GameSpec, parent: GameState, action: int, child: GameState, again: GameState
+) -> None:
+    """Check that ``again``, a second ``parent.play(action)``, is the position ``child``:
+    by the state class's equality when it defines one, else by what the search reads of
+    them (player to move, legal actions, returns).
+
+    Raises:
+        GameError: they differ, so the transition draws at random (names the flag).
+    """
+    differ: bool | None = None
+    if type(child).__eq__ is not object.__eq__:
+        try:
+            differ = not bool(child == again)
+        except Exception:  # an equality that cannot answer (numpy fields): compare below
+            differ = None
+    if differ is None:
+        differ = _signature(child) != _signature(again)
+    if differ:
+        raise random_transition(
+            spec, f"playing action {action} twice from the same position gave two positions"
+        )
+
+
 def player(spec: GameSpec, state: GameState, who: int) -> int:
     """``who`` (a state's ``current_player()``) after checking that it is a player of the
     game or :data:`~playout.CHANCE` (chance only in games declared non-deterministic)."""

@@ -175,7 +175,11 @@ class SearchConfig:
         reuse: keep the subtree of the move played when the root advances (tree reuse).
         store_states: keep every node's state (faster); ``False`` recomputes states by
             replaying actions from the root (less memory; the seed-003 way for hidden
-            randomness). The compiled driver always stores its compact states.
+            randomness). ``None`` (the default): store them, except for a game with hidden
+            chance (``is_deterministic=False`` without ``explicit_chance``), whose states are
+            recomputed at every simulation (open loop) so that every visit throws the dice
+            afresh; ``True`` is refused for such a game, as it would search one frozen sample
+            of each random move. The compiled driver always stores its compact states.
         seed: seeds every random choice; the same seed, state and simulation budget give the
             same result. ``None`` draws a seed from the operating system.
         backend: ``"auto"`` (the compiled driver when the game has a kernel and the options
@@ -215,7 +219,7 @@ class SearchConfig:
     temperature: float = 1.0
     budget: Budget = Budget()
     reuse: bool = True
-    store_states: bool = True
+    store_states: bool | None = None
     seed: int | None = None
     backend: Backend = "auto"
     checks: bool = True
@@ -246,7 +250,7 @@ class SearchConfig:
             )
         if self.seed is not None and (not _is_count(self.seed) or self.seed < 0):
             raise InvalidParameterError(f"seed must be a whole number >= 0, got {self.seed!r}")
-        for flag in ("reuse", "store_states", "checks", "symmetry", "transpositions"):
+        for flag in ("reuse", "checks", "symmetry", "transpositions"):
             if not isinstance(getattr(self, flag), bool | np.bool_):
                 raise InvalidParameterError(
                     f"{flag} must be True or False, got {getattr(self, flag)!r}"
@@ -266,8 +270,10 @@ class SearchConfig:
                 f"tree_threads must be None or a whole number in [1, 1024], got "
                 f"{self.tree_threads!r}"
             )
-        if self.solver is not None and not isinstance(self.solver, bool | np.bool_):
-            raise InvalidParameterError(f"solver must be True, False or None, got {self.solver!r}")
+        for flag in ("solver", "store_states"):
+            value = getattr(self, flag)
+            if value is not None and not isinstance(value, bool | np.bool_):
+                raise InvalidParameterError(f"{flag} must be True, False or None, got {value!r}")
         if self.evaluator is not None and not hasattr(self.evaluator, "evaluate"):
             raise InvalidParameterError(f"not an evaluator: {self.evaluator!r}")
         if self.selection is not None and not (
@@ -299,15 +305,32 @@ class SearchConfig:
 
     def for_game(self, game: Any) -> SearchConfig:
         """This configuration with the game's recommendations filled in where a setting is
-        ``None``: its ``default_selection()`` and ``default_evaluator()`` (chess has both)
-        and the solver on for deterministic games. The only place these defaults are made."""
+        ``None``: its ``default_selection()`` and ``default_evaluator()`` (chess has both),
+        the solver on for deterministic games, and states stored unless the game has hidden
+        chance. The only place these defaults are made.
+
+        Raises:
+            InvalidParameterError: ``store_states=True`` for a game with hidden chance.
+        """
+        spec = game.spec
+        hidden_chance = not spec.is_deterministic and not spec.explicit_chance
         changes: dict[str, Any] = {}
         if self.selection is None and hasattr(game, "default_selection"):
             changes["selection"] = game.default_selection()
         if self.evaluator is None and hasattr(game, "default_evaluator"):
             changes["evaluator"] = game.default_evaluator()
         if self.solver is None:
-            changes["solver"] = bool(game.spec.is_deterministic)
+            changes["solver"] = bool(spec.is_deterministic)
+        if self.store_states is None:
+            changes["store_states"] = not hidden_chance
+        elif self.store_states and hidden_chance:
+            raise InvalidParameterError(
+                f"store_states=True would freeze the first random outcome of every move of "
+                f"{spec.name}, whose play() draws at random (its spec: is_deterministic=False, "
+                "no explicit_chance), and search that one sample: leave store_states unset "
+                "(states are then recomputed at every simulation), or declare the randomness "
+                "as chance states (explicit_chance=True with chance_outcomes())"
+            )
         return dataclasses.replace(self, **changes) if changes else self
 
 

@@ -21,9 +21,17 @@ Point of view of values (the one convention used everywhere in playout)
 * Two-player games must be zero-sum: ``returns()[0] == -returns()[1]``. Use
   :func:`value_for` rather than writing ``-value`` by hand.
 
-Chance events (seed 003) are explicit: a state whose ``current_player()`` is :data:`CHANCE`
-offers ``chance_outcomes()``, a sequence of ``(action, probability)`` pairs, and the search
-samples one by its probability instead of choosing.
+Chance events (seed 003) come in two kinds, declared in the :class:`GameSpec`:
+
+* explicit (``is_deterministic=False, explicit_chance=True``): a state whose
+  ``current_player()`` is :data:`CHANCE` offers ``chance_outcomes()``, a sequence of
+  ``(action, probability)`` pairs, and the search samples one by its probability instead of
+  choosing; each outcome has its own node, so values are exact in the limit;
+* hidden (``is_deterministic=False``, the default ``explicit_chance=False``): ``play()`` itself
+  draws at random. The search then recomputes states by replaying the actions from the root
+  at every simulation (open loop), so each visit throws the dice afresh; a node stands for the
+  actions that lead to it, not for one position. Storing states would freeze the first
+  outcome of every move, which is refused (:meth:`playout.SearchConfig.for_game`).
 
 Optional hooks of a :class:`Game` (none is required; the search works without them)
 -----------------------------------------------------------------------------------
@@ -76,7 +84,15 @@ class GameSpec:
         max_length: the most actions a game can last, chance actions included; ``None`` if
             unknown (the search then relies on its depth limit).
         is_zero_sum: returns of the players sum to zero at the end of every game.
-        is_deterministic: no chance states.
+        is_deterministic: nothing in the game is random: the same actions from the same state
+            always give the same state.
+        explicit_chance: every random event of a non-deterministic game is a chance state
+            (``current_player() == CHANCE`` with ``chance_outcomes()``) and ``play()`` itself
+            never draws at random. The search then keeps one node per outcome and may store
+            states. ``False`` (the default) for a non-deterministic game means hidden chance:
+            ``play()`` may draw at random (seed 003's random events), so the search recomputes
+            states by replaying actions (open loop) instead of freezing the first outcome it
+            saw. Needs ``is_deterministic=False``.
         has_intermediate_rewards: ``returns()`` can change before the end (seed 002's bandit
             pays on transitions); when False the search reads returns only at the end.
         min_return, max_return: bounds of any player's total return, for checks and scaling.
@@ -91,6 +107,7 @@ class GameSpec:
     max_length: int | None
     is_zero_sum: bool = True
     is_deterministic: bool = True
+    explicit_chance: bool = False
     has_intermediate_rewards: bool = False
     min_return: float = -1.0
     max_return: float = 1.0
@@ -107,6 +124,11 @@ class GameSpec:
             raise GameError(f"{self.name}: max_length must be positive, got {self.max_length}")
         if not self.min_return <= self.max_return:
             raise GameError(f"{self.name}: min_return exceeds max_return")
+        if self.explicit_chance and self.is_deterministic:
+            raise GameError(
+                f"{self.name}: explicit_chance=True declares chance states, which needs "
+                "is_deterministic=False"
+            )
         # Frozen dataclass: the default names are filled in once, here.
         object.__setattr__(self, "player_names", self._checked_player_names())
 

@@ -26,9 +26,9 @@ from playout._src import checks, rave, symmetry
 from playout._src import transpositions as TT
 from playout._src import tree as T
 from playout._src.config import SearchConfig
-from playout._src.errors import GameError, InvalidParameterError
+from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError
 from playout._src.evaluation import Evaluator, Rollout, chance_action
-from playout._src.game import CHANCE, GameState, value_for
+from playout._src.game import CHANCE, TERMINAL, GameState, value_for
 from playout._src.rules import RAVE, UCB1, EdgeStatistics, ProgressiveBias, SelectionRule
 
 _NO_PRIORS = np.zeros(0, dtype=np.float64)
@@ -40,6 +40,18 @@ _STATE_BYTES_ESTIMATE = 400
 frozen dataclasses of ints take 100-400)."""
 _Playout = tuple[float, Sequence[int], Sequence[int]]
 """One recorded rollout: player 0's return from the leaf, the actions, who played each."""
+
+
+def _mover_code(player: int) -> str:
+    """Who moves, in words, for a node's player code."""
+    if player == TERMINAL:
+        return "the game over"
+    return "chance to move" if player == CHANCE else f"player {player} to move"
+
+
+def _mover(state: GameState) -> str:
+    """Who moves in ``state``, in words."""
+    return _mover_code(TERMINAL if state.is_terminal() else state.current_player())
 
 
 class PythonDriver:
@@ -84,7 +96,12 @@ class PythonDriver:
         if isinstance(self._selection, ProgressiveBias):
             self._priors_fn = self._move_scores(self._selection, game)
         self._rng_state, self._rng = rng_state, rng
-        self._store_states = config.store_states
+        self._store_states = bool(config.store_states)
+        # A game declared deterministic plays the move of its first new leaves twice: a
+        # transition that draws at random is named before the tree trusts what it stored.
+        self._determinism_checks = (
+            checks.DETERMINISM_CHECKS if config.checks and game.spec.is_deterministic else 0
+        )
         self._spec = game.spec
         self._solver = bool(config.solver)
         self._max_actions = min(self._spec.num_actions or 64, 4096)
@@ -110,6 +127,13 @@ class PythonDriver:
             raise InvalidParameterError(
                 "transpositions need a built-in selection rule (UCB1, PUCT or epsilon-greedy), "
                 f"not {type(self._selection).__name__}"
+            )
+        if self._open_loop and (self._rave_params is not None or self._use_table):
+            what = "the transposition table" if self._use_table else type(self._selection).__name__
+            raise InvalidParameterError(
+                f"{what} needs stored states, and {self._spec.name} is searched with states "
+                "recomputed (open loop: its play() may draw at random, or store_states=False); "
+                "if every random event is a chance state, declare explicit_chance=True"
             )
         self._table: TT.TranspositionTable | None = None
         self._key = symmetry.key_function(game, bool(config.symmetry))
@@ -429,9 +453,13 @@ class PythonDriver:
                 solved = self._finish_old_leaf(node, path, depth)
                 continue
             parent_state = states[node] if store else self._state_of(node, path, depth - 1)
-            state = parent_state.play(edges.item(edge, e_action))
+            action = edges.item(edge, e_action)
+            state = parent_state.play(action)
             if check and (state is parent_state or state is None):
                 checks.child(spec, parent_state, state)  # raises
+            if self._determinism_checks:
+                self._determinism_checks -= 1
+                checks.same_position(spec, parent_state, action, state, parent_state.play(action))
             reward0 = 0.0
             if rewards:
                 reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
@@ -825,12 +853,39 @@ class PythonDriver:
             )
 
     def _state_of(self, node: int, path: np.ndarray, depth: int) -> GameState:
+        """The position of ``node``, ``depth`` edges of ``path`` below the root: stored, or
+        recomputed by replaying the path's actions from the root.
+
+        Raises:
+            GameError: the replay reached another position than the first one did (an
+                action no longer legal, another player to move, a finished game): the game
+                is declared deterministic but its transition draws at random.
+        """
         if self._store_states:
             return self._states[node]
         state = self._root_state
-        edges = self._tree.edges
+        nodes, edges = self._tree.nodes, self._tree.edges
+        check = self._checks
         for i in range(depth):
-            state = state.play(int(edges[path[i], T.E_ACTION]))
+            edge = int(path[i])
+            action = int(edges[edge, T.E_ACTION])
+            try:
+                state = state.play(action)
+            except IllegalMoveError as error:
+                raise checks.random_transition(
+                    self._spec,
+                    f"replaying the moves to a node of the tree, action {action} at depth "
+                    f"{i + 1} was refused ({error})",
+                ) from error
+            if check:
+                expected = int(nodes[int(edges[edge, T.E_CHILD]), T.N_PLAYER])
+                if state.current_player() != expected:
+                    raise checks.random_transition(
+                        self._spec,
+                        f"replaying the moves to a node of the tree reached a position with "
+                        f"{_mover(state)} at depth {i + 1}, where the first replay had "
+                        f"{_mover_code(expected)}",
+                    )
         return state
 
     def _path_buffer(self, max_depth: int) -> np.ndarray:

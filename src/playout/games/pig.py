@@ -211,6 +211,7 @@ class PigGame:
             num_actions=NUM_ACTIONS,
             max_length=self.max_turns * 2 * math.ceil(self.target / 2),
             is_deterministic=False,
+            explicit_chance=True,  # the die is a chance state; play() never draws
             player_names=PLAYER_NAMES,
         )
         self._initial = PigState(self)

@@ -16,9 +16,13 @@ ids are stable for the lifetime of that :class:`SeedGame` (a cache that only gro
 
 Random events the seed-003 way: a game whose ``transition()`` draws at random (so replaying the
 same actions need not give the same state) is wrapped with ``from_seed_state(state,
-deterministic=False)``. Its spec then says ``is_deterministic=False`` (the MCTS-Solver is off by
-default: a proof needs every replay of a line to end the same way) and its states compare by
-identity. Whether a game draws at random cannot be told reliably by watching it, hence the flag.
+deterministic=False)``. Its spec then says ``is_deterministic=False`` with hidden chance, so the
+search recomputes states by replaying actions at every simulation (open loop: every visit
+throws the dice afresh), the MCTS-Solver is off (a proof needs every replay of a line to end
+the same way), and its states compare by identity. Whether a game draws at random cannot be
+told reliably by watching it, hence the flag; a search of a game wrapped without it that sees
+a replay or a second ``transition()`` come out differently raises a
+:class:`~playout.GameError` naming the flag.
 
 :class:`SeedMCTS` is seed 000's ``MCTS`` class on top of :class:`playout.MCTS`, so the seed's
 own calling code runs unchanged::
@@ -308,8 +312,10 @@ class SeedMCTS:
         n_simulations: simulations per :meth:`decide` (>= 1).
         seed: seeds the search's random choices (the seed's code draws unseeded).
         deterministic: False for a ``transition()`` that draws at random (solver off).
-        store_states: keep each node's seed state (True, the default) or recompute states by
-            replaying actions from the root (False, seed 000's way; see :class:`playout.MCTS`).
+        store_states: keep each node's seed state (True) or recompute states by replaying
+            actions from the root (False, seed 003's way); ``None`` (the default): stored for
+            a deterministic game, recomputed (open loop) with ``deterministic=False`` (see
+            :class:`playout.SearchConfig`).
         max_depth: the tree grows at most this many moves below the root (``None``: no
             limit); deeper, each simulation evaluates the (recomputed) state by a rollout.
         name: the game name reported in ``game.spec``.
@@ -331,7 +337,7 @@ class SeedMCTS:
         *,
         seed: int | None = None,
         deterministic: bool = True,
-        store_states: bool = True,
+        store_states: bool | None = None,
         max_depth: int | None = None,
         name: str = "seed-game",
     ) -> None:

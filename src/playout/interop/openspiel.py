@@ -132,6 +132,8 @@ def _spec_of(game: pyspiel.Game, allow_imperfect_information: bool) -> GameSpec:
         max_length=game.max_history_length(),
         is_zero_sum=is_zero_sum,
         is_deterministic=chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        # Explicit chance nodes; a sampled-stochastic game draws inside apply_action.
+        explicit_chance=chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         has_intermediate_rewards=has_rewards,
         min_return=min(float(game.min_utility()), 0.0),
         max_return=max(float(game.max_utility()), 0.0),

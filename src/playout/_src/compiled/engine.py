@@ -47,13 +47,46 @@ def compiled_kernel_for(state: GameState) -> Kernel | None:
     return _find_kernel(state)[0]
 
 
+KERNEL_REPLACES = ("play", "legal_actions", "current_player", "is_terminal", "returns")
+"""The state methods a compiled kernel does the work of: a subclass that overrides one of
+them plays by other rules than its parent's kernel."""
+
+
+def _declaring_class(cls: type) -> type | None:
+    """The class in ``cls``'s method resolution order that defines ``compiled_kernel``."""
+    return next((c for c in cls.__mro__ if "compiled_kernel" in vars(c)), None)
+
+
 def _find_kernel(state: Any) -> tuple[Kernel | None, str]:
-    """The compiled kernel of ``state``'s game, or ``None`` and the reason why not."""
+    """The compiled kernel of ``state``'s game, or ``None`` and the reason why not.
+
+    The kernel is used only when it plays by the state's own rules: the hook must be
+    declared by the state's class or a parent class, and a subclass must not override a
+    method the kernel replaces (:data:`KERNEL_REPLACES`). A wrapper that passes the hook on
+    by attribute look-up, or a subclass with changed rules, runs on the Python driver.
+    """
+    cls = type(state)
     hook = getattr(state, "compiled_kernel", None)
     if not callable(hook):
         return None, (
-            f"{type(state).__name__} has no compiled kernel (built in: m,n,k games and connect "
+            f"{cls.__name__} has no compiled kernel (built in: m,n,k games and connect "
             "four; a game of your own can offer one through a compiled_kernel() method)"
+        )
+    owner = _declaring_class(cls)
+    if owner is None:
+        return None, (
+            f"{cls.__name__} reaches compiled_kernel() by attribute look-up, not from its "
+            "class: its rules may not be the kernel's"
+        )
+    changed = [
+        name
+        for name in KERNEL_REPLACES
+        if getattr(cls, name, None) is not getattr(owner, name, None)
+    ]
+    if changed:
+        return None, (
+            f"{cls.__name__} overrides {', '.join(f'{name}()' for name in changed)} of "
+            f"{owner.__name__}, whose compiled kernel plays {owner.__name__}'s rules"
         )
     kernel = hook()
     if kernel is None:
