@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, Literal, TypedDict, TypeVar, Unpack, cast
 
 import numba
+import numpy as np
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -51,6 +52,12 @@ class JitOptions(TypedDict, total=False):
     the constants it reads). numba keys a function's on-disk cache on its own file only; with
     this, a cached entry is stale once the digest changes, as after an edit of that file. Not
     a numba option: :func:`jit` applies it to the dispatcher's cache."""
+
+
+int64 = cast(Callable[[object], int], np.int64)
+"""``np.int64`` typed for mypy as returning an ``int``. In compiled code, ``int64(0)`` is a
+plain int64 where ``0`` is a literal: numba compiles (and caches) a separate copy of any
+function called with a literal argument, or with a variable it first saw as a literal."""
 
 
 def jit(
@@ -142,4 +149,4 @@ def _tolerate_damaged_cache(dispatcher: Any) -> None:
     cache.save_overload = save_overload
 
 
-__all__ = ["F", "JitOptions", "jit"]
+__all__ = ["F", "JitOptions", "int64", "jit"]
