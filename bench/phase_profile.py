@@ -5,8 +5,9 @@ Runs the compiled driver's loop (:mod:`playout._src.compiled.driver`) for plain 
 connect four (9x9 k=5 with ``--game mnk9``, tic-tac-toe with ``--game tictactoe``) with the
 x86 time-stamp counter read between the phases (``llvm.readcyclecounter``, constant-rate
 cycles, not core cycles), and prints per simulation: the mean number of edges descended, the
-cycles of selection (``tree.descend``), of copying the parent's state and playing the move, of
-listing the legal moves, of the rollout, and of expansion + backup (``tree.finish_new_leaf``).
+cycles of selection (``selection.descend``), of copying the parent's state and playing the
+move, of listing the legal moves, of the rollout, and of expansion + backup
+(``finish.finish_new_leaf``).
 One fresh tree per run, preallocated, solver off; the kernel's functions are called directly,
 as in the driver.
 
@@ -35,11 +36,13 @@ from llvmlite import ir
 from numba import types as nt
 from numba.extending import intrinsic
 
-from playout._src import tree as T
 from playout._src.compiled import memory
 from playout._src.compiled.connect4_kernel import connect4_kernel
 from playout._src.compiled.kernel import DRAW, ONGOING, Kernel
 from playout._src.compiled.mnk_kernel import mnk_kernel
+from playout._src.tree import backup, expansion, finish, selection
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
 
 PHASES = ("descend", "copy+play", "legal", "rollout", "expand+backup")
 
@@ -75,13 +78,13 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
     for _ in range(simulations):
         new = meta[T.M_NUM_NODES]
         t0 = cycle_counter()
-        node, edge, depth = T.descend(
-            nodes, edges, edge_values, T.RULE_UCB1, rule_params, tree_rng, 1 << 30, path
+        node, edge, depth = selection.descend(
+            nodes, edges, edge_values, selection.RULE_UCB1, rule_params, tree_rng, 1 << 30, path
         )
         t1 = cycle_counter()
         cycles[5] += depth
         if edge == T.NO_EDGE:  # a terminal node reached again
-            T.finish_old_leaf(
+            finish.finish_old_leaf(
                 nodes, node_values, edges, edge_values, node, node_values[node, T.NV_EXACT],
                 False, -1.0, 1.0, path, depth,
             )  # fmt: skip
@@ -92,8 +95,8 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
         status = play(params, states[new], edges[edge, T.E_ACTION])
         t2 = cycle_counter()
         if status != ONGOING:
-            value0 = 0.0 if status == DRAW else T.value_for(mover, 1.0)
-            T.finish_new_leaf(
+            value0 = 0.0 if status == DRAW else backup.value_for(mover, 1.0)
+            finish.finish_new_leaf(
                 nodes, node_values, edges, edge_values, meta, node, edge, T.TERMINAL, True,
                 0.0, actions[:0], no_priors, value0, False, -1.0, 1.0, path, depth,
             )  # fmt: skip
@@ -102,7 +105,7 @@ def profiled_simulations(  # type: ignore[no-untyped-def]
         t3 = cycle_counter()
         value0 = rollout(params, states[new], scratch, rollout_rng)
         t4 = cycle_counter()
-        T.finish_new_leaf(
+        finish.finish_new_leaf(
             nodes, node_values, edges, edge_values, meta, node, edge,
             current_player(params, states[new]), False, 0.0, actions[:count], no_priors,
             value0, False, -1.0, 1.0, path, depth,
@@ -145,15 +148,15 @@ def profile(simulations: int, seed: int, game: str = "connect4") -> np.ndarray:
     states = np.zeros((simulations + 2, kernel.state_size), dtype=np.uint64)
     kernel.initial_state(kernel.params, states[T.ROOT])
     actions = np.zeros(kernel.num_actions, dtype=np.int64)
-    T.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, T.NO_NODE, T.NO_EDGE, 0,
-               False, 0.0)  # fmt: skip
+    expansion.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, T.NO_NODE, T.NO_EDGE,
+                       0, False, 0.0)  # fmt: skip
     count = kernel.legal_actions(kernel.params, states[T.ROOT], actions)
-    T.expand(tree.nodes, tree.edges, tree.edge_values, tree.meta, T.ROOT, actions[:count],
-             np.zeros(0))  # fmt: skip
+    expansion.expand(tree.nodes, tree.edges, tree.edge_values, tree.meta, T.ROOT,
+                     actions[:count], np.zeros(0))  # fmt: skip
     cycles = np.zeros(6, dtype=np.int64)
     run(  # type: ignore[operator]
-        kernel.params, *tree, states, np.array([math.sqrt(2.0)]), T.new_rng_state(seed),
-        T.new_rng_state(seed + 1_000_003), simulations, actions, np.zeros(4096, np.int64),
+        kernel.params, *tree, states, np.array([math.sqrt(2.0)]), new_rng_state(seed),
+        new_rng_state(seed + 1_000_003), simulations, actions, np.zeros(4096, np.int64),
         np.zeros(kernel.scratch_size, np.int64), cycles,
     )  # fmt: skip
     return cycles / simulations

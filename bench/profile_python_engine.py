@@ -46,8 +46,9 @@ sys.path.insert(0, str(BENCH_DIR))
 import numpy as np  # noqa: E402
 
 import python_engine as pe  # noqa: E402  (sets up the path to the working tree's playout)
-from playout._src import tree as T  # noqa: E402
 from playout._src.game import CHANCE  # noqa: E402
+from playout._src.tree import finish, selection  # noqa: E402
+from playout._src.tree import layout as T  # noqa: E402
 
 # ------------------------------------------------------------------------------ 1. replay
 
@@ -193,7 +194,7 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
     path = np.zeros(max(64, (initial.game.spec.max_length or 64) + 1), dtype=np.int64)
     # A representative leaf and its parent's state, reached by the compiled walk.
     rng = engine.driver._rng_state.copy()
-    node, edge, depth = T.descend(
+    node, edge, depth = selection.descend(
         tree.nodes,
         tree.edges,
         tree.edge_values,
@@ -232,6 +233,8 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
     )
     ns: dict[str, Any] = {
         "T": T,
+        "selection": selection,
+        "finish": finish,
         "np": np,
         "engine": engine,
         "tree": tree,
@@ -271,8 +274,8 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
             1.0,
         ),
         (
-            "T.descend(...): numba dispatch of 8 args + the walk",
-            "T.descend(tree.nodes, tree.edges, tree.edge_values, engine.driver._rule, "
+            "selection.descend(...): numba dispatch of 8 args + the walk",
+            "selection.descend(tree.nodes, tree.edges, tree.edge_values, engine.driver._rule, "
             "engine.driver._rule_params, rng, 2**62, path)",
             1.0,
         ),
@@ -313,8 +316,8 @@ def itemised(initial: Any, simulations: int, moves_per_simulation: float) -> lis
             1.0,
         ),
         (
-            "T.finish_new_leaf(*tree, ...): numba dispatch of 18 args + expand, backup, solve",
-            "T.finish_new_leaf(*copy, parent, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5, "
+            "finish.finish_new_leaf(*tree, ...): numba dispatch of 18 args + expand, backup, solve",
+            "finish.finish_new_leaf(*copy, parent, edge, 0, False, 0.0, actions, NO_PRIORS, 0.5, "
             "True, -1.0, 1.0, path, depth)",
             1.0,
         ),
@@ -385,7 +388,7 @@ GROUPS = (
     ("random module (rng.choice)", ("random.py", "getrandbits", "_randbelow")),
     ("rollout loop (evaluation.py)", ("/_src/evaluation.py",)),
     ("Python driver and engine", ("/_src/python_driver.py", "/_src/search.py")),
-    ("tree.py: compiled phases incl. numba dispatch", ("/_src/tree.py",)),
+    ("_src/tree/: compiled phases incl. numba dispatch", ("/_src/tree/",)),
     ("numpy / builtins", ("numpy", "{built-in", "{method")),
 )
 

@@ -155,8 +155,8 @@ def test_profile_python_engine() -> None:
     assert figure(out, "moves per simulation") > 1
     assert figure(out, "new nodes per simulation") == pytest.approx(1.0, abs=0.05)
     for label in (
-        "T.descend(...): numba dispatch of 8 args + the walk",
-        "T.finish_new_leaf(*tree, ...)",
+        "selection.descend(...): numba dispatch of 8 args + the walk",
+        "finish.finish_new_leaf(*tree, ...)",
         "legal-action array from the cache",
         "states.append(state)",
     ):

@@ -24,10 +24,12 @@ from playout import (
     merge_results,
     parallel_search,
 )
-from playout._src import tree as T
 from playout._src.compiled import compiled_kernel_for, memory
 from playout._src.errors import GameOverError, IllegalMoveError, InvalidParameterError
 from playout._src.search import make_engine
+from playout._src.tree import expansion, selection
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
 from playout.games import BanditTreeGame, Connect4Game, MnkGame, play_moves, tictactoe
 
 from .solver import solve
@@ -151,12 +153,12 @@ def test_a_node_gets_its_edges_when_a_simulation_comes_back_to_it(solver: bool) 
 def test_a_node_with_no_listed_move_ends_the_walk_like_a_terminal_one() -> None:
     # A kernel that lists no move in a running position: the node gets no edges.
     tree = T.new_tree(4, 16)
-    T.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, -1, -1, 0, False, 0.25)
+    expansion.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, -1, -1, 0, False, 0.25)
     path = np.zeros(4, dtype=np.int64)
     no_actions = np.zeros(0, dtype=np.int64)
-    edge, depth = T.expand_reached(
-        tree.nodes, tree.edges, tree.edge_values, tree.meta, T.RULE_UCB1, np.array([1.0]),
-        T.new_rng_state(0), T.ROOT, no_actions, np.zeros(0), path, 0,
+    edge, depth = expansion.expand_reached(
+        tree.nodes, tree.edges, tree.edge_values, tree.meta, selection.RULE_UCB1, np.array([1.0]),
+        new_rng_state(0), T.ROOT, no_actions, np.zeros(0), path, 0,
     )  # fmt: skip
     assert (edge, depth) == (T.NO_EDGE, 0)
     assert tree.nodes[T.ROOT, T.N_NUM_EDGES] == 0 and tree.num_edges == 0
@@ -285,8 +287,12 @@ def test_phase_functions_treat_a_missing_prior_column_as_uniform_priors() -> Non
     for columns in (T.EDGE_VALUE_FIELDS, 1):
         tree = T.new_tree(8, 64)
         tree = tree._replace(edge_values=np.zeros((64, columns)))
-        T.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, -1, -1, 0, False, 0.0)
-        T.expand(tree.nodes, tree.edges, tree.edge_values, tree.meta, T.ROOT, actions, actions[:0])
+        expansion.add_node(
+            tree.nodes, tree.node_values, tree.edges, tree.meta, -1, -1, 0, False, 0.0
+        )
+        expansion.expand(
+            tree.nodes, tree.edges, tree.edge_values, tree.meta, T.ROOT, actions, actions[:0]
+        )
         tree.edges[:5, T.E_VISITS] = [3, 1, 4, 1, 5]
         tree.edge_values[:5, T.EV_VALUE_SUM] = [1.0, 0.5, -2.0, 0.25, 2.0]
         tree.nodes[T.ROOT, T.N_VISITS] = 14
@@ -297,16 +303,16 @@ def test_phase_functions_treat_a_missing_prior_column_as_uniform_priors() -> Non
         picks = []
         for tree in trees:
             tree.nodes[T.ROOT, T.N_PLAYER] = T.CHANCE if chance else 0
-            rng = T.new_rng_state(5)
+            rng = new_rng_state(5)
             picks.append(
                 [
                     int(
-                        T.select_edge(
+                        selection.select_edge(
                             tree.nodes,
                             tree.edges,
                             tree.edge_values,
                             T.ROOT,
-                            T.RULE_PUCT,
+                            selection.RULE_PUCT,
                             params,
                             rng,
                         )

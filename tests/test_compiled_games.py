@@ -13,7 +13,6 @@ import random
 import numpy as np
 import pytest
 
-from playout._src import tree as T
 from playout._src.compiled import (
     DRAW,
     MOVER_WON,
@@ -26,6 +25,7 @@ from playout._src.compiled import (
 )
 from playout._src.compiled.kernel import Kernel
 from playout._src.errors import InvalidParameterError
+from playout._src.tree.rng import new_rng_state
 from playout.games import Connect4Game, MnkGame, gomoku, tictactoe
 
 
@@ -145,7 +145,7 @@ def test_kernels_resume_from_encoded_midgame_positions() -> None:
 
 def mean_rollout(kernel: Kernel, compact: np.ndarray, num: int, seed: int) -> float:
     scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
-    rng = T.new_rng_state(seed)
+    rng = new_rng_state(seed)
     before = compact.copy()
     total = sum(kernel.rollout(kernel.params, compact, scratch, rng) for _ in range(num))
     assert np.array_equal(compact, before), "a rollout must not change its state"

@@ -19,14 +19,21 @@ import pytest
 
 import playout
 from playout import MCTS, Budget, Proven, SearchConfig, SearchResult, merge_results
-from playout._src import tree as T
 from playout._src.errors import IllegalMoveError, InvalidParameterError
 from playout._src.search import bytes_in_use
+from playout._src.tree import final_move
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
 from playout.games import Connect4Game, tictactoe
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 TTT = tictactoe()
-W, D, L, U = T.OUTCOME_WIN, T.OUTCOME_DRAW, T.OUTCOME_LOSS, T.OUTCOME_UNKNOWN
+W, D, L, U = (
+    final_move.OUTCOME_WIN,
+    final_move.OUTCOME_DRAW,
+    final_move.OUTCOME_LOSS,
+    final_move.OUTCOME_UNKNOWN,
+)
 
 
 def choose(
@@ -34,20 +41,20 @@ def choose(
     means: list[float],
     outcomes: list[int] | None = None,
     plies: list[int] | None = None,
-    final: int = T.FINAL_MOST_VISITS,
+    final: int = final_move.FINAL_MOST_VISITS,
     temperature: float = 1.0,
     seed: int = 0,
 ) -> int:
     n = len(visits)
     return int(
-        T.choose_among(
+        final_move.choose_among(
             np.array(visits, dtype=np.int64),
             np.array(means, dtype=np.float64),
             np.array(outcomes or [U] * n, dtype=np.int64),
             np.array(plies or [0] * n, dtype=np.int64),
             final,
             temperature,
-            T.new_rng_state(seed),
+            new_rng_state(seed),
         )
     )
 
@@ -62,7 +69,7 @@ def test_most_visits_wins_and_ties_go_to_the_higher_mean_then_the_first() -> Non
 
 
 def test_best_value_ignores_unvisited_and_breaks_ties_by_visits() -> None:
-    best = T.FINAL_BEST_VALUE
+    best = final_move.FINAL_BEST_VALUE
     assert choose([10, 30, 0], [0.5, 0.1, 0.9], final=best) == 0
     assert choose([10, 30, 5], [0.5, 0.5, 0.1], final=best) == 1
 
@@ -83,7 +90,7 @@ def test_a_proven_draw_beats_an_estimate_that_is_not_better() -> None:
 
 def test_sampling_follows_visits_and_never_picks_a_proven_loss() -> None:
     picks = [
-        choose([300, 100, 1000], [0.0, 0.0, -1.0], [U, U, L], final=T.FINAL_SAMPLE, seed=s)
+        choose([300, 100, 1000], [0.0, 0.0, -1.0], [U, U, L], final=final_move.FINAL_SAMPLE, seed=s)
         for s in range(400)
     ]
     assert 2 not in picks
@@ -205,7 +212,17 @@ ENGINE_MODULES = (
     "parallel",
     "results",
     "config",
-    "tree",
+    "tree/__init__",
+    "tree/layout",
+    "tree/compiling",
+    "tree/rng",
+    "tree/selection",
+    "tree/expansion",
+    "tree/backup",
+    "tree/solver",
+    "tree/finish",
+    "tree/final_move",
+    "tree/subtree",
     "rave",
     "evaluation",
     "rules",

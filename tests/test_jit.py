@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import textwrap
 from pathlib import Path
 
@@ -85,3 +86,26 @@ def test_mypy_sees_the_decorated_signature(tmp_path: Path, monkeypatch: pytest.M
     assert any("[arg-type]" in line and '"str"' in line for line in lines), out
     assert any("[typeddict-unknown-key]" in line and "nogill" in line for line in lines), out
     assert len([line for line in lines if ": error:" in line]) == 2, out + err
+
+
+def test_sources_digest_makes_a_cached_entry_stale(tmp_path: Path) -> None:
+    """An entry cached under one ``sources_digest`` is loaded under the same digest and
+    ignored (compiled afresh) under another, as after an edit of the function's own file."""
+    source = tmp_path / "digest_probe.py"
+    source.write_text("def twice(x):\n    return 2 * x\n")
+    spec = importlib.util.spec_from_file_location("digest_probe", source)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def run(digest: str) -> tuple[int, int]:
+        """(cache hits, cache misses) of one fresh dispatcher under ``digest``."""
+        compiled = jit(cache=True, sources_digest=digest)(module.twice)
+        assert compiled(21) == 42
+        stats = compiled.stats  # type: ignore[attr-defined]
+        return sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
+
+    assert run("one") == (0, 1)  # compiled and saved
+    assert run("one") == (1, 0)  # loaded
+    assert run("two") == (0, 1)  # stale under another digest: compiled again
+    assert run("two") == (1, 0)

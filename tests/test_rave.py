@@ -13,9 +13,10 @@ import pytest
 import playout
 from playout import MCTS, RAVE, UCB1, Budget, ProgressiveBias, Rollout
 from playout._src import rave
-from playout._src import tree as T
 from playout._src.arena import MctsPlayer, parse_player
 from playout._src.search import make_engine
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
 from playout.cli import main
 from playout.games import BanditTreeGame, Connect4Game, MnkGame, play_moves, tictactoe
 from playout.games.mnk import threat_scores
@@ -217,7 +218,7 @@ def _select_at_root(
         amaf_visits[e], amaf_sums[e] = amaf[i][0], amaf[i][0] * amaf[i][1]
     tree.nodes[T.ROOT, T.N_VISITS] = sum(visits)
     path = np.zeros(4, dtype=np.int64)
-    rng = T.new_rng_state(0)
+    rng = new_rng_state(0)
     _, edge, _ = rave.descend(
         tree.nodes,
         tree.edges,

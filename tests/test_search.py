@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import playout
 from playout import MCTS, PUCT, UCB1, Budget, EpsilonGreedy, Rollout, ValueFunction
-from playout._src import tree as T
+from playout._src.tree import layout as T
 from playout.games import Connect4Game, MnkGame, tictactoe
 from playout.games.bandit import BanditTreeGame, get_future_value
 

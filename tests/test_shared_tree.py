@@ -16,8 +16,8 @@ import pytest
 
 import playout
 from playout import MCTS, Budget, InvalidParameterError
-from playout._src import tree as T
 from playout._src.compiled.shared import EXPANDING, SharedTreeDriver, shares
+from playout._src.tree import layout as T
 from playout.games import Connect4Game, tictactoe
 
 from .solver import outcome_within, solve

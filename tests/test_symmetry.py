@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 import playout
 from playout import MCTS, RAVE, InvalidParameterError
 from playout._src import symmetry
-from playout._src import tree as T
+from playout._src.tree import layout as T
+from playout._src.tree import subtree
 from playout.games import Connect4Game, MnkGame, tictactoe
 from playout.games.connect4 import play_moves
 
@@ -228,10 +229,11 @@ def test_advancing_by_a_non_representative_move_keeps_the_mapped_subtree() -> No
     rep = next(
         a
         for a in CORNERS
-        if int(T.find_child_edge(engine.tree.nodes, engine.tree.edges, T.ROOT, a)) != T.NO_EDGE
+        if int(subtree.find_child_edge(engine.tree.nodes, engine.tree.edges, T.ROOT, a))
+        != T.NO_EDGE
     )
     other = next(a for a in CORNERS if a != rep)
-    edge = int(T.find_child_edge(engine.tree.nodes, engine.tree.edges, T.ROOT, rep))
+    edge = int(subtree.find_child_edge(engine.tree.nodes, engine.tree.edges, T.ROOT, rep))
     kept_visits = int(engine.tree.edges[edge, T.E_VISITS])
     engine.advance(other)
     assert engine.root_state == TTT.initial_state().play(other)

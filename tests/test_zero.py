@@ -13,7 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import playout
-from playout._src import tree as T
+from playout._src.tree import backup, expansion, selection
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
 from playout.games import Connect4Game, tictactoe
 
 torch = pytest.importorskip("torch")  # the zero extra is part of the test extra
@@ -61,20 +63,22 @@ def test_masked_softmax_masks_illegal_actions() -> None:
 def test_puct_schedule_matches_alphazero(parent_visits: int, c: float) -> None:
     c_base = 19652.0
     params = playout.PUCT(c=c, c_base=c_base).compiled()[1]
-    got_c, scale = T.exploration(T.RULE_PUCT, params, parent_visits)
+    got_c, scale = selection.exploration(selection.RULE_PUCT, params, parent_visits)
     assert got_c == pytest.approx(c + math.log((parent_visits + c_base + 1) / c_base))
     assert scale == pytest.approx(math.sqrt(max(parent_visits, 1)))
     constant = playout.PUCT(c=c).compiled()[1]
-    assert T.exploration(T.RULE_PUCT, constant, parent_visits)[0] == pytest.approx(c)
+    assert selection.exploration(selection.RULE_PUCT, constant, parent_visits)[0] == pytest.approx(
+        c
+    )
 
 
 def test_puct_selection_picks_the_hand_computed_edge() -> None:
     # Root with three edges: visits, value sums (for the mover) and priors set by hand.
     tree = T.new_tree(8, 8)
-    T.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, -1, -1, 0, False, 0.0)
+    expansion.add_node(tree.nodes, tree.node_values, tree.edges, tree.meta, -1, -1, 0, False, 0.0)
     actions = np.array([0, 1, 2])
     priors = np.array([0.2, 0.5, 0.3])
-    T.expand(tree.nodes, tree.edges, tree.edge_values, tree.meta, T.ROOT, actions, priors)
+    expansion.expand(tree.nodes, tree.edges, tree.edge_values, tree.meta, T.ROOT, actions, priors)
     visits, sums = [10, 3, 0], [6.0, -1.0, 0.0]
     for e in range(3):
         tree.edges[e, T.E_VISITS] = visits[e]
@@ -88,8 +92,8 @@ def test_puct_selection_picks_the_hand_computed_edge() -> None:
         + c_n * priors[e] * math.sqrt(14) / (1 + visits[e])
         for e in range(3)
     ]
-    chosen = T.select_edge(
-        tree.nodes, tree.edges, tree.edge_values, T.ROOT, rule, params, T.new_rng_state(1)
+    chosen = selection.select_edge(
+        tree.nodes, tree.edges, tree.edge_values, T.ROOT, rule, params, new_rng_state(1)
     )
     assert chosen == int(np.argmax(scores))
 
@@ -194,7 +198,7 @@ def test_virtual_loss_is_undone_exactly() -> None:
     assert engine.tree.nodes[T.ROOT, T.N_VISITS] > before[0][T.ROOT, T.N_VISITS]
     for i in range(driver.pending - 1, -1, -1):  # type: ignore[attr-defined]
         leaf = driver._pending[i]  # type: ignore[attr-defined]
-        T.remove_virtual_loss(
+        backup.remove_virtual_loss(
             engine.tree.nodes, engine.tree.edges, engine.tree.edge_values,
             driver._paths[i], leaf.depth, driver._saved[i],  # type: ignore[attr-defined]
         )  # fmt: skip

@@ -21,7 +21,7 @@ from playout._src.compiled.kernel import (
     Kernel,
     make_kernel,
 )
-from playout._src.tree import random_below
+from playout._src.tree.rng import random_below
 
 __all__ = [
     "DRAW",

@@ -5,7 +5,7 @@ collects leaves before it evaluates (Silver et al. 2017 used batches of 8 with v
 One step of this driver::
 
     for each of up to leaf_batch simulations:          # select_leaves
-        node, edge, depth = descend(...)               #   selection (compiled, tree.py)
+        node, edge, depth = descend(...)               #   selection (tree/selection.py)
         state = states[node].play(action)              #   the new leaf, not yet expanded
         add_virtual_loss(path)                         #   steer the next descents elsewhere
     values, priors = evaluator.evaluate_batch(leaves)   # one call for the whole batch
@@ -34,12 +34,13 @@ from typing import ClassVar
 import numpy as np
 
 from playout._src import checks
-from playout._src import tree as T
 from playout._src.config import SearchConfig
 from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import BatchEvaluator
 from playout._src.game import CHANCE, GameState, value_for
 from playout._src.python_driver import _NO_ACTIONS, _NO_PRIORS, PythonDriver
+from playout._src.tree import backup, finish, selection
+from playout._src.tree import layout as T
 
 
 @dataclasses.dataclass(slots=True)
@@ -158,7 +159,7 @@ class BatchedDriver(PythonDriver):
             return states, actions_list
         for i in range(limit):
             path = self._paths[i]
-            node, edge, depth = T.descend(
+            node, edge, depth = selection.descend(
                 nodes, edges, edge_values, self._rule, self._rule_params, self._rng_state,
                 max_depth, path,
             )  # fmt: skip
@@ -176,7 +177,9 @@ class BatchedDriver(PythonDriver):
             if edge != T.NO_EDGE:
                 self._pending_edges.add(edge)
             nodes, _, edges, edge_values, _ = self._tree  # new arrays if the leaf grew them
-            T.add_virtual_loss(nodes, edges, edge_values, path, depth, self._loss, self._saved[i])
+            backup.add_virtual_loss(
+                nodes, edges, edge_values, path, depth, self._loss, self._saved[i]
+            )
             self._pending.append(leaf)
         return states, actions_list
 
@@ -234,7 +237,7 @@ class BatchedDriver(PythonDriver):
         tree = self._tree
         nodes, node_values, edges, edge_values, meta = tree
         for i in range(len(pending) - 1, -1, -1):
-            T.remove_virtual_loss(
+            backup.remove_virtual_loss(
                 nodes, edges, edge_values, self._paths[i], pending[i].depth, self._saved[i]
             )
         low, high = self._solver_bounds
@@ -263,7 +266,7 @@ class BatchedDriver(PythonDriver):
                 solved = self._finish_old_leaf(leaf.node, path, leaf.depth, value0)
                 continue
             solved = bool(
-                T.finish_new_leaf(
+                finish.finish_new_leaf(
                     nodes, node_values, edges, edge_values, meta, leaf.node, leaf.edge,
                     leaf.player, leaf.player == T.TERMINAL, leaf.reward0, leaf.actions,
                     leaf_priors, value0, self._solver, low, high, path, leaf.depth,

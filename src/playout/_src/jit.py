@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, Literal, TypedDict, TypeVar, Unpack, cast
 
 import numba
+import numpy as np
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,6 +47,17 @@ class JitOptions(TypedDict, total=False):
     _nrt: bool
     """``False``: compile without numba's reference counting (for functions that allocate
     nothing; each call then skips the count updates of its array arguments)."""
+    sources_digest: str
+    """A digest of the other source files compiled into the function (the functions it calls,
+    the constants it reads). numba keys a function's on-disk cache on its own file only; with
+    this, a cached entry is stale once the digest changes, as after an edit of that file. Not
+    a numba option: :func:`jit` applies it to the dispatcher's cache."""
+
+
+int64 = cast(Callable[[object], int], np.int64)
+"""``np.int64`` typed for mypy as returning an ``int``. In compiled code, ``int64(0)`` is a
+plain int64 where ``0`` is a literal: numba compiles (and caches) a separate copy of any
+function called with a literal argument, or with a variable it first saw as a literal."""
 
 
 def jit(
@@ -69,11 +81,14 @@ def jit(
         A decorator returning numba's dispatcher for the function, typed as the function.
     """
     njit: Callable[..., Callable[[Callable[..., Any]], Any]] = numba.njit
+    sources_digest = options.pop("sources_digest", None)
     compile_ = njit(inline=inline, **options)
 
     def decorate(function: F) -> F:
         dispatcher = compile_(function)
         _tolerate_damaged_cache(dispatcher)
+        if sources_digest is not None:
+            _key_cache_on(dispatcher, sources_digest)
         if signature is not None:
             # What njit(signature) does, after the cache is made tolerant: compile eagerly,
             # then no other signatures.
@@ -83,6 +98,20 @@ def jit(
         return cast(F, dispatcher)
 
     return decorate
+
+
+def _key_cache_on(dispatcher: Any, sources_digest: str) -> None:
+    """Make ``sources_digest`` part of the source stamp of ``dispatcher``'s on-disk cache.
+
+    numba's cache index records a stamp of the function's own file (a hash of its contents)
+    and ignores entries saved under another stamp; a stamp that also holds the digest makes
+    the entries saved with another digest stale in the same way. Without a disk cache
+    (``cache=False``) there is nothing to key.
+    """
+    cache_file: Any = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    stamp = getattr(cache_file, "_source_stamp", None)
+    if stamp is not None:
+        cache_file._source_stamp = (stamp, sources_digest)
 
 
 def _tolerate_damaged_cache(dispatcher: Any) -> None:
@@ -120,4 +149,4 @@ def _tolerate_damaged_cache(dispatcher: Any) -> None:
     cache.save_overload = save_overload
 
 
-__all__ = ["F", "JitOptions", "jit"]
+__all__ = ["F", "JitOptions", "int64", "jit"]

@@ -2,7 +2,7 @@
 
 One simulation (:meth:`PythonDriver.simulate` runs a chunk of them)::
 
-    node, edge, depth = descend(...)          # 1. selection (compiled, tree.py)
+    node, edge, depth = descend(...)          # 1. selection (compiled, tree/selection.py)
     state = states[node].play(action)         #    the game's own move, in Python
     value0 = evaluator.evaluate(state, rng)   # 3. evaluation (rollout or value function)
     finish_new_leaf(...)                      # 2. expansion + 4. backup + solver (compiled)
@@ -24,12 +24,13 @@ import numpy as np
 
 from playout._src import checks, rave, symmetry
 from playout._src import transpositions as TT
-from playout._src import tree as T
 from playout._src.config import SearchConfig
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError
 from playout._src.evaluation import Evaluator, Rollout, chance_action
 from playout._src.game import CHANCE, TERMINAL, GameState, value_for
 from playout._src.rules import RAVE, UCB1, EdgeStatistics, ProgressiveBias, SelectionRule
+from playout._src.tree import expansion, finish, selection, solver, subtree
+from playout._src.tree import layout as T
 
 _NO_PRIORS = np.zeros(0, dtype=np.float64)
 _NO_ACTIONS = np.zeros(0, dtype=np.int64)
@@ -82,12 +83,12 @@ class PythonDriver:
         self._rave_params: np.ndarray | None = None
         self._python_rule: Callable[[EdgeStatistics], int] | None = None
         if isinstance(self._selection, RAVE | ProgressiveBias):
-            self._rule, self._rule_params = T.RULE_UCB1, np.zeros(2)
+            self._rule, self._rule_params = selection.RULE_UCB1, np.zeros(2)
             self._rave_params = self._selection.parameters()
         elif hasattr(self._selection, "compiled"):
             self._rule, self._rule_params = self._selection.compiled()
         elif callable(self._selection):
-            self._rule, self._rule_params = T.RULE_UCB1, np.zeros(2)
+            self._rule, self._rule_params = selection.RULE_UCB1, np.zeros(2)
             self._python_rule = self._selection
         else:
             raise InvalidParameterError(f"not a selection rule: {self._selection!r}")
@@ -114,7 +115,7 @@ class PythonDriver:
             and not self._spec.has_intermediate_rewards
             and self._spec.max_length is not None
         )
-        self._solver_bounds = T.solver_bounds(self._spec)
+        self._solver_bounds = solver.solver_bounds(self._spec)
         self._checks = config.checks
         self._checked_returns: dict[tuple[float, ...], float] = {}
         # Hidden randomness in play() (seed 003's way: no chance nodes, states recomputed):
@@ -167,7 +168,7 @@ class PythonDriver:
         self._tree = T.new_tree()
         self._states: list[GameState] = []
         self.max_depth_seen = 0
-        T.add_node(
+        expansion.add_node(
             self._tree.nodes,
             self._tree.node_values,
             self._tree.edges,
@@ -198,7 +199,7 @@ class PythonDriver:
             # A replayed chance outcome would be drawn afresh; in open loop a node's player
             # and edges are those of one replay, not of the position now at the root.
             return False
-        new_tree, old_ids = T.subtree(self._tree, child)
+        new_tree, old_ids = subtree.subtree(self._tree, child)
         if self._amaf is not None:
             self._amaf = self._amaf.carried(self._tree, new_tree, old_ids)
         if self._table is not None:
@@ -260,7 +261,7 @@ class PythonDriver:
             raise GameError(f"{self._spec.name}: a non-terminal state has no legal actions")
         self._max_actions = max(self._max_actions, int(actions.size))
         self._tree = T.reserve(self._tree, 1, actions.size)
-        T.expand(
+        expansion.expand(
             self._tree.nodes,
             self._tree.edges,
             self._tree.edge_values,
@@ -289,7 +290,7 @@ class PythonDriver:
 
     @property
     def tree(self) -> T.Tree:
-        """The search tree's arrays (read-only use; see :mod:`playout._src.tree`)."""
+        """The search tree's arrays (read-only use; see :mod:`playout._src.tree.layout`)."""
         return self._tree
 
     @property
@@ -398,7 +399,11 @@ class PythonDriver:
         num_players = spec.num_players
         may_have_priors = self._priors_fn is not None or not self._spec.is_deterministic
         action_arrays = self._action_arrays
-        descend, finish_new_leaf, perf_counter = T.descend, T.finish_new_leaf, time.perf_counter
+        descend, finish_new_leaf, perf_counter = (
+            selection.descend,
+            finish.finish_new_leaf,
+            time.perf_counter,
+        )
         no_edge, terminal, e_action = T.NO_EDGE, T.TERMINAL, T.E_ACTION
         max_seen = self.max_depth_seen
         rave_params, amaf = self._rave_params, self._amaf
@@ -595,7 +600,7 @@ class PythonDriver:
                 )
                 if state.is_terminal():
                     value0 = 0.0 if rewards else float(state.returns()[0])
-                    T.finish_old_leaf(
+                    finish.finish_old_leaf(
                         nodes, node_values, edges, edge_values, node, value0, False, low, high,
                         path, depth,
                     )  # fmt: skip
@@ -605,12 +610,12 @@ class PythonDriver:
                     if legal.size > self._max_actions:
                         self._grow_edge_room(legal.size, chunk - ran + 1)
                         nodes, node_values, edges, edge_values, meta = self._tree
-                    T.expand(
+                    expansion.expand(
                         nodes, edges, edge_values, meta, node, legal, self._priors(state, legal)
                     )
                 edge = self._select_legal(node, state, legal) if depth < max_depth else T.NO_EDGE
                 if edge == T.NO_EDGE:  # depth limit, or an action the node has no edge for
-                    T.finish_old_leaf(
+                    finish.finish_old_leaf(
                         nodes, node_values, edges, edge_values, node, self._evaluate0(state),
                         False, low, high, path, depth,
                     )  # fmt: skip
@@ -663,14 +668,14 @@ class PythonDriver:
             )
             return int(rows[checks.selection_index(self._python_rule(stats), rows.size)])
         rule = self._rule
-        c, scale = T.exploration(rule, self._rule_params, int(visits.sum()))
-        if rule != T.RULE_PUCT and (visits == 0).any():
+        c, scale = selection.exploration(rule, self._rule_params, int(visits.sum()))
+        if rule != selection.RULE_PUCT and (visits == 0).any():
             return int(self._rng.choice(rows[visits == 0]))
-        if rule == T.RULE_EPSILON_GREEDY:
+        if rule == selection.RULE_EPSILON_GREEDY:
             if self._rng.random() < c:
                 return int(self._rng.choice(rows))
             scores = means
-        elif rule == T.RULE_PUCT:
+        elif rule == selection.RULE_PUCT:
             first_play = float(self._rule_params[1])
             q = np.where(visits > 0, means, first_play)
             scores = q + c * priors * scale / (1.0 + visits)
@@ -694,7 +699,7 @@ class PythonDriver:
         low, high = self._solver_bounds
         if state.is_terminal():
             value0 = 0.0 if self._spec.has_intermediate_rewards else float(state.returns()[0])
-            T.finish_new_leaf(
+            finish.finish_new_leaf(
                 *self._tree, node, edge, T.TERMINAL, True, reward0, _NO_ACTIONS, _NO_PRIORS,
                 value0, False, low, high, path, depth,
             )  # fmt: skip
@@ -702,7 +707,7 @@ class PythonDriver:
         actions = self._action_array(state.legal_actions())
         if actions.size > self._max_actions:
             self._grow_edge_room(actions.size, simulations_left + 1)
-        T.finish_new_leaf(
+        finish.finish_new_leaf(
             *self._tree, node, edge, state.current_player(), False, reward0, actions,
             self._priors(state, actions), self._evaluate0(state), False, low, high, path, depth,
         )  # fmt: skip
@@ -758,7 +763,7 @@ class PythonDriver:
             value0 = self._evaluate0(self._state_of(node, path, depth))
         low, high = self._solver_bounds
         solved = bool(
-            T.finish_old_leaf(
+            finish.finish_old_leaf(
                 tree.nodes,
                 tree.node_values,
                 tree.edges,
@@ -907,7 +912,7 @@ class PythonDriver:
             first = int(nodes[node, T.N_FIRST_EDGE])
             count = int(nodes[node, T.N_NUM_EDGES])
             if nodes[node, T.N_PLAYER] == CHANCE:
-                e = int(T.sample_by_prior(edge_values, first, count, self._rng_state))
+                e = int(selection.sample_by_prior(edge_values, first, count, self._rng_state))
             else:
                 visits = edges[first : first + count, T.E_VISITS]
                 sums = edge_values[first : first + count, T.EV_VALUE_SUM]

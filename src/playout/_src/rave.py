@@ -4,7 +4,7 @@ All-moves-as-first (AMAF) statistics (Gelly & Silver 2007, "Combining online and
 knowledge in UCT"; 2011, "Monte-Carlo tree search and rapid action value estimation in
 computer Go") share what a simulation learns about a move among every position of the
 simulation where the same player could have played it. They live in an :class:`AmafTable`,
-two arrays parallel to the tree's edge rows (:mod:`playout._src.tree`):
+two arrays parallel to the tree's edge rows (:mod:`playout._src.tree.layout`):
 
 ``visit_count`` (int64, ``[edge_capacity]``)
     simulations that played the edge's action later on, from the edge's node, by the player
@@ -38,14 +38,14 @@ come first, highest ``H`` first, ties at random.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import math
 
 import numpy as np
 
-from playout._src import tree as T
 from playout._src.jit import JitOptions, jit
+from playout._src.tree import backup, compiling, selection
+from playout._src.tree import layout as T
+from playout._src.tree.rng import random_below
 
 P_C, P_USE_RAVE, P_RAVE_SCALE, P_BIAS_WEIGHT = range(4)
 """Entries of the parameter array of :func:`select_edge`: the exploration constant ``c``;
@@ -54,7 +54,7 @@ weight ``w``."""
 NUM_PARAMS = 4
 
 _JIT: JitOptions = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": False}
-"""As in :mod:`playout._src.tree`: nothing here allocates."""
+"""As :data:`playout._src.tree.compiling.PHASE_JIT`: nothing here allocates."""
 
 _NO_AMAF = np.zeros(0, dtype=np.int64)
 _NO_AMAF_SUMS = np.zeros(0, dtype=np.float64)
@@ -92,14 +92,14 @@ def select_edge(
 
     Values are for the player to move at ``node`` (who chooses the edge). ``amaf_visits`` and
     ``amaf_sums`` are read only when ``params[P_USE_RAVE]`` is set (they may be empty
-    otherwise). As in :func:`playout._src.tree.select_edge`: chance nodes sample by
+    otherwise). As in :func:`playout._src.tree.selection.select_edge`: chance nodes sample by
     probability, edges into children proven by the solver are skipped, ties are broken
     uniformly at random.
     """
     first = nodes[node, T.N_FIRST_EDGE]
     count = nodes[node, T.N_NUM_EDGES]
     if nodes[node, T.N_PLAYER] == T.CHANCE:
-        return T.sample_by_prior(edge_values, first, count, rng)
+        return selection.sample_by_prior(edge_values, first, count, rng)
     use_rave = params[P_USE_RAVE] > 0.0
     weight = params[P_BIAS_WEIGHT]
     # 1. Untried edges first, the best heuristic score first.
@@ -116,7 +116,7 @@ def select_edge(
             ties = 1
         elif score == best:
             ties += 1
-            if T.random_below(rng, ties) == 0:
+            if random_below(rng, ties) == 0:
                 chosen = e
     if chosen != T.NO_EDGE:
         return chosen
@@ -148,7 +148,7 @@ def select_edge(
             ties = 1
         elif score == best:
             ties += 1
-            if T.random_below(rng, ties) == 0:
+            if random_below(rng, ties) == 0:
                 chosen = e
     return chosen
 
@@ -187,19 +187,14 @@ def _credit_node(
 
 
 def _tree_fingerprint() -> int:
-    """A hash of :mod:`playout._src.tree`'s source.
+    """A hash of the sources of :mod:`playout._src.tree` (``compiling.sources_fingerprint``).
 
     The entry points below have the tree's layout constants and phase functions compiled in,
     but numba's on-disk cache is keyed on this file alone. The fingerprint is part of their
-    closure, which numba does hash (as for the compiled driver), so an edited ``tree.py``
+    closure, which numba does hash (as for the compiled driver), so an edited tree module
     means recompiled functions instead of stale cached ones reading the wrong columns.
     """
-    digest = hashlib.sha256()
-    path = inspect.getsourcefile(T)
-    if path is not None:
-        with open(path, "rb") as source:
-            digest.update(source.read())
-    return int.from_bytes(digest.digest()[:7], "little") | 1
+    return compiling.sources_fingerprint()
 
 
 def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
@@ -218,11 +213,11 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
         max_depth: int,
         path: np.ndarray,
     ) -> tuple[int, int, int]:
-        """Selection with :func:`select_edge`: the walk of :func:`playout._src.tree.descend`.
+        """Selection with :func:`select_edge`: the walk of ``tree.selection.descend``.
 
         Returns:
-            ``(node, edge, depth)`` with the meaning of :func:`playout._src.tree.descend`; ``path``
-            receives the edges taken.
+            ``(node, edge, depth)`` with the meaning of
+            :func:`playout._src.tree.selection.descend`; ``path`` receives the edges taken.
         """
         _ = fingerprint  # in the closure: see _tree_fingerprint
         node = T.ROOT
@@ -265,7 +260,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
         the node reached at time ``t`` (player ``p`` to move) gets, on every edge whose action
         ``p`` played at a time ``u >= t``, one AMAF sample with the return for ``p``: ``value0``
         plus the rewards into the path's nodes below it (as in
-        :func:`playout._src.tree.backup_path`).
+        :func:`playout._src.tree.backup.backup_path`).
 
         ``marks`` (int64, ``[players, action ids]``) records which player played which action at
         a time ``>= t``: an entry equal to ``stamp`` (a number no earlier call used) is set.
@@ -293,7 +288,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
                 stamp,
                 leaf,
                 player,
-                T.value_for(player, g),
+                backup.value_for(player, g),
             )
         child = leaf
         for t in range(depth - 1, -1, -1):
@@ -316,7 +311,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
                 stamp,
                 node,
                 player,
-                T.value_for(player, g),
+                backup.value_for(player, g),
             )
 
     @jit(**_JIT)
@@ -329,7 +324,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
         new_visits: np.ndarray,
         new_sums: np.ndarray,
     ) -> None:
-        """Copy AMAF rows into a subtree made by :func:`playout._src.tree.subtree`.
+        """Copy AMAF rows into a subtree made by :func:`playout._src.tree.subtree.subtree`.
 
         ``old_ids[i]`` is the old id of new node ``i``; a copied node keeps its edges in the same
         order, so its ``k``-th edge row moves from ``old first + k`` to ``new first + k``.
@@ -403,7 +398,7 @@ class AmafTable:
 
     def carried(self, old_tree: T.Tree, new_tree: T.Tree, old_ids: np.ndarray) -> AmafTable:
         """The table of ``new_tree``, the subtree of ``old_tree`` whose node ``i`` was node
-        ``old_ids[i]`` (see :func:`playout._src.tree.subtree`)."""
+        ``old_ids[i]`` (see :func:`playout._src.tree.subtree.subtree`)."""
         out = AmafTable(new_tree.edge_capacity, self.marks.shape[0], self.marks.shape[1])
         out.marks = self.marks
         out._stamp = self._stamp

@@ -2,7 +2,8 @@
 or from several searches of one position by :func:`merge_results`.
 
 Both builders choose the move with the engine's one final-move rule,
-:func:`playout._src.tree.choose_among`, and a proven result always carries its exact value.
+:func:`playout._src.tree.final_move.choose_among`, and a proven result always carries its exact
+value.
 Every value is for the player to move at the root (see :mod:`playout._src.game`).
 """
 
@@ -15,9 +16,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from playout._src import tree as T
 from playout._src.config import FINAL_CHOICES, FinalChoice
 from playout._src.errors import InvalidParameterError
+from playout._src.tree import backup, final_move
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
 
 StopReason = Literal["simulations", "time", "proven", "max_nodes", "memory", "stopped", ""]
 """Why a search stopped (see :attr:`SearchResult.stop_reason`)."""
@@ -33,16 +36,16 @@ class Proven(enum.StrEnum):
 
 
 _OUTCOME_OF_CODE = {
-    T.OUTCOME_UNKNOWN: None,
-    T.OUTCOME_WIN: Proven.WIN,
-    T.OUTCOME_DRAW: Proven.DRAW,
-    T.OUTCOME_LOSS: Proven.LOSS,
+    final_move.OUTCOME_UNKNOWN: None,
+    final_move.OUTCOME_WIN: Proven.WIN,
+    final_move.OUTCOME_DRAW: Proven.DRAW,
+    final_move.OUTCOME_LOSS: Proven.LOSS,
 }
 _CODE_OF_OUTCOME = {v: k for k, v in _OUTCOME_OF_CODE.items()}
 FINAL_CODES = {
-    "most_visits": T.FINAL_MOST_VISITS,
-    "best_value": T.FINAL_BEST_VALUE,
-    "sample": T.FINAL_SAMPLE,
+    "most_visits": final_move.FINAL_MOST_VISITS,
+    "best_value": final_move.FINAL_BEST_VALUE,
+    "sample": final_move.FINAL_SAMPLE,
 }
 
 
@@ -130,7 +133,7 @@ def final_code(final: FinalChoice) -> int:
 
 def root_priors(tree: T.Tree, rows: slice) -> tuple[float, ...]:
     """The priors of the root's edge ``rows``: uniform when the tree has no prior column
-    (a search that never reads priors, see :mod:`playout._src.tree`)."""
+    (a search that never reads priors, see :mod:`playout._src.tree.layout`)."""
     if tree.edge_values.shape[1] > T.EV_PRIOR:
         return tuple(float(p) for p in tree.edge_values[rows, T.EV_PRIOR])
     count = max(0, int(rows.stop) - int(rows.start))
@@ -155,21 +158,25 @@ def result_from_tree(
     simulation seen, which also bounds the principal variation.
     """
     nodes, edges = tree.nodes, tree.edges
-    visits, means, outcomes, plies = T.edge_statistics(nodes, edges, tree.edge_values, T.ROOT)
+    visits, means, outcomes, plies = final_move.edge_statistics(
+        nodes, edges, tree.edge_values, T.ROOT
+    )
     first = int(nodes[T.ROOT, T.N_FIRST_EDGE])
     rows = slice(first, first + visits.shape[0])
     total = int(visits.sum())
     value = float(tree.edge_values[rows, T.EV_VALUE_SUM].sum() / total) if total else 0.0
     index = int(
-        T.choose_among(visits, means, outcomes, plies, final_code(final), temperature, rng_state)
+        final_move.choose_among(
+            visits, means, outcomes, plies, final_code(final), temperature, rng_state
+        )
     )
     player = int(nodes[T.ROOT, T.N_PLAYER])
     proven = None
     if nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN:
-        value = float(T.value_for(player, float(tree.node_values[T.ROOT, T.NV_EXACT])))
+        value = float(backup.value_for(player, float(tree.node_values[T.ROOT, T.NV_EXACT])))
         proven = proven_of(value, spec)
     pv_buffer = np.zeros(max(1, max_depth + 1), dtype=np.int64)
-    pv_length = T.principal_variation(nodes, edges, tree.edge_values, pv_buffer)
+    pv_length = final_move.principal_variation(nodes, edges, tree.edge_values, pv_buffer)
     return SearchResult(
         best_action=int(edges[first + index, T.E_ACTION]),
         actions=tuple(int(a) for a in edges[rows, T.E_ACTION]),
@@ -203,7 +210,7 @@ def merge_results(
 
     ``values`` are the merged means (``sum of value sums / sum of visits``), except that an
     action some search proved keeps its exact value; ``best_action`` follows the engine's
-    final-move rule (:func:`playout._src.tree.choose_among`) on the merged statistics;
+    final-move rule (:func:`playout._src.tree.final_move.choose_among`) on the merged statistics;
     ``value`` is the visit-weighted mean, or the exact value when a search proved the root
     (a proof holds whatever the other searches saw); ``pv`` is the line of the search whose
     first move is the merged choice and which visited it most; ``nodes`` is the sum over
@@ -223,7 +230,7 @@ def merge_results(
     visits = np.zeros(count, dtype=np.int64)
     sums = np.zeros(count, dtype=np.float64)
     priors = np.zeros(count, dtype=np.float64)
-    outcomes = np.full(count, T.OUTCOME_UNKNOWN, dtype=np.int64)
+    outcomes = np.full(count, final_move.OUTCOME_UNKNOWN, dtype=np.int64)
     plies = np.zeros(count, dtype=np.int64)
     exact = np.zeros(count, dtype=np.float64)
     for result in results:
@@ -244,17 +251,17 @@ def merge_results(
             priors[i] += p / len(results)
             if o is not None:
                 code = _CODE_OF_OUTCOME[o]
-                better = outcomes[i] == T.OUTCOME_UNKNOWN or (
-                    d < plies[i] if code == T.OUTCOME_WIN else d > plies[i]
+                better = outcomes[i] == final_move.OUTCOME_UNKNOWN or (
+                    d < plies[i] if code == final_move.OUTCOME_WIN else d > plies[i]
                 )
                 if better:
                     outcomes[i], plies[i], exact[i] = code, d, q
     means = np.divide(sums, visits, out=np.zeros(count), where=visits > 0)
-    proven_mask = outcomes != T.OUTCOME_UNKNOWN
+    proven_mask = outcomes != final_move.OUTCOME_UNKNOWN
     means[proven_mask] = exact[proven_mask]
-    rng = T.new_rng_state(0 if seed is None else int(seed))
+    rng = new_rng_state(0 if seed is None else int(seed))
     choice = int(
-        T.choose_among(visits, means, outcomes, plies, final_code(final), temperature, rng)
+        final_move.choose_among(visits, means, outcomes, plies, final_code(final), temperature, rng)
     )
     best_action = actions[choice]
     total = int(visits.sum())
@@ -379,8 +386,8 @@ def export_tree(tree: T.Tree, *, depth: int = 2, width: int = 5) -> TreeNode:
         code = int(nodes[node, T.N_PROVEN])
         if code == T.UNPROVEN:
             return player, None, None
-        exact = float(T.value_for(player, float(tree.node_values[node, T.NV_EXACT])))
-        return player, _OUTCOME_OF_CODE[int(T.outcome_for(player, code))], exact
+        exact = float(backup.value_for(player, float(tree.node_values[node, T.NV_EXACT])))
+        return player, _OUTCOME_OF_CODE[int(final_move.outcome_for(player, code))], exact
 
     def build(node: int, edge: int, level: int) -> TreeNode:
         player, proven, exact = own(node)
@@ -399,13 +406,15 @@ def export_tree(tree: T.Tree, *, depth: int = 2, width: int = 5) -> TreeNode:
             parent = int(nodes[node, T.N_PARENT])
             mover = int(nodes[parent, T.N_PLAYER])
             visits = int(edges[edge, T.E_VISITS])
-            move_value = float(T.edge_mean(edge_values, edges, edge))
+            move_value = float(final_move.edge_mean(edge_values, edges, edge))
             value = (
-                float(T.value_for(player, float(T.value_for(mover, move_value))))
+                float(backup.value_for(player, float(backup.value_for(mover, move_value))))
                 if player is not None
                 else None
             )
-            move_proven = _OUTCOME_OF_CODE[int(T.outcome_for(mover, nodes[node, T.N_PROVEN]))]
+            move_proven = _OUTCOME_OF_CODE[
+                int(final_move.outcome_for(mover, nodes[node, T.N_PROVEN]))
+            ]
             count = max(int(nodes[parent, T.N_NUM_EDGES]), 1)
             prior = float(edge_values[edge, T.EV_PRIOR]) if has_priors else 1.0 / count
             action = int(edges[edge, T.E_ACTION])

@@ -22,8 +22,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from playout._src import tree as T
 from playout._src.errors import InvalidParameterError
+from playout._src.tree import selection
 
 
 class EdgeStatistics(NamedTuple):
@@ -74,7 +74,7 @@ class UCB1:
         _check_constant("UCB1", "c", self.c)
 
     def compiled(self) -> tuple[int, np.ndarray]:
-        return T.RULE_UCB1, np.array([self.c, 0.0])
+        return selection.RULE_UCB1, np.array([self.c, 0.0])
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -98,7 +98,7 @@ class PUCT:
         _check_constant("PUCT", "c_base", self.c_base)
 
     def compiled(self) -> tuple[int, np.ndarray]:
-        return T.RULE_PUCT, np.array([self.c, self.first_play_value, self.c_base])
+        return selection.RULE_PUCT, np.array([self.c, self.first_play_value, self.c_base])
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -114,7 +114,7 @@ class EpsilonGreedy:
             raise InvalidParameterError(f"epsilon must be in [0, 1], got {self.epsilon}")
 
     def compiled(self) -> tuple[int, np.ndarray]:
-        return T.RULE_EPSILON_GREEDY, np.array([self.epsilon, 0.0])
+        return selection.RULE_EPSILON_GREEDY, np.array([self.epsilon, 0.0])
 
 
 MoveHeuristic = Callable[[Any, np.ndarray], Sequence[float]]

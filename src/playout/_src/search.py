@@ -28,7 +28,6 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from playout._src import symmetry
-from playout._src import tree as T
 from playout._src.config import (
     Backend,
     Budget,
@@ -53,6 +52,9 @@ from playout._src.results import (
     result_from_tree,
 )
 from playout._src.rules import ProgressiveBias
+from playout._src.tree import final_move, subtree
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
 
 ProgressCallback = Callable[[int], None]
 """Called now and then during a search with the number of simulations done so far."""
@@ -141,7 +143,7 @@ def derive_seeds(seed: int | None) -> tuple[np.ndarray, random.Random]:
         seed = random.SystemRandom().randrange(2**63)
     sequence = np.random.SeedSequence(int(seed))
     tree_seed, python_seed = sequence.spawn(2)
-    rng_state = T.new_rng_state(int(tree_seed.generate_state(1)[0]))
+    rng_state = new_rng_state(int(tree_seed.generate_state(1)[0]))
     return rng_state, random.Random(int(python_seed.generate_state(2, dtype=np.uint64)[0]))
 
 
@@ -276,7 +278,7 @@ class MCTS:
 
     @property
     def tree(self) -> T.Tree:
-        """The search tree's arrays (read-only use; see :mod:`playout._src.tree`)."""
+        """The search tree's arrays (read-only use; see :mod:`playout._src.tree.layout`)."""
         return self._driver.tree
 
     @property
@@ -461,10 +463,14 @@ class MCTS:
         found: dict[int, tuple[int, ...]] = {}
         for action in actions:
             line = [int(action)]
-            edge = int(T.find_child_edge(nodes, edges, T.ROOT, int(action)))
+            edge = int(subtree.find_child_edge(nodes, edges, T.ROOT, int(action)))
             node = int(edges[edge, T.E_CHILD]) if edge != T.NO_EDGE else T.UNVISITED
             while node != T.UNVISITED and len(line) < max_length and nodes[node, T.N_NUM_EDGES] > 0:
-                e = int(T.choose_edge(nodes, edges, values, node, T.FINAL_MOST_VISITS, 1.0, dummy))
+                e = int(
+                    final_move.choose_edge(
+                        nodes, edges, values, node, final_move.FINAL_MOST_VISITS, 1.0, dummy
+                    )
+                )
                 if edges[e, T.E_VISITS] == 0:
                     break
                 line.append(int(edges[e, T.E_ACTION]))
@@ -524,10 +530,10 @@ class MCTS:
         """
         tree = self._driver.tree
         source, index = action, 0
-        edge = int(T.find_child_edge(tree.nodes, tree.edges, T.ROOT, action))
+        edge = int(subtree.find_child_edge(tree.nodes, tree.edges, T.ROOT, action))
         if edge == T.NO_EDGE and self._classes is not None:
             for member in self._classes.class_of(action):
-                edge = int(T.find_child_edge(tree.nodes, tree.edges, T.ROOT, member))
+                edge = int(subtree.find_child_edge(tree.nodes, tree.edges, T.ROOT, member))
                 if edge != T.NO_EDGE:
                     source, index = member, self._classes.mapping(member, action)
                     break

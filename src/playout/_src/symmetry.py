@@ -35,9 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from playout._src import tree as T
 from playout._src.game import CHANCE, GameState
 from playout._src.results import SearchResult
+from playout._src.tree import layout as T
+from playout._src.tree.rng import random_below
 
 KeyFunction = Callable[[GameState], Hashable]
 """The key of a position in a transposition table."""
@@ -150,7 +151,7 @@ def collapse_edges(
     class's priors (a policy's probability of the class), or with ``sum_priors=False`` their
     mean (a move score, as progressive bias reads it). The other edges' visits are taken off
     ``node``'s visit count and their subtrees are no longer reachable
-    (:func:`playout._src.tree.subtree` drops them when the node becomes the root).
+    (:func:`playout._src.tree.subtree.subtree` drops them when the node becomes the root).
     ``per_edge``: arrays with rows parallel to the edge rows (RAVE's AMAF statistics) whose
     rows move with the edges. Nothing happens to an unexpanded node
     or one already collapsed.
@@ -288,7 +289,7 @@ def expand_result(
     best = result.best_action
     pv = result.pv
     if sample and len(best_class) > 1:
-        best = best_class[int(T.random_below(rng_state, len(best_class)))]
+        best = best_class[int(random_below(rng_state, len(best_class)))]
         if best != result.best_action:
             perm = classes.perms[classes.mapping(result.best_action, best)]
             pv = tuple(perm[a] for a in pv) if pv and pv[0] == result.best_action else (best,)

@@ -30,11 +30,18 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from playout._src import tree as T
 from playout._src.game import CHANCE
 from playout._src.jit import JitOptions, jit
+from playout._src.tree import backup, compiling, selection
+from playout._src.tree import layout as T
+from playout._src.tree.rng import random_below, random_unit
 
-_JIT: JitOptions = {"cache": True, "nogil": True, "error_model": "numpy"}
+_JIT: JitOptions = {
+    "cache": True,
+    "nogil": True,
+    "error_model": "numpy",
+    "sources_digest": compiling.SOURCES_DIGEST,  # the tree's phase functions are compiled in
+}
 
 
 class TranspositionTable:
@@ -92,7 +99,7 @@ class TranspositionTable:
 
     def carry(self, old_ids: np.ndarray, node_capacity: int) -> None:
         """Follow the tree to its subtree whose node ``i`` was node ``old_ids[i]``
-        (:func:`playout._src.tree.subtree`); the entries are kept."""
+        (:func:`playout._src.tree.subtree.subtree`); the entries are kept."""
         entries = np.zeros(max(node_capacity, old_ids.shape[0]), dtype=np.int64)
         entries[: old_ids.shape[0]] = self.node_entry[old_ids]
         self.node_entry = entries
@@ -111,7 +118,7 @@ def backup_table(
     """Add a simulation's outcome to the entries of ``leaf`` and of every node above it.
 
     ``value0`` is the leaf's future return for player 0; each node's reward is added on the
-    way up (as in :func:`playout._src.tree.backup_path`).
+    way up (as in :func:`playout._src.tree.backup.backup_path`).
     """
     node = leaf
     g = value0
@@ -139,21 +146,21 @@ def select_edge(
     rule_params: np.ndarray,
     rng: np.ndarray,
 ) -> int:
-    """:func:`playout._src.tree.select_edge` with the mean of an edge whose child exists
+    """:func:`playout._src.tree.selection.select_edge` with the mean of an edge whose child exists
     read from the child's table entry (UCT2); counts from the tree."""
     first = nodes[node, T.N_FIRST_EDGE]
     count = nodes[node, T.N_NUM_EDGES]
     player = nodes[node, T.N_PLAYER]
     if player == CHANCE:
-        return T.sample_by_prior(edge_values, first, count, rng)
+        return selection.sample_by_prior(edge_values, first, count, rng)
     parent_visits = nodes[node, T.N_VISITS]
-    if rule != T.RULE_PUCT:
-        unvisited = T.random_unvisited_edge(edges, first, count, first, rng)
+    if rule != selection.RULE_PUCT:
+        unvisited = selection.random_unvisited_edge(edges, first, count, first, rng)
         if unvisited != T.NO_EDGE:
             return unvisited
-        if rule == T.RULE_EPSILON_GREEDY and T.random_unit(rng) < rule_params[0]:
-            return first + T.random_below(rng, count)
-    c, scale = T.exploration(rule, rule_params, parent_visits)
+        if rule == selection.RULE_EPSILON_GREEDY and random_unit(rng) < rule_params[0]:
+            return first + random_below(rng, count)
+    c, scale = selection.exploration(rule, rule_params, parent_visits)
     best = -math.inf
     chosen = first
     ties = 0
@@ -163,14 +170,14 @@ def select_edge(
         n = edges[e, T.E_VISITS]
         child = edges[e, T.E_CHILD]
         if child == T.UNVISITED:
-            q = rule_params[1] if rule == T.RULE_PUCT else 0.0
+            q = rule_params[1] if rule == selection.RULE_PUCT else 0.0
         else:
             entry = node_entry[child]
             mean0 = value_sums[entry] / visits[entry] if visits[entry] > 0 else 0.0
-            q = T.value_for(player, node_values[child, T.NV_REWARD] + mean0)
-        if rule == T.RULE_UCB1:
+            q = backup.value_for(player, node_values[child, T.NV_REWARD] + mean0)
+        if rule == selection.RULE_UCB1:
             score = q + c * math.sqrt(scale / n)
-        elif rule == T.RULE_PUCT:
+        elif rule == selection.RULE_PUCT:
             score = q + c * edge_values[e, T.EV_PRIOR] * scale / (1.0 + n)
         else:
             score = q
@@ -180,7 +187,7 @@ def select_edge(
             ties = 1
         elif score == best:
             ties += 1
-            if T.random_below(rng, ties) == 0:
+            if random_below(rng, ties) == 0:
                 chosen = e
     return chosen
 
@@ -200,7 +207,7 @@ def descend(
     max_depth: int,
     path: np.ndarray,
 ) -> tuple[int, int, int]:
-    """:func:`playout._src.tree.descend` with :func:`select_edge` (same stops, same
+    """:func:`playout._src.tree.selection.descend` with :func:`select_edge` (same stops, same
     return value)."""
     node = T.ROOT
     depth = 0

@@ -25,7 +25,6 @@ import functools
 
 import numpy as np
 
-from playout._src import tree as T
 from playout._src.compiled.bitboard import (
     EMPTY,
     STONE0,
@@ -47,7 +46,8 @@ from playout._src.compiled.kernel import (
     make_kernel,
 )
 from playout._src.errors import InvalidParameterError
-from playout._src.jit import jit
+from playout._src.jit import int64, jit
+from playout._src.tree.rng import random_below
 
 P_WIDTH, P_HEIGHT, P_K = range(3)
 S_DISCS0, S_DISCS1, S_MOVES = range(3)
@@ -144,7 +144,7 @@ def c4_rollout(
     mask = discs0 | discs1
     moves = np.int64(state[S_MOVES])
     player = moves & 1
-    num_open = T.int64(0)  # not a literal (see tree.int64)
+    num_open = int64(0)  # not a literal (see jit.int64)
     for c in range(width):
         if (mask >> np.uint64(c * stride + height - 1)) & _ONE == 0:
             scratch[num_open] = c
@@ -154,7 +154,7 @@ def c4_rollout(
     threshold = 2 * k - 1
     num_squares = width * height
     while True:
-        i = T.random_below(rng, num_open)
+        i = random_below(rng, num_open)
         shift = np.uint64(scratch[i] * stride)
         disc = (mask + (_ONE << shift)) & (column_bits << shift)
         mask |= disc
@@ -250,7 +250,7 @@ def wide_rollout(
     heights = board_start + num_cells
     open_columns = heights + width
     write_border(scratch, board_start, num_cells)
-    num_open = T.int64(0)  # not a literal (see tree.int64)
+    num_open = int64(0)  # not a literal (see jit.int64)
     for c in range(width):
         filled = 0
         for r in range(height):
@@ -272,7 +272,7 @@ def wide_rollout(
     threshold = 2 * k - 1
     num_squares = width * height
     while num_open > 0:
-        i = T.random_below(rng, num_open)
+        i = random_below(rng, num_open)
         c = scratch[open_columns + i]
         cell = origin + c * stride + scratch[heights + c]
         scratch[heights + c] += 1

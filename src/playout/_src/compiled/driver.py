@@ -6,13 +6,13 @@
 drivers share one set of rules; only the game (a
 :class:`~playout._src.compiled.kernel.Kernel`) and the per-node states differ:
 
-    node, edge, depth = descend(...)                   # 1. selection (tree.py)
+    node, edge, depth = descend(...)                   # 1. selection (tree/selection.py)
     if node is unexpanded: expand_reached(...)         # 2. its edges, and the step out
     node_states[child] = node_states[node]; play(...)  #    the kernel's move, on a row copy
     value0 = mean of num_rollouts rollouts             # 3. evaluation (the kernel)
     finish_new_leaf(...)                               # the new leaf + 4. backup + solver
 
-Expansion is lazy: a new leaf is made without edges (:data:`~playout._src.tree.UNEXPANDED`)
+Expansion is lazy: a new leaf is made without edges (:data:`~playout._src.tree.layout.UNEXPANDED`)
 and gets them when a later simulation reaches it, with the same random draw the walk would
 have made had it been expanded at once, so the search is the same (the same visits, values
 and proofs for every line of moves; only the order of the rows differs). Most leaves are
@@ -40,8 +40,6 @@ from numba import types as nt
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from playout._src import game as game_module
-from playout._src import tree as T
 from playout._src.compiled import kernel as kernel_module
 from playout._src.compiled.kernel import (
     ACTIONS_TYPE,
@@ -54,6 +52,8 @@ from playout._src.compiled.kernel import (
     Kernel,
 )
 from playout._src.jit import JitOptions, jit
+from playout._src.tree import backup, compiling, expansion, finish, selection
+from playout._src.tree import layout as T
 
 _DRIVER_JIT: JitOptions = {
     "cache": True,
@@ -114,7 +114,7 @@ def terminal_value0(mover: int, status: int) -> float:
     if status == DRAW:
         return 0.0
     value = 1.0 if status == MOVER_WON else -1.0
-    return T.value_for(mover, value)
+    return backup.value_for(mover, value)
 
 
 @intrinsic
@@ -150,28 +150,28 @@ def _dependency_fingerprint() -> int:
     """A hash of the sources compiled into the driver besides its own file.
 
     numba's on-disk cache is keyed on the decorated function's own file only, but the driver
-    has :mod:`playout._src.tree`'s phase functions (and the kernel module's status codes and
-    :mod:`playout._src.game`'s player constants and ``value_for``) compiled in; the fingerprint
-    is part of the driver's closure, which numba does hash, so an edited ``tree.py`` means a
-    recompiled driver instead of a stale cached one.
+    has the phase functions of :mod:`playout._src.tree` (and :mod:`playout._src.game`'s player
+    constants and ``value_for``, all in :data:`~playout._src.tree.compiling.SOURCES_DIGEST`)
+    and the kernel module's status codes compiled in; the fingerprint is part of the driver's
+    closure, which numba does hash, so an edited phase module means a recompiled driver
+    instead of a stale cached one.
     """
-    digest = hashlib.sha256()
-    for module in (T, kernel_module, game_module):
-        path = inspect.getsourcefile(module)
-        if path is not None:
-            with open(path, "rb") as source:
-                digest.update(source.read())
+    digest = hashlib.sha256(compiling.SOURCES_DIGEST.encode())
+    path = inspect.getsourcefile(kernel_module)
+    if path is not None:
+        with open(path, "rb") as source:
+            digest.update(source.read())
     return int.from_bytes(digest.digest()[:7], "little") | 1
 
 
 # The phase functions of the loop, inlined into it (numba IR inlining of the same Python
-# functions as tree.py's): a call of a compiled function passes every field of every array
+# functions as the tree package's): a call of a compiled function passes every field of every array
 # argument (about 80 values for finish_new_leaf), which cost more than the call's own work.
 _INLINE: JitOptions = {**_DRIVER_JIT, "cache": False}
-descend = jit(inline="always", **_INLINE)(T.descend.py_func)  # type: ignore[attr-defined]
-finish_new_leaf = jit(inline="always", **_INLINE)(T.finish_new_leaf.py_func)  # type: ignore[attr-defined]
-finish_old_leaf = jit(inline="always", **_INLINE)(T.finish_old_leaf.py_func)  # type: ignore[attr-defined]
-expand_reached = jit(inline="always", **_INLINE)(T.expand_reached.py_func)  # type: ignore[attr-defined]
+descend = jit(inline="always", **_INLINE)(selection.descend.py_func)  # type: ignore[attr-defined]
+finish_new_leaf = jit(inline="always", **_INLINE)(finish.finish_new_leaf.py_func)  # type: ignore[attr-defined]
+finish_old_leaf = jit(inline="always", **_INLINE)(finish.finish_old_leaf.py_func)  # type: ignore[attr-defined]
+expand_reached = jit(inline="always", **_INLINE)(expansion.expand_reached.py_func)  # type: ignore[attr-defined]
 
 
 # The kernel's functions as the loop calls them: each kernel's copy of the loop
@@ -224,18 +224,18 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
 
         Args:
             params: the kernel's parameters.
-            nodes, node_values, edges, edge_values, meta: the tree (:mod:`playout._src.tree`).
+            nodes, node_values, edges, edge_values, meta: the tree (``tree.layout``).
             node_states: ``uint64[node_capacity, state_size]``, the compact state per node.
-            rule, rule_params: the selection rule (``tree.RULE_*`` and its parameters).
+            rule, rule_params: the selection rule (``selection.RULE_*`` and its parameters).
             tree_rng, rollout_rng: xorshift states for selection and for rollouts.
             max_depth: the most edges a simulation descends in the tree.
             max_nodes: stop once the tree holds this many nodes.
             num_simulations: simulations to run.
             num_rollouts: random games averaged per leaf.
-            solver: run MCTS-Solver (:func:`tree.solve_upward`) after every backup.
+            solver: run MCTS-Solver (:func:`solver.solve_upward`) after every backup.
             min_return, max_return: the game's return bounds (for the solver).
             actions: ``int64[num_actions]`` buffer for legal actions.
-            path: ``int64[>= max tree depth + 1]`` buffer for :func:`tree.descend`.
+            path: ``int64[>= max tree depth + 1]`` buffer for :func:`selection.descend`.
             scratch: the kernel's rollout scratch.
             stats: ``int64[STAT_FIELDS]`` read-outs.
         """

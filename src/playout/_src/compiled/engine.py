@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from playout._src import tree as T
 from playout._src.compiled import memory
 from playout._src.compiled.driver import STAT_FIELDS, STAT_MAX_DEPTH, kernel_driver
 from playout._src.compiled.kernel import Kernel
@@ -26,6 +25,10 @@ from playout._src.errors import GameError, InvalidParameterError
 from playout._src.evaluation import Evaluator, Rollout
 from playout._src.game import GameState
 from playout._src.rules import UCB1, SelectionRule
+from playout._src.tree import expansion, solver
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
+from playout._src.tree.selection import RULE_PUCT
 
 _MAX_RESERVED_EDGE_BYTES = 2 << 30
 """Bytes of edge rows reserved at most per driver call (bounds address space on big boards;
@@ -197,11 +200,11 @@ class CompiledDriver:
         # The prior column is read by PUCT only (kernels have no chance nodes, rollouts give
         # no policy), and by the merge of symmetric root moves: without either, edges are
         # allocated without it (24 bytes instead of 32; results report uniform priors).
-        self._priors = self._rule == T.RULE_PUCT or bool(config.symmetry)
+        self._priors = self._rule == RULE_PUCT or bool(config.symmetry)
         self._solver = bool(config.solver)
-        self._solver_bounds = T.solver_bounds(state.game.spec)
+        self._solver_bounds = solver.solver_bounds(state.game.spec)
         self._rng_state = rng_state
-        self._rollout_rng = T.new_rng_state(rng.getrandbits(63))
+        self._rollout_rng = new_rng_state(rng.getrandbits(63))
         self._actions = np.zeros(kernel.num_actions, dtype=np.int64)
         self._path = np.zeros(kernel.max_length + 2, dtype=np.int64)
         self._scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
@@ -216,7 +219,7 @@ class CompiledDriver:
 
     @property
     def tree(self) -> T.Tree:
-        """The search tree's arrays (read-only use; see :mod:`playout._src.tree`)."""
+        """The search tree's arrays (read-only use; see :mod:`playout._src.tree.layout`)."""
         return self._tree
 
     @property
@@ -248,7 +251,7 @@ class CompiledDriver:
         del tree
         self._node_states[T.ROOT] = compact
         terminal = state.is_terminal()
-        T.add_node(
+        expansion.add_node(
             self._tree.nodes,
             self._tree.node_values,
             self._tree.edges,
@@ -295,7 +298,7 @@ class CompiledDriver:
                 f"{state.current_player()}"
             )
         self._ensure_room(1)
-        T.expand(
+        expansion.expand(
             self._tree.nodes,
             self._tree.edges,
             self._tree.edge_values,

@@ -32,7 +32,7 @@ serves every size):
     changing** ``state``; return the outcome for player 0 (+1 win, -1 loss, 0 draw).
     ``scratch`` is an ``int64`` array of ``scratch_size`` words private to the kernel: the
     driver zeroes it once per call and keeps it between rollouts, so a kernel may cache
-    constant data there. Draw random numbers with :func:`playout._src.tree.random_below`
+    constant data there. Draw random numbers with :func:`playout._src.tree.rng.random_below`
     on ``rng`` so that a seed reproduces a search.
 
 Kernels are for deterministic two-player zero-sum games with alternating or any other turn

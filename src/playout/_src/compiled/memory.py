@@ -29,8 +29,9 @@ import threading
 
 import numpy as np
 
-from playout._src import tree as T
 from playout._src.compiled.driver import TREE_INT_DTYPE
+from playout._src.tree import layout as T
+from playout._src.tree.subtree import extract_subtree
 
 _MIN_POOL_BYTES = 256 << 20
 _MAX_POOL_BYTES = 1 << 30
@@ -168,7 +169,7 @@ def new_tree(
     *,
     priors: bool = True,
 ) -> T.Tree:
-    """An empty tree (the layout of :func:`playout._src.tree.new_tree`, 32-bit ids and
+    """An empty tree (the layout of :func:`playout._src.tree.layout.new_tree`, 32-bit ids and
     counts) in pooled memory. Its ``node_values`` has the ``NV_EXACT`` column only (kernels
     have no intermediate rewards); with ``priors=False`` its ``edge_values`` has the
     value-sum column only (24-byte edges instead of 32), for searches that never read
@@ -186,19 +187,19 @@ def new_tree(
 
 
 def reserve(tree: T.Tree, extra_nodes: int, extra_edges: int) -> T.Tree:
-    """:func:`playout._src.tree.reserve` in pooled memory: ``tree`` itself if it has room,
+    """:func:`playout._src.tree.layout.reserve` in pooled memory: ``tree`` itself if it has room,
     else a tree with doubled capacities (the caller recycles the arrays it outgrew)."""
     return T.reserve(tree, extra_nodes, extra_edges, grow=with_rows)
 
 
 def subtree(tree: T.Tree, new_root: int) -> tuple[T.Tree, np.ndarray]:
-    """:func:`playout._src.tree.subtree` into a pooled tree: the subtree below ``new_root``
+    """:func:`playout._src.tree.subtree.subtree` into a pooled tree: the subtree below ``new_root``
     as a new tree, and the old id of each of its nodes."""
     out = new_tree(
         tree.node_capacity, tree.edge_capacity, priors=tree.edge_values.shape[1] > T.EV_PRIOR
     )
     old_ids = np.zeros(tree.node_capacity, dtype=np.int64)
-    T.extract_subtree(*tree, new_root, *out, old_ids)
+    extract_subtree(*tree, new_root, *out, old_ids)
     return out, old_ids[: out.num_nodes].copy()
 
 

@@ -26,7 +26,6 @@ import functools
 
 import numpy as np
 
-from playout._src import tree as T
 from playout._src.compiled.bitboard import (
     EMPTY,
     STONE0,
@@ -46,7 +45,8 @@ from playout._src.compiled.kernel import (
     Kernel,
     make_kernel,
 )
-from playout._src.jit import jit
+from playout._src.jit import int64, jit
+from playout._src.tree.rng import random_below
 
 MAX_SIDE = 32
 
@@ -130,7 +130,7 @@ def mnk_rollout(
     origin = board_start + stride + 1  # board index of bit 0
     empties = board_start + num_cells
     write_border(scratch, board_start, num_cells)
-    num_empty = T.int64(0)  # not a literal (see tree.int64)
+    num_empty = int64(0)  # not a literal (see jit.int64)
     for y in range(height):
         for x in range(width):
             bit = y * stride + x
@@ -149,7 +149,7 @@ def mnk_rollout(
     player = moves & 1
     threshold = 2 * k - 1
     while num_empty > 0:
-        i = T.random_below(rng, num_empty)
+        i = random_below(rng, num_empty)
         num_empty -= 1
         cell = scratch[empties + i]
         scratch[empties + i] = scratch[empties + num_empty]
@@ -206,7 +206,7 @@ def word_rollout(
     stones0 = state[1]
     stones1 = state[2]
     occupied = stones0 | stones1
-    num_empty = T.int64(0)  # not a literal (see tree.int64)
+    num_empty = int64(0)  # not a literal (see jit.int64)
     for y in range(height):
         for x in range(width):
             bit = y * stride + x
@@ -217,7 +217,7 @@ def word_rollout(
     player = moves & 1
     threshold = 2 * k - 1
     while num_empty > 0:
-        i = T.random_below(rng, num_empty)
+        i = random_below(rng, num_empty)
         num_empty -= 1
         stone = np.uint64(1) << np.uint64(scratch[i])
         scratch[i] = scratch[num_empty]
@@ -291,7 +291,7 @@ def pair_rollout(
     high0 = state[2]
     low1 = state[3]
     high1 = state[4]
-    num_empty = T.int64(0)  # not a literal (see tree.int64)
+    num_empty = int64(0)  # not a literal (see jit.int64)
     for y in range(height):
         for x in range(width):
             bit = y * stride + x
@@ -304,7 +304,7 @@ def pair_rollout(
     threshold = 2 * k - 1
     one = np.uint64(1)
     while num_empty > 0:
-        i = T.random_below(rng, num_empty)
+        i = random_below(rng, num_empty)
         num_empty -= 1
         bit = scratch[i]
         scratch[i] = scratch[num_empty]

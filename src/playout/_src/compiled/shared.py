@@ -25,7 +25,7 @@ Herik 2008; Segal 2010):
   those writes. Readers follow the pointer (an address dependency), so they see a node only
   complete.
 - **Lazy expansion.** As in the ordinary loop, a new node has no edges
-  (:data:`~playout._src.tree.UNEXPANDED`) until a simulation comes back to it: most never
+  (:data:`~playout._src.tree.layout.UNEXPANDED`) until a simulation comes back to it: most never
   get any, which saves their edge rows and the listing of their moves. A thread that reaches
   an unexpanded node claims it by a compare-and-swap of its edge count to
   :data:`EXPANDING` (:func:`claim_expansion`: one thread wins), writes the edges in its own
@@ -85,7 +85,6 @@ from numba import types as nt
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from playout._src import tree as T
 from playout._src.compiled import driver as driver_module
 from playout._src.compiled.driver import (
     _FLOAT_MATRIX,
@@ -107,6 +106,9 @@ from playout._src.compiled.kernel import (
 from playout._src.config import SearchConfig
 from playout._src.game import GameState
 from playout._src.jit import JitOptions, jit
+from playout._src.tree import backup, expansion, selection, solver
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
 
 VIRTUAL_LOSS = -1.0
 """The value a virtual visit counts for the player who chose the edge: the worst outcome of a
@@ -201,7 +203,7 @@ compare_and_swap = cast(Callable[[np.ndarray, int, int, int, int], bool], _compa
 
 EXPANDING = -2
 """``N_NUM_EDGES`` of a node whose edges a thread is writing (lazy expansion): set from
-:data:`~playout._src.tree.UNEXPANDED` by the compare-and-swap that gives one thread the
+:data:`~playout._src.tree.layout.UNEXPANDED` by the compare-and-swap that gives one thread the
 right to expand the node, replaced by the edge count once the edges are written. Walks stop
 at such a node (its count is not positive) and back up a rollout from it."""
 
@@ -236,11 +238,11 @@ def descend_with_virtual_loss(
     path: np.ndarray,
     path_nodes: np.ndarray,
 ) -> tuple[int, int, int]:
-    """:func:`playout._src.tree.descend`, adding a virtual loss on each edge as it is taken
-    (the edge's visits and its node's visits count this simulation at once, its value sum
+    """:func:`playout._src.tree.selection.descend`, adding a virtual loss on each edge as it is
+    taken (the edge's visits and its node's visits count this simulation at once, its value sum
     gets :data:`VIRTUAL_LOSS`). ``path_nodes[t]`` receives the node ``path[t]`` leaves.
     Selection at a node reads only that node's row and edges, which this simulation has not
-    touched yet: with one thread, the choices are those of ``tree.descend``."""
+    touched yet: with one thread, the choices are those of ``selection.descend``."""
     node = T.ROOT
     depth = 0
     while (
@@ -249,7 +251,7 @@ def descend_with_virtual_loss(
         and depth < max_depth
     ):
         acquire_barrier()  # the edge count before the edges it publishes
-        e = T.select_edge(nodes, edges, edge_values, node, rule, rule_params, rng)
+        e = selection.select_edge(nodes, edges, edge_values, node, rule, rule_params, rng)
         path[depth] = e
         path_nodes[depth] = node
         depth += 1
@@ -273,7 +275,7 @@ def exact_for(nodes: np.ndarray, node_values: np.ndarray, mover: int, child: int
     """The exact value of proven (or terminal) ``child`` for ``mover``: read after its class,
     behind an acquire barrier."""
     acquire_barrier()
-    return T.value_for(mover, node_values[child, T.NV_EXACT])
+    return backup.value_for(mover, node_values[child, T.NV_EXACT])
 
 
 @jit(inline="always", **_SHARED_PHASE_JIT)
@@ -303,7 +305,7 @@ def backup_virtual(
             exact = exact_for(nodes, node_values, mover, edges[e, T.E_CHILD])
             edge_values[e, T.EV_VALUE_SUM] = exact * edges[e, T.E_VISITS]
         else:
-            edge_values[e, T.EV_VALUE_SUM] += T.value_for(mover, value0) - VIRTUAL_LOSS
+            edge_values[e, T.EV_VALUE_SUM] += backup.value_for(mover, value0) - VIRTUAL_LOSS
 
 
 @jit(inline="always", **_SHARED_PHASE_JIT)
@@ -328,7 +330,7 @@ def mark_proven(
     e = nodes[node, T.N_PARENT_EDGE]
     mover = nodes[nodes[node, T.N_PARENT], T.N_PLAYER]
     edges[e, T.E_PROVEN] = proven
-    edge_values[e, T.EV_VALUE_SUM] = T.value_for(mover, exact0) * edges[e, T.E_VISITS]
+    edge_values[e, T.EV_VALUE_SUM] = backup.value_for(mover, exact0) * edges[e, T.E_VISITS]
 
 
 @jit(inline="always", **_SHARED_PHASE_JIT)
@@ -341,14 +343,14 @@ def solve_shared(
     min_return: float,
     max_return: float,
 ) -> None:
-    """:func:`playout._src.tree.solve_upward` on a shared tree: the same proofs, written with
+    """:func:`playout._src.tree.solver.solve_upward` on a shared tree: the same proofs, written with
     :func:`mark_proven` and read class first (see the module docstring)."""
     node = leaf
     if nodes[node, T.N_PROVEN] == T.UNPROVEN:
         if nodes[node, T.N_PLAYER] != T.TERMINAL:
             return
         exact0 = node_values[node, T.NV_EXACT]  # written before the node was linked
-        proven = T.classify(exact0, min_return, max_return)
+        proven = solver.classify(exact0, min_return, max_return)
         mark_proven(nodes, node_values, edges, edge_values, node, proven, 0, exact0)
     elif node != T.ROOT:
         # Proven already (a walk that stopped on it): the edge's copy and exact mean.
@@ -385,8 +387,8 @@ def solve_shared(
         is_win = best >= (max_return if player != 1 else -min_return)
         if not (is_win or all_proven):
             return
-        exact0 = T.value_for(player, best)
-        proven = T.classify(exact0, min_return, max_return)
+        exact0 = backup.value_for(player, best)
+        proven = solver.classify(exact0, min_return, max_return)
         mark_proven(nodes, node_values, edges, edge_values, parent, proven, best_plies, exact0)
         node = parent
 
@@ -506,13 +508,13 @@ def _build_shared_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                 # it its edges (lazy expansion, as in the ordinary loop): they are written
                 # in this thread's block, then published by the count; then the step out.
                 count = legal_actions(params, node_states[node], actions)
-                T.write_edges(edges, edge_values, first_edge, actions[:count], no_priors)
+                expansion.write_edges(edges, edge_values, first_edge, actions[:count], no_priors)
                 cursor[C_NEXT_EDGE] = first_edge + count
                 nodes[node, T.N_FIRST_EDGE] = first_edge
                 release_barrier()
                 nodes[node, T.N_NUM_EDGES] = count
                 if count > 0:
-                    edge = T.select_edge(nodes, edges, edge_values, node, rule, rule_params,
+                    edge = selection.select_edge(nodes, edges, edge_values, node, rule, rule_params,
                                          tree_rng)  # fmt: skip
                     path[depth] = edge
                     path_nodes[depth] = node
@@ -704,8 +706,8 @@ class SharedTreeDriver(CompiledDriver):
             if k == 0:  # the first thread draws the ordinary driver's random numbers
                 tree_rng, rollout_rng = self._rng_state, self._rollout_rng
             else:
-                tree_rng = T.new_rng_state(rng.getrandbits(63))
-                rollout_rng = T.new_rng_state(rng.getrandbits(63))
+                tree_rng = new_rng_state(rng.getrandbits(63))
+                rollout_rng = new_rng_state(rng.getrandbits(63))
             self._buffers.append(
                 (
                     tree_rng,
