@@ -10,6 +10,13 @@ One simulation (:meth:`PythonDriver.simulate` runs a chunk of them)::
 The game's code stays in Python; everything that touches the tree is compiled and shared with
 the compiled driver (:mod:`playout._src.compiled.engine`), so there is one set of
 rules. The engine (:class:`playout.MCTS`) owns the budget, the moves and the results.
+
+This is closed-loop search: a node is one position, stored or recomputed by replaying the
+actions from the root (``store_states=False``), and a replay that reaches another position
+than the first is an error. Beside it: RAVE's statistics (:mod:`playout._src.rave`, kept per
+edge by :class:`~playout._src.rave.AmafTable`), the transposition table
+(:mod:`playout._src.transpositions`), and the open-loop subclass for games whose ``play()``
+draws at random (:mod:`playout._src.open_loop`).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from playout._src import checks, rave, symmetry
 from playout._src import transpositions as TT
 from playout._src.config import SearchConfig
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError
-from playout._src.evaluation import Evaluator, Rollout, chance_action
+from playout._src.evaluation import Evaluator, Rollout
 from playout._src.game import CHANCE, TERMINAL, GameState, value_for
 from playout._src.rules import RAVE, UCB1, EdgeStatistics, ProgressiveBias, SelectionRule
 from playout._src.tree import expansion, finish, selection, solver, subtree
@@ -39,8 +46,6 @@ _CHECKED_RETURNS_SIZE = 4096  # distinct returns() tuples remembered as checked
 _STATE_BYTES_ESTIMATE = 400
 """Bytes a stored Python state object takes, as counted against the memory bound (small
 frozen dataclasses of ints take 100-400)."""
-_Playout = tuple[float, Sequence[int], Sequence[int]]
-"""One recorded rollout: player 0's return from the leaf, the actions, who played each."""
 
 
 def _mover_code(player: int) -> str:
@@ -69,6 +74,8 @@ class PythonDriver:
     backend: ClassVar[str] = "python"
     max_chunk: ClassVar[int] = 256
     """Simulations per :meth:`simulate` call at most (capacity is reserved per call)."""
+    expansions_per_simulation: ClassVar[int] = 1
+    """Nodes a simulation may give edges to, at most (room is reserved for their edges)."""
 
     def __init__(
         self,
@@ -118,9 +125,6 @@ class PythonDriver:
         self._solver_bounds = solver.solver_bounds(self._spec)
         self._checks = config.checks
         self._checked_returns: dict[tuple[float, ...], float] = {}
-        # Hidden randomness in play() (seed 003's way: no chance nodes, states recomputed):
-        # every simulation replays its actions and lives with what the dice say this time.
-        self._open_loop = not self._store_states and not self._spec.is_deterministic
         self._use_amaf = isinstance(self._selection, RAVE)
         self._amaf: rave.AmafTable | None = None
         self._use_table = bool(config.transpositions)
@@ -128,13 +132,6 @@ class PythonDriver:
             raise InvalidParameterError(
                 "transpositions need a built-in selection rule (UCB1, PUCT or epsilon-greedy), "
                 f"not {type(self._selection).__name__}"
-            )
-        if self._open_loop and (self._rave_params is not None or self._use_table):
-            what = "the transposition table" if self._use_table else type(self._selection).__name__
-            raise InvalidParameterError(
-                f"{what} needs stored states, and {self._spec.name} is searched with states "
-                "recomputed (open loop: its play() may draw at random, or store_states=False); "
-                "if every random event is a chance state, declare explicit_chance=True"
             )
         self._table: TT.TranspositionTable | None = None
         self._key = symmetry.key_function(game, bool(config.symmetry))
@@ -195,10 +192,8 @@ class PythonDriver:
         """Make node ``child`` (whose position is ``state``) the root, keeping its subtree;
         ``False`` (and nothing changed) when this driver cannot keep it."""
         chance = state.current_player() == CHANCE or self._root_state.current_player() == CHANCE
-        if (chance and not self._store_states) or self._open_loop:
-            # A replayed chance outcome would be drawn afresh; in open loop a node's player
-            # and edges are those of one replay, not of the position now at the root.
-            return False
+        if chance and not self._store_states:
+            return False  # a replayed chance outcome would be drawn afresh
         new_tree, old_ids = subtree.subtree(self._tree, child)
         if self._amaf is not None:
             self._amaf = self._amaf.carried(self._tree, new_tree, old_ids)
@@ -346,10 +341,7 @@ class PythonDriver:
             return 0
         left = deadline - time.perf_counter()
         check_every = 1 if left < 0.05 else 16
-        if self._open_loop:
-            ran = self._simulate_open_loop(count, max_depth, deadline, check_every)
-        else:
-            ran = self._simulate_chunk(count, max_depth, deadline, check_every)[0]
+        ran = self._simulate_chunk(count, max_depth, deadline, check_every)[0]
         root = self._root_state
         if self._checks and tuple(root.legal_actions()) != self._root_legal:
             raise GameError(
@@ -361,9 +353,7 @@ class PythonDriver:
     def _make_room(self, count: int, deadline: float) -> int:
         """Grow the tree for ``count`` more simulations; fewer (maybe 0) when growing would
         end past ``deadline``. Returns the simulations there is room for."""
-        # Open loop may expand a node it finds running that it first saw finished: twice the
-        # edges per simulation at most.
-        edges_per_simulation = self._max_actions * (2 if self._open_loop else 1)
+        edges_per_simulation = self._max_actions * self.expansions_per_simulation
         seconds = T.growth_seconds(self._tree, count, count * edges_per_simulation)
         if seconds and time.perf_counter() + seconds > deadline:
             count = T.room_for(self._tree, edges_per_simulation)  # what fits without growing
@@ -410,7 +400,7 @@ class PythonDriver:
         amaf_visits, amaf_sums = self._amaf_arrays()
         table = self._table
         key = self._key
-        playouts: Sequence[_Playout] = ()
+        playouts: Sequence[rave.Playout] = ()
         solved = False
         ran = 0
         leaf = 0
@@ -564,154 +554,6 @@ class PythonDriver:
         self.max_depth_seen = max_seen
         return ran, bool(solved)
 
-    # ----------------------------------------------------------------------------- open loop
-
-    def _simulate_open_loop(
-        self, chunk: int, max_depth: int, deadline: float, check_every: int
-    ) -> int:
-        """Simulations of a game whose ``play`` draws at random (states recomputed, seed 003).
-
-        Open-loop MCTS: a node stands for the actions leading to it, not for one state. Each
-        simulation replays its actions from the root, so the random events come out afresh:
-        it selects only among the edges legal in the state it has now, ends where the replayed
-        game has ended (backing up this replay's returns, not a value stored on an earlier
-        visit), expands a node it finds running that it first saw finished, and treats a
-        state with a legal action its node has no edge for as a leaf (evaluated, not
-        expanded). UCB's parent count is the visits of the edges legal now (the availability
-        count of Kocsis & Szepesvari's UCT under changing action sets). The solver is off for
-        such games. Returns the number of simulations run.
-        """
-        path = self._path_buffer(max_depth)
-        max_depth = min(max_depth, path.shape[0] - 1)
-        low, high = self._solver_bounds
-        rewards = self._spec.has_intermediate_rewards
-        ran = 0
-        while ran < chunk:
-            if ran % check_every == 0 and time.perf_counter() >= deadline:
-                break
-            ran += 1
-            nodes, node_values, edges, edge_values, meta = self._tree
-            state, node, depth = self._root_state, T.ROOT, 0
-            while True:
-                # This replay's mover is the node's player for this simulation's backup (with
-                # hidden randomness the same actions can leave another player to move).
-                nodes[node, T.N_PLAYER] = (
-                    T.TERMINAL if state.is_terminal() else (state.current_player())
-                )
-                if state.is_terminal():
-                    value0 = 0.0 if rewards else float(state.returns()[0])
-                    finish.finish_old_leaf(
-                        nodes, node_values, edges, edge_values, node, value0, False, low, high,
-                        path, depth,
-                    )  # fmt: skip
-                    break
-                legal = self._action_array(state.legal_actions())
-                if nodes[node, T.N_NUM_EDGES] == 0:  # first seen finished, running now
-                    if legal.size > self._max_actions:
-                        self._grow_edge_room(legal.size, chunk - ran + 1)
-                        nodes, node_values, edges, edge_values, meta = self._tree
-                    expansion.expand(
-                        nodes, edges, edge_values, meta, node, legal, self._priors(state, legal)
-                    )
-                edge = self._select_legal(node, state, legal) if depth < max_depth else T.NO_EDGE
-                if edge == T.NO_EDGE:  # depth limit, or an action the node has no edge for
-                    finish.finish_old_leaf(
-                        nodes, node_values, edges, edge_values, node, self._evaluate0(state),
-                        False, low, high, path, depth,
-                    )  # fmt: skip
-                    break
-                path[depth] = edge
-                depth += 1
-                parent_state = state
-                state = state.play(int(edges[edge, T.E_ACTION]))
-                # This replay's reward into the child (games with rewards on the way).
-                reward0 = (
-                    float(state.returns()[0]) - float(parent_state.returns()[0]) if rewards else 0.0
-                )
-                child = int(edges[edge, T.E_CHILD])
-                if child == T.UNVISITED:
-                    self._add_open_loop_leaf(node, edge, state, reward0, path, depth, chunk - ran)
-                    break
-                node_values[child, T.NV_REWARD] = reward0
-                node = child
-            self.max_depth_seen = max(self.max_depth_seen, depth)
-        return ran
-
-    def _select_legal(self, node: int, state: GameState, legal: np.ndarray) -> int:
-        """The edge of ``node`` (whose replayed position is ``state``) to follow among those
-        whose action is in ``legal``, by the
-        engine's rule (UCB1, PUCT or epsilon-greedy; a Python rule on the legal edges), or
-        ``NO_EDGE`` when a legal action has no edge at ``node``."""
-        tree = self._tree
-        first = int(tree.nodes[node, T.N_FIRST_EDGE])
-        count = int(tree.nodes[node, T.N_NUM_EDGES])
-        rows = np.arange(first, first + count)
-        mask = np.isin(tree.edges[rows, T.E_ACTION], legal)
-        if int(mask.sum()) < legal.size:
-            return T.NO_EDGE
-        rows = rows[mask]
-        if state.current_player() == CHANCE:  # an outcome drawn afresh, by its probability
-            outcome = chance_action(state, self._rng)
-            return int(rows[np.flatnonzero(tree.edges[rows, T.E_ACTION] == outcome)[0]])
-        visits = tree.edges[rows, T.E_VISITS].astype(np.float64)
-        sums = tree.edge_values[rows, T.EV_VALUE_SUM]
-        priors = tree.edge_values[rows, T.EV_PRIOR]
-        means = np.divide(sums, visits, out=np.zeros(rows.size), where=visits > 0)
-        if self._python_rule is not None:
-            stats = EdgeStatistics(
-                actions=tree.edges[rows, T.E_ACTION].copy(),
-                visit_count=visits.astype(np.int64),
-                mean_value=means,
-                prior=priors.copy(),
-                parent_visits=int(visits.sum()),
-                rng=self._rng,
-            )
-            return int(rows[checks.selection_index(self._python_rule(stats), rows.size)])
-        rule = self._rule
-        c, scale = selection.exploration(rule, self._rule_params, int(visits.sum()))
-        if rule != selection.RULE_PUCT and (visits == 0).any():
-            return int(self._rng.choice(rows[visits == 0]))
-        if rule == selection.RULE_EPSILON_GREEDY:
-            if self._rng.random() < c:
-                return int(self._rng.choice(rows))
-            scores = means
-        elif rule == selection.RULE_PUCT:
-            first_play = float(self._rule_params[1])
-            q = np.where(visits > 0, means, first_play)
-            scores = q + c * priors * scale / (1.0 + visits)
-        else:
-            scores = means + c * np.sqrt(scale / visits)
-        best = np.flatnonzero(scores == scores.max())
-        return int(rows[best[0] if best.size == 1 else self._rng.choice(best)])
-
-    def _add_open_loop_leaf(
-        self,
-        node: int,
-        edge: int,
-        state: GameState,
-        reward0: float,
-        path: np.ndarray,
-        depth: int,
-        simulations_left: int,
-    ) -> None:
-        """Create the child of ``edge`` for the replayed ``state`` (``reward0`` on the way in,
-        for player 0), evaluate it and back up."""
-        low, high = self._solver_bounds
-        if state.is_terminal():
-            value0 = 0.0 if self._spec.has_intermediate_rewards else float(state.returns()[0])
-            finish.finish_new_leaf(
-                *self._tree, node, edge, T.TERMINAL, True, reward0, _NO_ACTIONS, _NO_PRIORS,
-                value0, False, low, high, path, depth,
-            )  # fmt: skip
-            return
-        actions = self._action_array(state.legal_actions())
-        if actions.size > self._max_actions:
-            self._grow_edge_room(actions.size, simulations_left + 1)
-        finish.finish_new_leaf(
-            *self._tree, node, edge, state.current_player(), False, reward0, actions,
-            self._priors(state, actions), self._evaluate0(state), False, low, high, path, depth,
-        )  # fmt: skip
-
     def _returns0(self, state: GameState) -> float:
         """Player 0's return in terminal ``state``, its ``returns()`` checked
         (:func:`playout._src.checks.returns`); tuples already checked are remembered, so the
@@ -741,7 +583,7 @@ class PythonDriver:
         """A state has more legal actions than room was made for (games that declare no
         ``num_actions``): reserve more edges per simulation from now on."""
         self._max_actions = max(num_actions, 2 * self._max_actions)
-        per_simulation = self._max_actions * (2 if self._open_loop else 1)
+        per_simulation = self._max_actions * self.expansions_per_simulation
         self._tree = T.reserve(self._tree, simulations_left, simulations_left * per_simulation)
         self._fit_amaf()
 
@@ -752,7 +594,7 @@ class PythonDriver:
         depth limit (evaluated again, unless its value for player 0 is given as ``value0``).
         Returns whether the root is proven."""
         tree = self._tree
-        playouts: Sequence[_Playout] = ()
+        playouts: Sequence[rave.Playout] = ()
         if value0 is not None:
             pass
         elif tree.nodes[node, T.N_NUM_EDGES] == 0 or tree.nodes[node, T.N_PROVEN] != T.UNPROVEN:
@@ -806,23 +648,12 @@ class PythonDriver:
             return _NO_ACTIONS, _NO_PRIORS
         return self._amaf.visit_count, self._amaf.value_sum
 
-    def _evaluate_recording(self, state: GameState) -> tuple[float, Sequence[_Playout]]:
-        """Evaluate ``state`` (value for player 0) and return the rollouts played for it,
-        each as ``(value for player 0, actions, players)``; none if the evaluator plays no
-        rollouts it can report."""
-        if self._inline_rollout:
-            # The default evaluator, inlined, with its moves and movers recorded.
-            choice = self._rng.choice
-            actions: list[int] = []
-            players: list[int] = []
-            end = state
-            while not end.is_terminal():
-                action = choice(end.legal_actions())
-                players.append(end.current_player())
-                actions.append(action)
-                end = end.play(action)
-            value0 = float(end.returns()[0])
-            return value0, ((value0, actions, players),)
+    def _evaluate_recording(self, state: GameState) -> tuple[float, Sequence[rave.Playout]]:
+        """Evaluate ``state`` (value for player 0) and return the rollouts played for it
+        (:data:`playout._src.rave.Playout`); none if the evaluator plays no rollouts it can
+        report."""
+        if self._inline_rollout:  # the default evaluator, inlined, its moves recorded
+            return rave.recorded_random_rollout(state, self._rng.choice)
         record = getattr(self._evaluator, "record_playouts", None)
         if record is None:
             return self._evaluate0(state), ()
@@ -830,32 +661,13 @@ class PythonDriver:
         return sum(float(p[0]) for p in playouts) / len(playouts), playouts
 
     def _update_amaf(
-        self, path: np.ndarray, depth: int, value0: float, playouts: Sequence[_Playout]
+        self, path: np.ndarray, depth: int, value0: float, playouts: Sequence[rave.Playout]
     ) -> None:
-        """MC-RAVE's update after a simulation (:func:`playout._src.rave.update_amaf`): one
-        AMAF sample per rollout, or one for the tree's moves alone without rollouts."""
-        amaf = self._amaf
-        assert amaf is not None
-        tree = self._tree
-        for playout_value0, actions, players in playouts or ((value0, (), ()),):
-            action_array = np.asarray(actions, dtype=np.int64)
-            if self._spec.num_actions is None:  # unbounded ids: make room for these
-                top = int(tree.edges[path[:depth], T.E_ACTION].max(initial=0))
-                amaf.widen(max(top, int(action_array.max(initial=0))))
-            rave.update_amaf(
-                tree.nodes,
-                tree.node_values,
-                tree.edges,
-                amaf.visit_count,
-                amaf.value_sum,
-                amaf.marks,
-                amaf.next_stamp(),
-                path,
-                depth,
-                action_array,
-                np.asarray(players, dtype=np.int64),
-                float(playout_value0),
-            )
+        """MC-RAVE's update after a simulation (:meth:`playout._src.rave.AmafTable.
+        add_simulation`)."""
+        assert self._amaf is not None
+        unbounded = self._spec.num_actions is None
+        self._amaf.add_simulation(self._tree, path, depth, value0, playouts, unbounded)
 
     def _state_of(self, node: int, path: np.ndarray, depth: int) -> GameState:
         """The position of ``node``, ``depth`` edges of ``path`` below the root: stored, or

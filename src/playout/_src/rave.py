@@ -39,9 +39,11 @@ come first, highest ``H`` first, ties at random.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from playout._src.game import GameState
 from playout._src.jit import JitOptions, jit
 from playout._src.tree import backup, compiling, selection
 from playout._src.tree import layout as T
@@ -55,6 +57,28 @@ NUM_PARAMS = 4
 
 _JIT: JitOptions = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": False}
 """As :data:`playout._src.tree.compiling.PHASE_JIT`: nothing here allocates."""
+
+Playout = tuple[float, Sequence[int], Sequence[int]]
+"""One recorded rollout: player 0's return from the leaf, the actions, who played each."""
+
+
+def recorded_random_rollout(
+    state: GameState, choice: Callable[[Sequence[int]], int]
+) -> tuple[float, tuple[Playout]]:
+    """A uniformly random rollout from ``state`` (moves drawn by ``choice``, e.g. a seeded
+    ``random.Random().choice``) with its moves and movers recorded: player 0's return at the
+    end, and the one :data:`Playout`."""
+    actions: list[int] = []
+    players: list[int] = []
+    end = state
+    while not end.is_terminal():
+        action = choice(end.legal_actions())
+        players.append(end.current_player())
+        actions.append(action)
+        end = end.play(action)
+    value0 = float(end.returns()[0])
+    return value0, ((value0, actions, players),)
+
 
 _NO_AMAF = np.zeros(0, dtype=np.int64)
 _NO_AMAF_SUMS = np.zeros(0, dtype=np.float64)
@@ -396,6 +420,39 @@ class AmafTable:
         self._stamp += 1
         return self._stamp
 
+    def add_simulation(
+        self,
+        tree: T.Tree,
+        path: np.ndarray,
+        depth: int,
+        value0: float,
+        playouts: Sequence[Playout],
+        unbounded_ids: bool,
+    ) -> None:
+        """MC-RAVE's update after a simulation that went down ``path[:depth]`` and was valued
+        ``value0`` for player 0 (:func:`update_amaf`): one AMAF sample per rollout in
+        ``playouts``, or one for the tree's moves alone without rollouts. ``unbounded_ids``:
+        the game declares no ``num_actions``, so ``marks`` may need widening."""
+        for playout_value0, actions, players in playouts or ((value0, (), ()),):
+            action_array = np.asarray(actions, dtype=np.int64)
+            if unbounded_ids:
+                top = int(tree.edges[path[:depth], T.E_ACTION].max(initial=0))
+                self.widen(max(top, int(action_array.max(initial=0))))
+            update_amaf(
+                tree.nodes,
+                tree.node_values,
+                tree.edges,
+                self.visit_count,
+                self.value_sum,
+                self.marks,
+                self.next_stamp(),
+                path,
+                depth,
+                action_array,
+                np.asarray(players, dtype=np.int64),
+                float(playout_value0),
+            )
+
     def carried(self, old_tree: T.Tree, new_tree: T.Tree, old_ids: np.ndarray) -> AmafTable:
         """The table of ``new_tree``, the subtree of ``old_tree`` whose node ``i`` was node
         ``old_ids[i]`` (see :func:`playout._src.tree.subtree.subtree`)."""
@@ -421,8 +478,10 @@ __all__ = [
     "P_RAVE_SCALE",
     "P_USE_RAVE",
     "AmafTable",
+    "Playout",
     "carry_amaf",
     "descend",
+    "recorded_random_rollout",
     "select_edge",
     "selection_parameters",
     "update_amaf",

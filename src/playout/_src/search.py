@@ -151,8 +151,10 @@ def make_driver(
     state: GameState, config: SearchConfig, rng_state: np.ndarray, rng: random.Random
 ) -> Driver:
     """The driver for ``config.backend``: ``"auto"`` picks the compiled driver when the game
-    has a compiled kernel and the configuration allows it, else the Python driver; an
-    evaluator that values batches (a network) gets the batched driver.
+    has a compiled kernel and the configuration allows it, else the Python driver (open loop,
+    :class:`~playout._src.open_loop.OpenLoopDriver`, when a non-deterministic game's states
+    are recomputed: hidden chance); an evaluator that values batches (a network) gets the
+    batched driver.
 
     Raises:
         InvalidParameterError: ``backend="compiled"`` and the compiled driver cannot run this
@@ -193,6 +195,10 @@ def make_driver(
             return CompiledDriver(state, config, rng_state, rng, kernel)
         if config.backend == "compiled":
             raise InvalidParameterError(f"backend='compiled' cannot run this search: {reason}")
+    if not config.store_states and not state.game.spec.is_deterministic:
+        from playout._src.open_loop import OpenLoopDriver
+
+        return OpenLoopDriver(state, config, rng_state, rng)
     from playout._src.python_driver import PythonDriver
 
     return PythonDriver(state, config, rng_state, rng)
