@@ -11,7 +11,7 @@ in three buckets by the number of stones on the board (after Pons's test sets): 
 half from "safe" random moves that never hand the opponent an immediate win (positions
 closer to real play); moves that end the game are never played, and positions where the mover
 can win at once are skipped. Each position is labelled with
-:func:`playout._src.connect4_solver.move_scores`::
+:func:`playout.games.connect4.solver.move_scores`::
 
     PYTHONPATH=src python bench/connect4_positions.py            # writes the data file
     PYTHONPATH=src python bench/connect4_positions.py --per-bucket 2 --buckets end --out x.json
@@ -38,9 +38,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from playout._src import connect4_solver as solver
-from playout._src.connect4_solver import SolverLimitError
 from playout.games import Connect4Game, Connect4State
+from playout.games.connect4 import solver
+from playout.games.connect4.solver import SolverLimitError
 
 GAME = Connect4Game()
 BUCKETS: dict[str, tuple[int, int]] = {"begin": (8, 14), "middle": (15, 22), "end": (23, 30)}

@@ -37,12 +37,12 @@ from numba import types as nt
 from numba.extending import intrinsic
 
 from playout._src.compiled import memory
-from playout._src.compiled.connect4_kernel import connect4_kernel
 from playout._src.compiled.kernel import DRAW, ONGOING, Kernel
-from playout._src.compiled.mnk_kernel import mnk_kernel
 from playout._src.tree import backup, expansion, finish, selection
 from playout._src.tree import layout as T
 from playout._src.tree.rng import new_rng_state
+from playout.games.connect4.kernel import connect4_kernel
+from playout.games.mnk.kernel import mnk_kernel
 
 PHASES = ("descend", "copy+play", "legal", "rollout", "expand+backup")
 

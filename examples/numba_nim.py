@@ -3,9 +3,12 @@
 Nim: heaps of objects; a move takes 1 or more objects from one heap; whoever takes the last
 object wins. The game is written twice, both short:
 
-1. a **kernel**: five numba functions on a compact state (a ``uint64`` array), bundled with
+1. a **kernel**: numba functions on a compact state (a ``uint64`` array), bundled with
    :func:`playout.kernels.make_kernel`. The compiled driver runs every simulation
-   through them, in machine code;
+   through them, in machine code. Nim writes three (its legal moves, a move, a random game); the
+   other two come with playout: the start is left out (an all-zero state, which the engine
+   never uses here: it starts from encoded Python states) and the player to move is
+   :func:`playout.kernels.alternating_player`, which reads word 0;
 2. a **Python state** following :class:`playout.GameState`, so that the rest of playout
    (conformance checker, Python engine, CLI-style tools) understands the game too. Its
    ``compiled_kernel()`` method is the hook that lets :class:`playout.MCTS` pick the
@@ -26,16 +29,19 @@ import numba
 import numpy as np
 
 import playout
-from playout.kernels import JIT_OPTIONS, MOVER_WON, ONGOING, Kernel, make_kernel, random_below
+from playout.kernels import (
+    JIT_OPTIONS,
+    MOVER_WON,
+    MOVES,
+    ONGOING,
+    Kernel,
+    alternating_player,
+    make_kernel,
+    random_below,
+)
 
-# -- 1. the kernel: compact state = [heap_0, ..., heap_{n-1}, player to move] -----------------
-# params = [num_heaps, max_heap]
-
-
-@numba.njit(**JIT_OPTIONS)
-def nim_initial_state(params, state):  # the engine starts from encoded Python states instead
-    for i in range(state.shape[0]):
-        state[i] = 0
+# -- 1. the kernel: compact state = [player to move, heap_0, ..., heap_{n-1}] -----------------
+# params = [num_heaps, max_heap]; word 0 (MOVES) is what alternating_player reads.
 
 
 @numba.njit(**JIT_OPTIONS)
@@ -43,7 +49,7 @@ def nim_legal_actions(params, state, out):
     num_heaps, max_heap = params[0], params[1]
     count = 0
     for h in range(num_heaps):
-        for take in range(1, np.int64(state[h]) + 1):
+        for take in range(1, np.int64(state[1 + h]) + 1):
             out[count] = h * max_heap + take - 1
             count += 1
     return count
@@ -52,17 +58,12 @@ def nim_legal_actions(params, state, out):
 @numba.njit(**JIT_OPTIONS)
 def nim_play(params, state, action):
     num_heaps, max_heap = params[0], params[1]
-    state[action // max_heap] -= np.uint64(action % max_heap + 1)
-    state[num_heaps] ^= np.uint64(1)
+    state[1 + action // max_heap] -= np.uint64(action % max_heap + 1)
+    state[MOVES] ^= np.uint64(1)  # the other player's turn
     for h in range(num_heaps):
-        if state[h] != 0:
+        if state[1 + h] != 0:
             return ONGOING
     return MOVER_WON  # the mover took the last object
-
-
-@numba.njit(**JIT_OPTIONS)
-def nim_current_player(params, state):
-    return np.int64(state[params[0]])
 
 
 @numba.njit(**JIT_OPTIONS)
@@ -70,9 +71,9 @@ def nim_rollout(params, state, scratch, rng):
     num_heaps = params[0]
     total = 0
     for h in range(num_heaps):  # copy the heaps: the state must stay unchanged
-        scratch[h] = np.int64(state[h])
+        scratch[h] = np.int64(state[1 + h])
         total += scratch[h]
-    player = np.int64(state[num_heaps])
+    player = np.int64(state[MOVES])
     while True:
         # One of the ``total`` legal moves, uniformly: the r-th object counted over all heaps.
         r = random_below(rng, total)
@@ -89,7 +90,7 @@ def nim_rollout(params, state, scratch, rng):
 
 def encode(state: NimState) -> np.ndarray:
     """The compact state of a Python :class:`NimState`."""
-    return np.array([*state.heaps, state.player], dtype=np.uint64)
+    return np.array([state.player, *state.heaps], dtype=np.uint64)
 
 
 @functools.cache
@@ -101,10 +102,9 @@ def nim_kernel(num_heaps: int, max_heap: int) -> Kernel:
         num_actions=num_heaps * max_heap,
         max_length=num_heaps * max_heap,
         scratch_size=num_heaps,
-        initial_state=nim_initial_state,
         legal_actions=nim_legal_actions,
         play=nim_play,
-        current_player=nim_current_player,
+        current_player=alternating_player,
         rollout=nim_rollout,
         encode=encode,
     )

@@ -18,15 +18,14 @@ from playout._src.compiled import (
     MOVER_WON,
     ONGOING,
     compiled_kernel_for,
-    connect4_kernel,
     make_kernel,
-    mnk_kernel,
-    wide_connect4_kernel,
 )
 from playout._src.compiled.kernel import Kernel
 from playout._src.errors import InvalidParameterError
 from playout._src.tree.rng import new_rng_state
 from playout.games import Connect4Game, MnkGame, gomoku, tictactoe
+from playout.games.connect4.kernel import connect4_kernel, wide_connect4_kernel
+from playout.games.mnk.kernel import mnk_kernel
 
 
 def play_lockstep(game, kernel: Kernel, num_games: int, seed: int) -> dict[int, int]:

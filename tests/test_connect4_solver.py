@@ -1,4 +1,4 @@
-"""The exact connect-four solver (:mod:`playout._src.connect4_solver`).
+"""The exact connect-four solver (:mod:`playout.games.connect4.solver`).
 
 Its scores are checked against two independent references: playout's brute-force solver
 (:mod:`playout._src.perfect`, win/draw/loss of every position of a 4x3 board with three in a
@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from playout import GameOverError, InvalidParameterError
-from playout._src import connect4_solver as solver
-from playout._src.connect4_solver import Connect4Solver, SolverLimitError
 from playout._src.perfect import solve as brute_force
 from playout.games import Connect4Game, Connect4State, tictactoe
+from playout.games.connect4 import solver
+from playout.games.connect4.solver import Connect4Solver, SolverLimitError
 
 C4 = Connect4Game()
 

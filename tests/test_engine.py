@@ -226,10 +226,12 @@ ENGINE_MODULES = (
     "rave",
     "evaluation",
     "rules",
+    "compiled/__init__",
     "compiled/engine",
     "compiled/driver",
     "compiled/memory",
     "compiled/kernel",
+    "compiled/shared",
 )
 
 

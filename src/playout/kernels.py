@@ -8,6 +8,11 @@ compiled. ``examples/numba_nim.py`` is a complete example.
 Status codes a kernel's ``play`` returns: :data:`ONGOING`, :data:`MOVER_WON`,
 :data:`MOVER_LOST`, :data:`DRAW`. :func:`random_below` draws from the driver's generator
 inside a rollout. Compile kernel functions with ``numba.njit(**JIT_OPTIONS)``.
+
+What kernels share rather than copy: :func:`empty_state` (the default ``initial_state``: all
+zeros), :func:`alternating_player` (``current_player`` when players alternate and word
+:data:`MOVES` counts the moves played) and :func:`move_status` (``play``'s status: won, a
+draw on the last possible move, or going on).
 """
 
 from playout._src.compiled.engine import compiled_kernel_for
@@ -16,10 +21,14 @@ from playout._src.compiled.kernel import (
     JIT_OPTIONS,
     MOVER_LOST,
     MOVER_WON,
+    MOVES,
     ONGOING,
     SIGNATURES,
     Kernel,
+    alternating_player,
+    empty_state,
     make_kernel,
+    move_status,
 )
 from playout._src.tree.rng import random_below
 
@@ -28,10 +37,14 @@ __all__ = [
     "JIT_OPTIONS",
     "MOVER_LOST",
     "MOVER_WON",
+    "MOVES",
     "ONGOING",
     "SIGNATURES",
     "Kernel",
+    "alternating_player",
     "compiled_kernel_for",
+    "empty_state",
     "make_kernel",
+    "move_status",
     "random_below",
 ]

@@ -29,7 +29,7 @@ class StoneGame(Generic[S]):
     :class:`~playout.games.MnkGame`.
 
     A subclass's ``__init__`` takes ``(width, height, k, name)`` and sets the attributes
-    below, the empty board ``_initial`` and the shifts of :meth:`has_line`.
+    below, the empty board ``_initial`` and the shifts of :meth:`has_line` (:func:`line_shifts`).
 
     Attributes:
         width, height: the board's size in cells.
@@ -100,6 +100,23 @@ class StoneGame(Generic[S]):
         if not isinstance(state, type(self._initial)) or state.game != self:
             raise GameError(f"{state!r} is not a position of {self!r}")
         return state
+
+
+def line_shifts(stride: int, k: int) -> tuple[tuple[int, ...], ...]:
+    """The shifts of :meth:`StoneGame.has_line` along each direction of a padded bitboard with
+    ``stride`` bits per line (1, ``stride``, ``stride + 1``, ``stride - 1``): each doubles
+    the length of the runs found so far, the last one tops them up to exactly ``k``."""
+    plans: list[tuple[int, ...]] = []
+    for direction in (1, stride, stride + 1, stride - 1):
+        steps: list[int] = []
+        length = 1
+        while length * 2 <= k:
+            steps.append(direction * length)
+            length *= 2
+        if length < k:
+            steps.append(direction * (k - length))
+        plans.append(tuple(steps))
+    return tuple(plans)
 
 
 class StoneState:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from playout._src.arena.executors import resolve_executor, running
 from playout._src.arena.play import random_opening
 from playout._src.batched_driver import BatchedDriver
 from playout._src.config import DirichletNoise, SearchConfig
@@ -350,8 +351,6 @@ def parallel_self_play(
     :class:`~playout.zero.Model`) and its share of ``settings.parallel_games``; the games in
     the order of the jobs. Ctrl-C or an error stops every worker (the executors' own
     handling)."""
-    from playout._src.arena.executors import resolve_executor, running
-
     shares = [num_games // workers + (1 if i < num_games % workers else 0) for i in range(workers)]
     weights = model.to_bytes()
     settings = settings or SelfPlaySettings()

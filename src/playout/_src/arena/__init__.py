@@ -11,6 +11,8 @@ One job per module:
   with seeds from :func:`game_seed`, optionally from an opening (:func:`random_opening`);
 * :mod:`~playout._src.arena.executors`: where games are played (this process, a local process
   pool or a Ray cluster, see :func:`make_executor`);
+* :mod:`~playout._src.arena.jobs`: a game as a self-contained job (:class:`GameJob`) and
+  :func:`play_job`, which plays it on any executor;
 * :mod:`~playout._src.arena.records`: :func:`record_to_json` / :func:`read_records` write and
   read one game per JSON line, so a match can be saved as it runs and replayed later;
 * :mod:`~playout._src.arena.match`: :func:`run_match`, a series with alternating first player
@@ -38,13 +40,12 @@ from typing import Any
 from playout._src.arena.executors import (
     ExecutorKind,
     GameExecutor,
-    GameJob,
     LocalExecutor,
     PoolExecutor,
     RayExecutor,
     make_executor,
-    play_job,
 )
+from playout._src.arena.jobs import GameJob, play_job
 from playout._src.arena.match import (
     Z_95,
     MatchProgress,

@@ -1,29 +1,23 @@
-"""Where games are played: this process, a local process pool, or a Ray cluster.
+"""Where jobs run: this process, a local process pool, or a Ray cluster.
 
-A :class:`GameJob` is one self-contained game (game, players or their specs, index, seed);
-:func:`play_job` plays it anywhere. A :class:`GameExecutor` plays batches of jobs and yields
-the records as games finish; :func:`make_executor` builds one by name (``local``, ``pool``,
-``ray``).
+A :class:`GameExecutor` runs a task (a module-level function) on each job of a batch and
+yields the results as they finish; :func:`make_executor` builds one by name (``local``,
+``pool``, ``ray``). The tasks are the callers' own: a match's games
+(:func:`playout._src.arena.jobs.play_job`), self-play (:mod:`playout.zero.selfplay`).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import dataclasses
 import logging
 import multiprocessing
 import os
-import pickle
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from playout._src.arena.play import GameRecord, play_game
-from playout._src.arena.players import EngineFactory, Player
-from playout._src.arena.specs import as_player
 from playout._src.errors import ExecutorError, GameError, InvalidParameterError
-from playout._src.game import Game
 from playout._src.optional import import_optional
 from playout._src.processes import process_pool, sigint_deferred, stop_pool
 
@@ -31,38 +25,9 @@ ExecutorKind = Literal["local", "pool", "ray"]
 """The executors :func:`make_executor` builds by name."""
 
 
-@dataclasses.dataclass(frozen=True)
-class GameJob:
-    """One game to play, self-contained so that it can be sent to another process.
-
-    Attributes:
-        game: the game.
-        players: player 0 (moves first) and player 1, as specs or (picklable) players.
-        index: the game's number (stored in the record).
-        seed: the game's seed (see :func:`~playout._src.arena.play.game_seed`).
-        engine_factory: builds MCTS players' engines (``None``: :class:`~playout.MCTS`).
-        opening: actions played before the players choose (see
-            :func:`~playout._src.arena.play.play_game`).
-    """
-
-    game: Game
-    players: tuple[str | Player, str | Player]
-    index: int
-    seed: int
-    engine_factory: EngineFactory | None = None
-    opening: tuple[int, ...] = ()
-
-
-def play_job(job: GameJob) -> GameRecord:
-    """Play ``job`` (module level, so that worker processes and Ray can import it)."""
-    p0 = as_player(job.players[0], job.game, job.engine_factory)
-    p1 = as_player(job.players[1], job.game, job.engine_factory)
-    return play_game(job.game, p0, p1, job.seed, index=job.index, opening=job.opening)
-
-
 Task = Callable[[Any], Any]
 """What an executor runs for each job: a module-level function (it travels to workers by
-name), :func:`play_job` by default."""
+name), such as :func:`playout._src.arena.jobs.play_job`."""
 
 
 class GameExecutor(Protocol):
@@ -71,10 +36,10 @@ class GameExecutor(Protocol):
     workers: int
     """How many games it plays at once (the batch size of an SPRT match)."""
 
-    def run(self, jobs: Sequence[Any], task: Task = play_job) -> Iterator[Any]:
-        """Play every job; yield the records as games finish (in any order). ``task`` (a
-        module-level function, default :func:`play_job`) is what runs each job: self-play
-        (:mod:`playout.zero.selfplay`) sends its own."""
+    def run(self, jobs: Sequence[Any], task: Task) -> Iterator[Any]:
+        """Run ``task`` (a module-level function: :func:`~playout._src.arena.jobs.play_job`
+        for a match's games, self-play's own for :mod:`playout.zero.selfplay`) on every job;
+        yield the results as they finish (in any order)."""
         ...
 
     def close(self) -> None:
@@ -96,8 +61,8 @@ class LocalExecutor:
     def start(self) -> None:
         """Nothing to start."""
 
-    def run(self, jobs: Sequence[Any], task: Task = play_job) -> Iterator[Any]:
-        """Play the jobs in order; yield each record as its game ends."""
+    def run(self, jobs: Sequence[Any], task: Task) -> Iterator[Any]:
+        """Run the jobs in order; yield each result as its job ends."""
         for job in jobs:
             yield task(job)
 
@@ -132,8 +97,8 @@ class PoolExecutor:
         """Make the pool (its processes start with the first batch)."""
         self._started_pool()
 
-    def run(self, jobs: Sequence[Any], task: Task = play_job) -> Iterator[Any]:
-        """Play the jobs in the pool; yield the records as games finish.
+    def run(self, jobs: Sequence[Any], task: Task) -> Iterator[Any]:
+        """Run the jobs in the pool; yield the results as jobs finish.
 
         Raises:
             GameError: a worker process died.
@@ -179,10 +144,9 @@ def _import_ray() -> Any:
 
 
 def _package_root() -> str:
-    """The directory playout is imported from (put on local Ray workers' ``PYTHONPATH``)."""
-    import playout
-
-    return str(Path(playout.__file__).resolve().parents[1])
+    """The directory playout is imported from (put on local Ray workers' ``PYTHONPATH``):
+    three levels above this file's folder (``playout/_src/arena``)."""
+    return str(Path(__file__).resolve().parents[3])
 
 
 class RayExecutor:
@@ -228,10 +192,14 @@ class RayExecutor:
                 ) from None
         self._started = True
 
-    def _connect(self, task: Task = play_job) -> Any:
-        """The remote version of ``task``, connecting to Ray on first use."""
+    def _connect(self) -> None:
+        """Connect to Ray, unless connected."""
         if not self._ray.is_initialized():
             self._init_ray()
+
+    def _remote(self, task: Task) -> Any:
+        """The remote version of ``task``, connecting to Ray on first use."""
+        self._connect()
         if task not in self._remotes:
             self._remotes[task] = self._ray.remote(task)
         return self._remotes[task]
@@ -240,9 +208,9 @@ class RayExecutor:
         """Connect to Ray now (a failed connection raises before any file is written)."""
         self._connect()
 
-    def run(self, jobs: Sequence[Any], task: Task = play_job) -> Iterator[Any]:
-        """Play the jobs as Ray tasks; yield the records as games finish."""
-        remote = self._connect(task)
+    def run(self, jobs: Sequence[Any], task: Task) -> Iterator[Any]:
+        """Run the jobs as Ray tasks; yield the results as jobs finish."""
+        remote = self._remote(task)
         ray = self._ray
         pending = [remote.remote(job) for job in jobs]
         try:
@@ -329,45 +297,16 @@ def resolve_executor(
     return executor, False
 
 
-def _check_picklable(item: Any) -> None:
-    """Refuse a player that cannot be sent to a worker process."""
-    try:
-        pickle.dumps(item)
-    except Exception as error:  # any pickling failure means the same thing
-        raise InvalidParameterError(
-            f"{item!r} cannot be sent to a worker process ({error}); pass a spec string or "
-            "use workers=1"
-        ) from None
-
-
-def job_players(
-    executor: GameExecutor, specs: Sequence[str | Player], players: Sequence[Player]
-) -> list[str | Player]:
-    """What a job carries: the built players in this process, else specs (or the players,
-    pickled) for workers that build their own.
-
-    Raises:
-        InvalidParameterError: a player object that cannot be pickled, for another process.
-    """
-    if isinstance(executor, LocalExecutor):
-        return list(players)
-    for spec in specs:
-        if not isinstance(spec, str):
-            _check_picklable(spec)
-    return list(specs)
-
-
 __all__ = [
     "ExecutorKind",
     "GameExecutor",
-    "GameJob",
     "LocalExecutor",
     "PoolExecutor",
     "RayExecutor",
-    "job_players",
+    "Task",
     "make_executor",
-    "play_job",
     "resolve_executor",
+    "running",
     "start_executor",
     "stop_executor",
 ]

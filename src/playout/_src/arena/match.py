@@ -14,14 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from playout._src import elo as E
-from playout._src.arena.executors import (
-    ExecutorKind,
-    GameExecutor,
-    GameJob,
-    job_players,
-    resolve_executor,
-    running,
-)
+from playout._src.arena.executors import ExecutorKind, GameExecutor, resolve_executor, running
+from playout._src.arena.jobs import GameJob, job_players, play_job
 from playout._src.arena.play import (
     GameRecord,
     check_openings,
@@ -291,7 +285,7 @@ def run_match(
             if save is not None:
                 writer = RecordWriter(save, overwrite=overwrite)
             for start in range(0, games, batch):
-                for record in runner.run(jobs[start : start + batch]):
+                for record in runner.run(jobs[start : start + batch], play_job):
                     records[record.index] = record
                     if writer is not None:
                         writer.write(record_to_json(game, record, extra=extra))

@@ -14,14 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from playout._src import elo as E
-from playout._src.arena.executors import (
-    ExecutorKind,
-    GameExecutor,
-    GameJob,
-    job_players,
-    resolve_executor,
-    running,
-)
+from playout._src.arena.executors import ExecutorKind, GameExecutor, resolve_executor, running
+from playout._src.arena.jobs import GameJob, job_players, play_job
 from playout._src.arena.match import MatchProgress, check_match_args, in_order
 from playout._src.arena.play import GameRecord, check_openings, game_seed, opening_for
 from playout._src.arena.players import EngineFactory, Player
@@ -266,7 +260,7 @@ def run_tournament(
             # start leaves an existing file as it was.
             if save is not None:
                 writer = RecordWriter(save, overwrite=overwrite)
-            for record in runner.run(jobs):
+            for record in runner.run(jobs, play_job):
                 records[record.index] = record
                 if writer is not None:
                     extra = {"seats": list(seats[record.index])}

@@ -38,6 +38,13 @@ serves every size):
 Kernels are for deterministic two-player zero-sum games with alternating or any other turn
 order given by ``current_player``; values follow :mod:`playout._src.game` (a value for
 player 0 is converted to the mover's point of view at every edge by the shared backup).
+
+What most games' kernels would otherwise repeat is written once here: a game whose compact
+state starts all zeros leaves ``initial_state`` out (:func:`empty_state`); a game whose
+players alternate and whose state counts the moves played in word :data:`MOVES` passes
+:func:`alternating_player` as ``current_player``; ``play`` ends with
+:func:`move_status` (won, drawn on the last move, or going on). Kernel functions are
+compiled with :data:`JIT_OPTIONS`. A game's kernel file then holds only its own rules.
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ from numba import types as nt
 from numba.core.caching import NullCache
 
 from playout._src.errors import InvalidParameterError
-from playout._src.jit import JitOptions
+from playout._src.jit import JitOptions, jit
 
 ONGOING = 0
 """``play`` status: the game goes on."""
@@ -91,6 +98,41 @@ JIT_OPTIONS: JitOptions = {
 }
 """Options the built-in kernels are compiled with (use them for your own kernels too):
 cached on disk, and no Python-style ZeroDivisionError checks in the inner loops."""
+
+MOVES = 0
+"""The word of the compact state where an alternating game counts the moves played (read by
+:func:`alternating_player`; only its lowest bit matters there, so a 0/1 player flag kept in
+the word serves as well)."""
+
+
+@jit(**JIT_OPTIONS)
+def empty_state(params: np.ndarray, state: np.ndarray) -> None:
+    """``initial_state`` of a game that starts from an all-zero compact state (empty
+    bitboards, no moves played): the default of :func:`make_kernel`."""
+    for i in range(state.shape[0]):
+        state[i] = 0
+
+
+@jit(**JIT_OPTIONS)
+def alternating_player(params: np.ndarray, state: np.ndarray) -> np.int64:
+    """``current_player`` of a game whose players alternate, player 0 first, and whose
+    compact state counts the moves played in word :data:`MOVES`: 0 when the count is even,
+    else 1."""
+    return np.int64(state[MOVES] & np.uint64(1))
+
+
+@jit(inline="always", **JIT_OPTIONS)
+def move_status(won: bool, moves: int | np.integer, max_length: int | np.integer) -> int:
+    """The status ``play`` returns after the ``moves``-th move of a game that lasts at most
+    ``max_length`` moves and cannot be lost by a move: :data:`MOVER_WON` when the move
+    ``won``, :data:`DRAW` when it was the last one possible (a full board), else
+    :data:`ONGOING`. Inlined into its callers."""
+    if won:
+        return MOVER_WON
+    if moves == max_length:
+        return DRAW
+    return ONGOING
+
 
 Encoder = Callable[[Any], np.ndarray]
 """Turns a Python game state into the kernel's compact state array."""
@@ -193,16 +235,17 @@ def make_kernel(
     state_size: int,
     num_actions: int,
     max_length: int,
-    initial_state: Any,
     legal_actions: Any,
     play: Any,
     current_player: Any,
     rollout: Any,
+    initial_state: Any = empty_state,
     scratch_size: int = 1,
     encode: Encoder | None = None,
 ) -> Kernel:
     """A checked :class:`Kernel`: sizes are validated and every function is compiled for
     its signature (loaded from numba's on-disk cache when the functions use ``cache=True``).
+    ``initial_state`` defaults to :func:`empty_state` (all zeros).
 
     Raises:
         InvalidParameterError: a size is not positive or a function does not compile.
@@ -239,8 +282,12 @@ __all__ = [
     "JIT_OPTIONS",
     "MOVER_LOST",
     "MOVER_WON",
+    "MOVES",
     "ONGOING",
     "SIGNATURES",
     "Kernel",
+    "alternating_player",
+    "empty_state",
     "make_kernel",
+    "move_status",
 ]

@@ -6,7 +6,7 @@ Compact state (``uint64`` words), ``W = ceil(height * (width + 1) / 64)`` words 
     [1 .. W]         player 0's stones, padded bitboard
     [1 + W .. 2W]    player 1's stones, padded bitboard
 
-The bitboards use the layout of :mod:`playout.games.mnk`: square ``(x, y)`` is bit
+The bitboards use the layout of :mod:`playout.games.mnk.state`: square ``(x, y)`` is bit
 ``y * (width + 1) + x`` (the extra bit per row stays 0), split into 64-bit words; action ids
 are ``y * width + x``. ``play`` checks for ``k`` in a row only through the square just played.
 
@@ -17,7 +17,11 @@ empty squares; each random move is one draw, a swap-remove and a line check arou
 Boards whose padded bitboard fits one word (``height * (width + 1) <= 64``: tic-tac-toe, up to
 7x7) get their own ``play`` and ``rollout`` on that word: ``k`` in a row is found with shifts
 along the four directions (1, ``width + 1``, ``width + 2``, ``width``), the padding bit of
-each row keeping lines from wrapping, as in :mod:`playout._src.compiled.connect4_kernel`.
+each row keeping lines from wrapping, as in :mod:`playout.games.connect4.kernel`.
+
+What is not the m,n,k-game's own (the empty start, alternating players, the status of a move,
+the bitboard helpers) comes from :mod:`playout._src.compiled.kernel` and
+:mod:`playout.games._bitboard`.
 """
 
 from __future__ import annotations
@@ -26,51 +30,36 @@ import functools
 
 import numpy as np
 
-from playout._src.compiled.bitboard import (
+from playout._src.compiled.kernel import (
+    JIT_OPTIONS,
+    MOVES,
+    Kernel,
+    alternating_player,
+    make_kernel,
+    move_status,
+)
+from playout._src.jit import int64, jit
+from playout._src.tree.rng import random_below
+from playout.games._bitboard import (
     EMPTY,
     STONE0,
     STONE1,
-    check_board_sizes,
-    encode_words,
-    has_run,
+    encode_stones,
+    has_line,
     line_on_board,
     line_through,
     write_border,
 )
-from playout._src.compiled.kernel import (
-    DRAW,
-    JIT_OPTIONS,
-    MOVER_WON,
-    ONGOING,
-    Kernel,
-    make_kernel,
-)
-from playout._src.jit import int64, jit
-from playout._src.tree.rng import random_below
-
-MAX_SIDE = 32
+from playout.games.mnk.board import check_size
 
 P_WIDTH, P_HEIGHT, P_K, P_STRIDE, P_WORDS = range(5)
 
-_SCRATCH_HEADER = 2  # [0]: border written (see bitboard.write_border); [1]: unused
+_SCRATCH_HEADER = 2  # [0]: border written (see _bitboard.write_border); [1]: unused
 
 
 def _board_cells(width: int, height: int) -> int:
     """Length of the rollout board: the padded squares plus a sentinel row above and below."""
     return (height + 2) * (width + 1) + 2
-
-
-@jit(**JIT_OPTIONS)
-def mnk_initial_state(params: np.ndarray, state: np.ndarray) -> None:
-    """The empty board, player 0 to move."""
-    for i in range(state.shape[0]):
-        state[i] = 0
-
-
-@jit(**JIT_OPTIONS)
-def mnk_current_player(params: np.ndarray, state: np.ndarray) -> np.int64:
-    """0 when an even number of moves has been played, else 1."""
-    return np.int64(state[0] & np.uint64(1))
 
 
 @jit(**JIT_OPTIONS)
@@ -101,18 +90,15 @@ def mnk_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     k = params[P_K]
     stride = params[P_STRIDE]
     num_words = params[P_WORDS]
-    moves = np.int64(state[0])
+    moves = np.int64(state[MOVES])
     base = 1 + (moves & 1) * num_words
     y = action // width
     bit = y * stride + (action - y * width)
     state[base + (bit >> 6)] |= np.uint64(1) << np.uint64(bit & 63)
     moves += 1
-    state[0] = np.uint64(moves)
-    if moves >= 2 * k - 1 and line_through(state, base, bit, stride, height * stride, k):
-        return MOVER_WON
-    if moves == width * height:
-        return DRAW
-    return ONGOING
+    state[MOVES] = np.uint64(moves)
+    won = moves >= 2 * k - 1 and line_through(state, base, bit, stride, height * stride, k)
+    return move_status(won, moves, width * height)
 
 
 @jit(**JIT_OPTIONS)
@@ -145,7 +131,7 @@ def mnk_rollout(
                 scratch[cell] = EMPTY
                 scratch[empties + num_empty] = cell
                 num_empty += 1
-    moves = np.int64(state[0])
+    moves = np.int64(state[MOVES])
     player = moves & 1
     threshold = 2 * k - 1
     while num_empty > 0:
@@ -162,35 +148,21 @@ def mnk_rollout(
     return 0.0
 
 
-@jit(inline="always", **JIT_OPTIONS)
-def _word_has_line(stones: np.uint64, stride: int, k: int) -> bool:
-    """Whether one-word bitboard ``stones`` holds ``k`` in a row in any direction."""
-    return (
-        has_run(stones, 1, k)
-        or has_run(stones, stride, k)
-        or has_run(stones, stride + 1, k)
-        or has_run(stones, stride - 1, k)
-    )
-
-
 @jit(**JIT_OPTIONS)
 def word_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     """:func:`mnk_play` for boards of one word per player."""
     width = params[P_WIDTH]
     k = params[P_K]
     stride = params[P_STRIDE]
-    moves = np.int64(state[0])
+    moves = np.int64(state[MOVES])
     player = moves & 1
     y = action // width
     stones = state[1 + player] | (np.uint64(1) << np.uint64(y * stride + action - y * width))
     state[1 + player] = stones
     moves += 1
-    state[0] = np.uint64(moves)
-    if moves >= 2 * k - 1 and _word_has_line(stones, stride, k):
-        return MOVER_WON
-    if moves == width * params[P_HEIGHT]:
-        return DRAW
-    return ONGOING
+    state[MOVES] = np.uint64(moves)
+    won = moves >= 2 * k - 1 and has_line(stones, stride, k)
+    return move_status(won, moves, width * params[P_HEIGHT])
 
 
 @jit(**JIT_OPTIONS)
@@ -213,7 +185,7 @@ def word_rollout(
             if (occupied >> np.uint64(bit)) & np.uint64(1) == 0:
                 scratch[num_empty] = bit
                 num_empty += 1
-    moves = np.int64(state[0])
+    moves = np.int64(state[MOVES])
     player = moves & 1
     threshold = 2 * k - 1
     while num_empty > 0:
@@ -224,11 +196,11 @@ def word_rollout(
         moves += 1
         if player == 0:
             stones0 |= stone
-            if moves >= threshold and _word_has_line(stones0, stride, k):
+            if moves >= threshold and has_line(stones0, stride, k):
                 return 1.0
         else:
             stones1 |= stone
-            if moves >= threshold and _word_has_line(stones1, stride, k):
+            if moves >= threshold and has_line(stones1, stride, k):
                 return -1.0
         player ^= 1
     return 0.0
@@ -246,7 +218,7 @@ def _shifted_pair(low: np.uint64, high: np.uint64, shift: int) -> tuple[np.uint6
 
 @jit(inline="always", **JIT_OPTIONS)
 def _pair_has_run(low: np.uint64, high: np.uint64, d: int, k: int) -> bool:
-    """:func:`~playout._src.compiled.bitboard.has_run` on the 128-bit bitboard ``high:low``
+    """:func:`~playout.games._bitboard.has_run` on the 128-bit bitboard ``high:low``
     (a run of ``k`` needs its bits below 128: shifts past that leave nothing)."""
     run_low = low
     run_high = high
@@ -299,7 +271,7 @@ def pair_rollout(
             if (word >> np.uint64(bit & 63)) & np.uint64(1) == 0:
                 scratch[num_empty] = bit
                 num_empty += 1
-    moves = np.int64(state[0])
+    moves = np.int64(state[MOVES])
     player = moves & 1
     threshold = 2 * k - 1
     one = np.uint64(1)
@@ -325,13 +297,16 @@ def pair_rollout(
     return 0.0
 
 
+@functools.lru_cache(maxsize=64)
 def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
-    """The kernel of the ``width`` x ``height`` board with ``k`` in a row (sides up to 32).
+    """The kernel of the ``width`` x ``height`` board with ``k`` in a row, built once per
+    board.
 
     Raises:
-        InvalidParameterError: a side outside 1..32 or ``k`` outside 1..max(width, height).
+        InvalidParameterError: a size the game refuses (see
+            :func:`~playout.games.mnk.board.check_size`).
     """
-    check_board_sizes(width, height, k, max_side=MAX_SIDE)
+    width, height, k = check_size(width, height, k)
     stride = width + 1
     num_words = (height * stride + 63) // 64
     num_squares = width * height
@@ -343,26 +318,12 @@ def mnk_kernel(width: int, height: int, k: int, name: str = "mnk") -> Kernel:
         num_actions=num_squares,
         max_length=num_squares,
         scratch_size=_SCRATCH_HEADER + _board_cells(width, height) + num_squares,
-        initial_state=mnk_initial_state,
         legal_actions=mnk_legal_actions,
         play=word_play if one_word else mnk_play,
-        current_player=mnk_current_player,
+        current_player=alternating_player,
         rollout=word_rollout if one_word else pair_rollout if num_words == 2 else mnk_rollout,
-        encode=functools.partial(encode_mnk, num_words=num_words),
+        encode=functools.partial(encode_stones, num_words=num_words),
     )
 
 
-def encode_mnk(state: object, num_words: int) -> np.ndarray:
-    """The compact state of a :class:`playout.games.mnk.MnkState` (same padded bitboards)."""
-    return encode_words(int(state.stones0), int(state.stones1), num_words)  # type: ignore[attr-defined]
-
-
-@functools.lru_cache(maxsize=64)
-def cached_mnk_kernel(width: int, height: int, k: int, name: str) -> Kernel | None:
-    """:func:`mnk_kernel` built once per board (``None`` for boards above :data:`MAX_SIDE`)."""
-    if max(width, height) > MAX_SIDE:
-        return None
-    return mnk_kernel(width, height, k, name=name)
-
-
-__all__ = ["cached_mnk_kernel", "encode_mnk", "mnk_kernel"]
+__all__ = ["mnk_kernel"]

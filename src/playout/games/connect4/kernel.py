@@ -4,19 +4,21 @@ Column ``c`` occupies bits ``c * (height + 1) .. c * (height + 1) + height - 1``
 first) plus one always-empty guard bit above, so boards with ``(height + 1) * width <= 64``
 fit one ``uint64`` per player (7x6 uses 49 bits). Compact state::
 
-    [0] player 0's discs   [1] player 1's discs   [2] moves played so far
+    [0] moves played so far   [1] player 0's discs   [2] player 1's discs
 
-Boards with more bits (up to :data:`playout.games.connect4.MAX_BITS`) run on the wide kernel
-(:func:`wide_connect4_kernel`): the same column-major layout split into 64-bit words, the
-compact state ``[moves, player 0's words, player 1's words]``, lines checked through the disc
-just played, and rollouts on a byte-per-square board as in
-:mod:`playout._src.compiled.mnk_kernel`.
+Boards with more bits (up to :data:`~playout.games.connect4.board.MAX_BITS`) run on the wide
+kernel (:func:`wide_connect4_kernel`): the same column-major layout split into 64-bit words,
+the compact state ``[moves, player 0's words, player 1's words]``, lines checked through the
+disc just played, and rollouts on a byte-per-square board as in
+:mod:`playout.games.mnk.kernel`.
 
 Dropping a disc in column ``c`` is one addition: ``(mask + bottom(c)) & column(c)`` is the
 lowest empty square of the column (the carry runs through the filled ones). ``k`` in a row is
 found with shifts along the four directions (1 = vertical, height + 1 = horizontal, height and
 height + 2 = the diagonals); the guard bits stop lines wrapping between columns. Action ids
-are 0-based columns, as in :mod:`playout.games.connect4`.
+are 0-based columns, as in :mod:`playout.games.connect4`. What is not connect four's own (the
+empty start, alternating players, the status of a move, the bitboard helpers) comes from
+:mod:`playout._src.compiled.kernel` and :mod:`playout.games._bitboard`.
 """
 
 from __future__ import annotations
@@ -25,47 +27,34 @@ import functools
 
 import numpy as np
 
-from playout._src.compiled.bitboard import (
+from playout._src.compiled.kernel import (
+    JIT_OPTIONS,
+    MOVES,
+    Kernel,
+    alternating_player,
+    make_kernel,
+    move_status,
+)
+from playout._src.errors import InvalidParameterError
+from playout._src.jit import int64, jit
+from playout._src.tree.rng import random_below
+from playout.games._bitboard import (
     EMPTY,
     STONE0,
     STONE1,
-    check_board_sizes,
-    encode_words,
-    has_run,
+    encode_stones,
+    has_line,
     has_stone,
     line_on_board,
     line_through,
     write_border,
 )
-from playout._src.compiled.kernel import (
-    DRAW,
-    JIT_OPTIONS,
-    MOVER_WON,
-    ONGOING,
-    Kernel,
-    make_kernel,
-)
-from playout._src.errors import InvalidParameterError
-from playout._src.jit import int64, jit
-from playout._src.tree.rng import random_below
+from playout.games.connect4.board import check_size
 
 P_WIDTH, P_HEIGHT, P_K = range(3)
-S_DISCS0, S_DISCS1, S_MOVES = range(3)
+S_DISCS0, S_DISCS1 = 1, 2
 
 _ONE = np.uint64(1)
-
-
-@jit(**JIT_OPTIONS)
-def c4_initial_state(params: np.ndarray, state: np.ndarray) -> None:
-    """The empty board, player 0 to move."""
-    for i in range(state.shape[0]):
-        state[i] = 0
-
-
-@jit(**JIT_OPTIONS)
-def c4_current_player(params: np.ndarray, state: np.ndarray) -> np.int64:
-    """0 when an even number of moves has been played, else 1."""
-    return np.int64(state[S_MOVES] & _ONE)
 
 
 @jit(**JIT_OPTIONS)
@@ -82,49 +71,24 @@ def c4_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> 
     return count
 
 
-@jit(inline="always", **JIT_OPTIONS)
-def has_line(discs: np.uint64, height: int, k: int) -> bool:
-    """Whether bitboard ``discs`` holds ``k`` in a row in any direction.
-
-    Directions are bit distances: 1 (vertical), ``height + 1`` (horizontal), ``height`` and
-    ``height + 2`` (the diagonals). ``k = 4`` has a straight-line fast path (two shifts per
-    direction), the rest doubles the run length per shift.
-    """
-    if k == 4:
-        for d in (np.uint64(1), np.uint64(height + 1), np.uint64(height), np.uint64(height + 2)):
-            run = discs & (discs >> d)
-            if run & (run >> (d + d)):
-                return True
-        return False
-    return (
-        has_run(discs, 1, k)
-        or has_run(discs, height + 1, k)
-        or has_run(discs, height, k)
-        or has_run(discs, height + 2, k)
-    )
-
-
 @jit(**JIT_OPTIONS)
 def c4_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     """Drop the mover's disc in ``column`` (must not be full); the status."""
     width = params[P_WIDTH]
     height = params[P_HEIGHT]
     k = params[P_K]
-    moves = np.int64(state[S_MOVES])
+    moves = np.int64(state[MOVES])
     player = moves & 1
     shift = np.uint64(column * (height + 1))
     mask = state[S_DISCS0] | state[S_DISCS1]
     column_bits = ((_ONE << np.uint64(height)) - _ONE) << shift
     disc = (mask + (_ONE << shift)) & column_bits
-    discs = state[player] | disc
-    state[player] = discs
+    discs = state[S_DISCS0 + player] | disc
+    state[S_DISCS0 + player] = discs
     moves += 1
-    state[S_MOVES] = np.uint64(moves)
-    if moves >= 2 * k - 1 and has_line(discs, height, k):
-        return MOVER_WON
-    if moves == width * height:
-        return DRAW
-    return ONGOING
+    state[MOVES] = np.uint64(moves)
+    won = moves >= 2 * k - 1 and has_line(discs, height + 1, k)
+    return move_status(won, moves, width * height)
 
 
 @jit(**JIT_OPTIONS)
@@ -142,7 +106,7 @@ def c4_rollout(
     discs0 = state[S_DISCS0]
     discs1 = state[S_DISCS1]
     mask = discs0 | discs1
-    moves = np.int64(state[S_MOVES])
+    moves = np.int64(state[MOVES])
     player = moves & 1
     num_open = int64(0)  # not a literal (see jit.int64)
     for c in range(width):
@@ -164,11 +128,11 @@ def c4_rollout(
         moves += 1
         if player == 0:
             discs0 |= disc
-            if moves >= threshold and has_line(discs0, height, k):
+            if moves >= threshold and has_line(discs0, stride, k):
                 return 1.0
         else:
             discs1 |= disc
-            if moves >= threshold and has_line(discs1, height, k):
+            if moves >= threshold and has_line(discs1, stride, k):
                 return -1.0
         if moves == num_squares:
             return 0.0
@@ -178,18 +142,12 @@ def c4_rollout(
 # ------------------------------------------------------------------------------ wide boards
 
 W_WIDTH, W_HEIGHT, W_K, W_STRIDE, W_WORDS = range(5)
-_WIDE_HEADER = 1  # scratch[0]: border written (see bitboard.write_border)
+_WIDE_HEADER = 1  # scratch[0]: border written (see _bitboard.write_border)
 
 
 def _wide_board_cells(width: int, height: int) -> int:
     """Length of the wide rollout board: the padded columns plus a border column each side."""
     return (width + 2) * (height + 1) + 2
-
-
-@jit(**JIT_OPTIONS)
-def wide_current_player(params: np.ndarray, state: np.ndarray) -> np.int64:
-    """0 when an even number of moves has been played, else 1."""
-    return np.int64(state[0] & _ONE)
 
 
 @jit(**JIT_OPTIONS)
@@ -215,19 +173,16 @@ def wide_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     k = params[W_K]
     stride = params[W_STRIDE]
     words = params[W_WORDS]
-    moves = np.int64(state[0])
+    moves = np.int64(state[MOVES])
     base = 1 + (moves & 1) * words
     bit = column * stride
     while has_stone(state, 1, bit) or has_stone(state, 1 + words, bit):
         bit += 1
     state[base + (bit >> 6)] |= _ONE << np.uint64(bit & 63)
     moves += 1
-    state[0] = np.uint64(moves)
-    if moves >= 2 * k - 1 and line_through(state, base, bit, stride, width * stride, k):
-        return MOVER_WON
-    if moves == width * height:
-        return DRAW
-    return ONGOING
+    state[MOVES] = np.uint64(moves)
+    won = moves >= 2 * k - 1 and line_through(state, base, bit, stride, width * stride, k)
+    return move_status(won, moves, width * height)
 
 
 @jit(**JIT_OPTIONS)
@@ -267,7 +222,7 @@ def wide_rollout(
         if filled < height:
             scratch[open_columns + num_open] = c
             num_open += 1
-    moves = np.int64(state[0])
+    moves = np.int64(state[MOVES])
     player = moves & 1
     threshold = 2 * k - 1
     num_squares = width * height
@@ -290,23 +245,18 @@ def wide_rollout(
     return 0.0
 
 
+@functools.lru_cache(maxsize=64)
 def wide_connect4_kernel(width: int, height: int, k: int = 4, name: str = "connect4") -> Kernel:
     """The kernel of connect four on boards of any size the Python game accepts, several
-    64-bit words per player (:func:`connect4_kernel` is faster where one word suffices).
+    64-bit words per player (:func:`connect4_kernel` is faster where one word suffices);
+    built once per board.
 
     Raises:
-        InvalidParameterError: a side below 1, ``k`` outside 1..max(width, height), or more
-            than ``playout.games.connect4.MAX_BITS`` bits.
+        InvalidParameterError: a size the game refuses (see
+            :func:`~playout.games.connect4.board.check_size`).
     """
-    from playout.games.connect4 import MAX_BITS
-
-    check_board_sizes(width, height, k)
+    width, height, k = check_size(width, height, k)
     stride = height + 1
-    if width * stride > MAX_BITS:
-        raise InvalidParameterError(
-            f"connect four {width}x{height} is too large: width * (height + 1) must be at "
-            f"most {MAX_BITS}"
-        )
     words = (width * stride + 63) // 64
     return make_kernel(
         name=name,
@@ -315,29 +265,24 @@ def wide_connect4_kernel(width: int, height: int, k: int = 4, name: str = "conne
         num_actions=width,
         max_length=width * height,
         scratch_size=_WIDE_HEADER + _wide_board_cells(width, height) + 2 * width,
-        initial_state=c4_initial_state,
         legal_actions=wide_legal_actions,
         play=wide_play,
-        current_player=wide_current_player,
+        current_player=alternating_player,
         rollout=wide_rollout,
-        encode=functools.partial(encode_wide_connect4, words=words),
+        encode=functools.partial(encode_stones, num_words=words),
     )
 
 
-def encode_wide_connect4(state: object, words: int) -> np.ndarray:
-    """The compact state of a :class:`playout.games.connect4.Connect4State` for the wide
-    kernel: the moves played, then each player's bitboard in 64-bit words."""
-    return encode_words(int(state.stones0), int(state.stones1), words)  # type: ignore[attr-defined]
-
-
+@functools.lru_cache(maxsize=64)
 def connect4_kernel(width: int = 7, height: int = 6, k: int = 4, name: str = "connect4") -> Kernel:
-    """The kernel of connect four on ``width`` x ``height`` with ``k`` in a row.
+    """The kernel of connect four on ``width`` x ``height`` with ``k`` in a row, one 64-bit
+    word per player; built once per board.
 
     Raises:
         InvalidParameterError: ``(height + 1) * width > 64`` (:func:`wide_connect4_kernel` takes
-            that size), a side below 1, or ``k`` outside 1..max(width, height).
+            that size), or a size the game refuses.
     """
-    check_board_sizes(width, height, k)
+    width, height, k = check_size(width, height, k)
     if (height + 1) * width > 64:
         raise InvalidParameterError(
             f"connect four {width}x{height} does not fit the compiled kernel's 64-bit "
@@ -351,23 +296,14 @@ def connect4_kernel(width: int = 7, height: int = 6, k: int = 4, name: str = "co
         num_actions=width,
         max_length=width * height,
         scratch_size=width,
-        initial_state=c4_initial_state,
         legal_actions=c4_legal_actions,
         play=c4_play,
-        current_player=c4_current_player,
+        current_player=alternating_player,
         rollout=c4_rollout,
-        encode=encode_connect4,
+        encode=functools.partial(encode_stones, num_words=1),
     )
 
 
-def encode_connect4(state: object) -> np.ndarray:
-    """The compact state of a :class:`playout.games.connect4.Connect4State` (same bitboards)."""
-    stones0 = int(state.stones0)  # type: ignore[attr-defined]
-    stones1 = int(state.stones1)  # type: ignore[attr-defined]
-    return np.array([stones0, stones1, (stones0 | stones1).bit_count()], dtype=np.uint64)
-
-
-@functools.lru_cache(maxsize=64)
 def cached_connect4_kernel(width: int, height: int, k: int, name: str) -> Kernel:
     """The connect-four kernel for a board, built once: one 64-bit word when the board fits
     (:func:`connect4_kernel`), several otherwise (:func:`wide_connect4_kernel`)."""
@@ -379,8 +315,5 @@ def cached_connect4_kernel(width: int, height: int, k: int, name: str) -> Kernel
 __all__ = [
     "cached_connect4_kernel",
     "connect4_kernel",
-    "encode_connect4",
-    "encode_wide_connect4",
-    "has_line",
     "wide_connect4_kernel",
 ]

@@ -12,7 +12,7 @@ import numpy as np
 from playout._src.jit import jit
 
 if TYPE_CHECKING:
-    from playout.games.mnk import MnkState
+    from playout.games.mnk.state import MnkState
 
 _THREAT_OWN = 4.0
 """A line with ``m`` of the mover's stones and none of the opponent's is worth ``4**m``."""

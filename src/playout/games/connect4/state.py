@@ -20,28 +20,19 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
-from playout._src.errors import IllegalMoveError, InvalidParameterError, MoveParseError
+from playout._src.errors import IllegalMoveError, MoveParseError
 from playout._src.game import GameSpec, GameState
-from playout.games._stones import StoneGame, StoneState
+from playout.games._stones import StoneGame, StoneState, line_shifts
+from playout.games.connect4.board import check_size, windows_through_cells
+from playout.games.connect4.kernel import cached_connect4_kernel
 
 if TYPE_CHECKING:
     from playout._src.compiled.kernel import Kernel
-
-MAX_BITS = 512
-"""Largest accepted ``width * (height + 1)``."""
 
 PLAYER_NAMES: tuple[str, str] = ("Red", "Yellow")
 """``spec.player_names``: the colours of the classic game, red moving first (drawn ``X``, ``O``)."""
 
 _SEPARATORS = re.compile(r"[\s,;]+")
-
-
-def _check_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
-    if value < 1:
-        raise InvalidParameterError(f"{name} must be at least 1, got {value}")
-    return value
 
 
 class Connect4Game(StoneGame["Connect4State"]):
@@ -55,7 +46,7 @@ class Connect4Game(StoneGame["Connect4State"]):
 
     Raises:
         InvalidParameterError: a size below 1, ``k`` longer than both sides, or a board of more
-            than :data:`MAX_BITS` bits (``width * (height + 1)``).
+            than :data:`~playout.games.connect4.board.MAX_BITS` bits (``width * (height + 1)``).
 
     Returns (``state.returns()``): ``(1.0, -1.0)`` when player 0 (``X``) connected ``k``,
     ``(-1.0, 1.0)`` when player 1 (``O``) did, ``(0.0, 0.0)`` for a draw and before the end.
@@ -80,19 +71,7 @@ class Connect4Game(StoneGame["Connect4State"]):
     def __init__(
         self, width: int = 7, height: int = 6, k: int = 4, name: str | None = None
     ) -> None:
-        self.width = _check_int("width", width)
-        self.height = _check_int("height", height)
-        self.k = _check_int("k", k)
-        if k > max(width, height):
-            raise InvalidParameterError(
-                f"k={k} is longer than both sides of a {width}x{height} board; "
-                f"k must be at most {max(width, height)}"
-            )
-        if width * (height + 1) > MAX_BITS:
-            raise InvalidParameterError(
-                f"a {width}x{height} board is too large: width * (height + 1) must be at most "
-                f"{MAX_BITS}, got {width * (height + 1)}"
-            )
+        self.width, self.height, self.k = check_size(width, height, k)
         self.spec = GameSpec(
             name=name if name is not None else "connect4",
             num_players=2,
@@ -107,18 +86,8 @@ class Connect4Game(StoneGame["Connect4State"]):
         self._column_mask: tuple[int, ...] = tuple(
             ((1 << height) - 1) << (c * stride) for c in range(width)
         )
-        plans: list[tuple[int, ...]] = []
-        for direction in (1, stride, stride + 1, stride - 1):
-            steps: list[int] = []
-            length = 1
-            while length * 2 <= k:
-                steps.append(direction * length)
-                length *= 2
-            if length < k:
-                steps.append(direction * (k - length))
-            plans.append(tuple(steps))
-        self._line_shifts: tuple[tuple[int, ...], ...] = tuple(plans)
-        self._windows = _windows_through_cells(width, height, k)
+        self._line_shifts = line_shifts(stride, k)
+        self._windows = windows_through_cells(width, height, k)
         self._hash = hash((Connect4Game, width, height, k, self.spec.name))
         self._initial = Connect4State(self, 0, 0, tuple(range(width)))
         mirror = tuple(range(width - 1, -1, -1))
@@ -212,27 +181,6 @@ class Connect4Game(StoneGame["Connect4State"]):
         return "\n".join(lines)
 
 
-def _windows_through_cells(width: int, height: int, k: int) -> tuple[tuple[int, ...], ...]:
-    """For each bit index, the bitboard masks of every ``k``-cell line through that cell.
-
-    Indexed by bit position (``column * (height + 1) + row``); the padding bits get ``()``.
-    """
-    stride = height + 1
-    windows: list[list[int]] = [[] for _ in range(width * stride)]
-    for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        for c0 in range(width):
-            for r0 in range(height):
-                if not (0 <= c0 + (k - 1) * dc < width and 0 <= r0 + (k - 1) * dr < height):
-                    continue
-                cells = [(c0 + i * dc) * stride + r0 + i * dr for i in range(k)]
-                window = 0
-                for index in cells:
-                    window |= 1 << index
-                for index in cells:
-                    windows[index].append(window)
-    return tuple(tuple(ws) for ws in windows)
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class Connect4State(StoneState):
     """One position of a :class:`Connect4Game`. Immutable; equal positions compare equal.
@@ -252,8 +200,6 @@ class Connect4State(StoneState):
 
     def compiled_kernel(self) -> Kernel:
         """The game's compiled kernel for the compiled search (any board size)."""
-        from playout._src.compiled.connect4_kernel import cached_connect4_kernel
-
         game = self.game
         return cached_connect4_kernel(game.width, game.height, game.k, game.spec.name)
 
@@ -363,4 +309,4 @@ def play_moves(game: Connect4Game, moves: str, start: Connect4State | None = Non
     return state
 
 
-__all__ = ["MAX_BITS", "PLAYER_NAMES", "Connect4Game", "Connect4State", "play_moves"]
+__all__ = ["PLAYER_NAMES", "Connect4Game", "Connect4State", "play_moves"]

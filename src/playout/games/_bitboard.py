@@ -1,5 +1,6 @@
-"""Bitboard helpers shared by the compiled kernels.
+"""What the compiled kernels of the stone-placing games share: padded bitboards in numba.
 
+The compiled counterpart of :mod:`playout.games._stones` (connect four and the m,n,k-games).
 Boards are padded bitboards: lines of ``stride`` bits of which the last is always empty (the
 m,n,k kernels store rows, connect four stores columns), split into 64-bit words when they do
 not fit one. Directions are bit distances: 1 along a line, ``stride`` across, ``stride + 1``
@@ -11,29 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from playout._src.compiled.kernel import JIT_OPTIONS
-from playout._src.errors import InvalidParameterError
 from playout._src.jit import jit
+from playout.games._stones import StoneState
 
 EMPTY, STONE0, STONE1, BORDER = 0, 1, 2, 3
 """Squares of a rollout board: a byte-per-square copy of the position in the kernel's scratch,
 bordered so that walking along a line (:func:`line_on_board`) needs no bounds checks."""
-
-
-def check_board_sizes(width: int, height: int, k: int, max_side: int | None = None) -> None:
-    """Raise :class:`InvalidParameterError` unless ``width``, ``height`` and ``k`` are
-    integers, the sides are at least 1 (and at most ``max_side``) and ``1 <= k <=
-    max(width, height)``."""
-    for label, value in (("width", width), ("height", height), ("k", k)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer):
-            raise InvalidParameterError(f"{label} must be an integer, got {value!r}")
-    if max_side is not None and not (1 <= width <= max_side and 1 <= height <= max_side):
-        raise InvalidParameterError(
-            f"the compiled kernel supports sides 1..{max_side}, got {width}x{height}"
-        )
-    if width < 1 or height < 1:
-        raise InvalidParameterError(f"board sides must be >= 1, got {width}x{height}")
-    if not 1 <= k <= max(width, height):
-        raise InvalidParameterError(f"k must be in 1..{max(width, height)}, got {k}")
 
 
 def encode_words(stones0: int, stones1: int, num_words: int) -> np.ndarray:
@@ -46,6 +30,12 @@ def encode_words(stones0: int, stones1: int, num_words: int) -> np.ndarray:
         out[1 + word] = (stones0 >> (64 * word)) & mask
         out[1 + num_words + word] = (stones1 >> (64 * word)) & mask
     return out
+
+
+def encode_stones(state: StoneState, num_words: int) -> np.ndarray:
+    """The compact state of a stone game's position (its two bitboards in the same padded
+    layout as the kernel's): :func:`encode_words` of ``state.stones0`` and ``state.stones1``."""
+    return encode_words(int(state.stones0), int(state.stones1), num_words)
 
 
 @jit(inline="always", **JIT_OPTIONS)
@@ -77,6 +67,29 @@ def has_run(discs: np.uint64, d: int, k: int) -> bool:
         shift = d * (k - length)
         run = run & (run >> np.uint64(shift)) if shift < 64 else np.uint64(0)
     return run != 0
+
+
+@jit(inline="always", **JIT_OPTIONS)
+def has_line(stones: np.uint64, stride: int, k: int) -> bool:
+    """Whether the one-word bitboard ``stones`` holds ``k`` in a row along any of the four
+    directions (1, ``stride``, ``stride + 1``, ``stride - 1``).
+
+    ``k = 4`` has a straight-line path (two shifts per direction) where the longest shift,
+    ``2 * (stride + 1)``, stays inside the word; the rest doubles the run length per shift
+    (:func:`has_run`).
+    """
+    if k == 4 and stride <= 30:
+        for d in (np.uint64(1), np.uint64(stride), np.uint64(stride + 1), np.uint64(stride - 1)):
+            run = stones & (stones >> d)
+            if run & (run >> (d + d)):
+                return True
+        return False
+    return (
+        has_run(stones, 1, k)
+        or has_run(stones, stride, k)
+        or has_run(stones, stride + 1, k)
+        or has_run(stones, stride - 1, k)
+    )
 
 
 @jit(**JIT_OPTIONS)
@@ -133,8 +146,9 @@ __all__ = [
     "EMPTY",
     "STONE0",
     "STONE1",
-    "check_board_sizes",
+    "encode_stones",
     "encode_words",
+    "has_line",
     "has_run",
     "has_stone",
     "line_on_board",

@@ -28,18 +28,17 @@ from bisect import bisect_left as _bisect_left
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
+from playout._src.errors import GameError, IllegalMoveError, MoveParseError
 from playout._src.game import GameSpec, GameState
-from playout.games._stones import StoneGame, StoneState
+from playout.games._stones import StoneGame, StoneState, line_shifts
+from playout.games.mnk.board import check_size, windows_through_squares
+from playout.games.mnk.kernel import mnk_kernel
+from playout.games.mnk.threats import line_threat_scores
 
 if TYPE_CHECKING:
     import numpy as np
 
     from playout._src.compiled.kernel import Kernel
-
-MAX_SIDE = 32
-"""Largest accepted board width or height."""
-
 
 _XY_RE = re.compile(r"^\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?$")
 _LETTER_RE = re.compile(r"^([a-z]+)\s*(-?\d+)$", re.IGNORECASE)
@@ -61,14 +60,6 @@ def _column_from_label(label: str) -> int:
     for ch in label.lower():
         n = n * 26 + (ord(ch) - ord("a") + 1)
     return n - 1
-
-
-def _check_size(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
-    if not low <= value <= high:
-        raise InvalidParameterError(f"{name} must be in {low}..{high}, got {value}")
-    return value
 
 
 class MnkGame(StoneGame["MnkState"]):
@@ -109,14 +100,7 @@ class MnkGame(StoneGame["MnkState"]):
     )
 
     def __init__(self, width: int, height: int, k: int, name: str | None = None) -> None:
-        self.width = _check_size("width", width, 1, MAX_SIDE)
-        self.height = _check_size("height", height, 1, MAX_SIDE)
-        self.k = _check_size("k", k, 1, MAX_SIDE)
-        if k > max(width, height):
-            raise InvalidParameterError(
-                f"k={k} is longer than both sides of a {width}x{height} board; "
-                f"k must be at most {max(width, height)}"
-            )
+        self.width, self.height, self.k = check_size(width, height, k)
         num_squares = width * height
         self.spec = GameSpec(
             name=name if name is not None else "mnk",
@@ -135,20 +119,8 @@ class MnkGame(StoneGame["MnkState"]):
         for bit in self._bit_of_action:
             board_mask |= bit
         self._board_mask = board_mask
-        # Shift amounts that turn "bit set where a run of 1 starts" into "run of k starts":
-        # doubling the run length each step, then one last step to reach exactly k.
-        plans: list[tuple[int, ...]] = []
-        for direction in (1, stride, stride + 1, stride - 1):
-            steps: list[int] = []
-            length = 1
-            while length * 2 <= k:
-                steps.append(direction * length)
-                length *= 2
-            if length < k:
-                steps.append(direction * (k - length))
-            plans.append(tuple(steps))
-        self._line_shifts: tuple[tuple[int, ...], ...] = tuple(plans)
-        self._windows = _windows_through_squares(width, height, k)
+        self._line_shifts = line_shifts(stride, k)
+        self._windows = windows_through_squares(width, height, k)
         self._hash = hash((MnkGame, width, height, k, self.spec.name))
         self._initial = MnkState(self, 0, 0, tuple(range(num_squares)))
         self._symmetries: _BoardSymmetries | None = None  # built on first use
@@ -387,28 +359,6 @@ def _map_bits(tables: tuple[tuple[int, ...], ...], stones: int) -> int:
     return out
 
 
-def _windows_through_squares(width: int, height: int, k: int) -> tuple[tuple[int, ...], ...]:
-    """For each action id, the padded-bitboard masks of every k-square line through it.
-
-    ``play()`` only has to test the lines through the square just filled: a win is
-    ``stones & window == window`` for one of them.
-    """
-    stride = width + 1
-    windows: list[list[int]] = [[] for _ in range(width * height)]
-    for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
-        for y0 in range(height):
-            for x0 in range(width):
-                if not (0 <= x0 + (k - 1) * dx < width and 0 <= y0 + (k - 1) * dy < height):
-                    continue
-                squares = [(x0 + i * dx, y0 + i * dy) for i in range(k)]
-                window = 0
-                for x, y in squares:
-                    window |= 1 << (y * stride + x)
-                for x, y in squares:
-                    windows[y * width + x].append(window)
-    return tuple(tuple(ws) for ws in windows)
-
-
 def render_grid(grid: Sequence[Sequence[int]], *, row_labels_from_top: bool) -> str:
     """Text picture of a grid of 1 (``X``), -1 (``O``) and 0 (``.``) with letter/number labels.
 
@@ -445,13 +395,10 @@ class MnkState(StoneState):
     stones1: int
     legal: tuple[int, ...] = dataclasses.field(compare=False, repr=False)
 
-    def compiled_kernel(self) -> Kernel | None:
-        """The game's compiled kernel for the compiled search (bitboards up to 32x32; ``None``
-        for larger boards, which search on the Python driver)."""
-        from playout._src.compiled.mnk_kernel import cached_mnk_kernel
-
+    def compiled_kernel(self) -> Kernel:
+        """The game's compiled kernel for the compiled search (every board size)."""
         game = self.game
-        return cached_mnk_kernel(game.width, game.height, game.k, game.spec.name)
+        return mnk_kernel(game.width, game.height, game.k, game.spec.name)
 
     def play(self, action: int) -> MnkState:
         """Put the mover's stone on square ``action``; ``self`` is unchanged.
@@ -601,9 +548,6 @@ def threat_scores(state: GameState, actions: Sequence[int]) -> np.ndarray:
     forced block the most after it, and on an open board central squares beat edges. The
     scores are divided by the best one.
     """
-    # Compiled with numba, imported on first use so that the game module stays light.
-    from playout._src.mnk_threats import line_threat_scores
-
     return line_threat_scores(_as_mnk(state), actions)
 
 
@@ -624,7 +568,6 @@ def gomoku(width: int = 15, height: int = 15, k: int = 5) -> MnkGame:
 
 
 __all__ = [
-    "MAX_SIDE",
     "MnkGame",
     "MnkState",
     "NeighborRollout",

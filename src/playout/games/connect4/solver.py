@@ -21,7 +21,7 @@ Pascal Pons's tutorial "Solving Connect 4: how to build a perfect AI"
 
 * the position is two 64-bit words, the mover's stones and all stones, laid out column by
   column with one always-empty guard bit above each column (as in
-  :mod:`playout.games.connect4`), so dropping a stone is one addition and ``k`` in a row is a
+  :mod:`playout.games.connect4.board`), so dropping a stone is one addition and ``k`` in a row is a
   few shifts and ANDs;
 * negamax with alpha-beta over scores, where the bounds of the remaining game tighten the
   window before any move is tried (the mover cannot win before its next stone, the opponent
@@ -54,7 +54,7 @@ import numpy as np
 from playout._src.compiled.kernel import JIT_OPTIONS
 from playout._src.errors import GameOverError, InvalidParameterError, SolverLimitError
 from playout._src.jit import jit
-from playout.games.connect4 import Connect4Game, Connect4State
+from playout.games.connect4.state import Connect4Game, Connect4State
 
 DEFAULT_TABLE_SIZE = 1 << 22
 """Transposition-table entries (16 bytes each: 64 MiB); rounded down to a power of two."""
