@@ -109,3 +109,25 @@ def test_sources_digest_makes_a_cached_entry_stale(tmp_path: Path) -> None:
     assert run("one") == (1, 0)  # loaded
     assert run("two") == (0, 1)  # stale under another digest: compiled again
     assert run("two") == (1, 0)
+
+
+def test_stone_kernels_are_keyed_on_the_code_they_compile_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The stone games' kernel functions compile in the shared bitboard code, the kernel
+    API's inlined helpers and the generator: their caches, and the compiled loops that call
+    them, are keyed on those files too, so an edit of any of them recompiles."""
+    from playout._src.compiled import driver
+    from playout._src.compiled import kernel as kernel_api
+    from playout._src.jit import files_digest, sources_digest_of
+    from playout._src.tree import rng
+    from playout.games import _bitboard
+    from playout.games.connect4 import kernel as c4
+    from playout.games.mnk import kernel as mnk
+
+    expected = files_digest(kernel_api.__file__, rng.__file__, _bitboard.__file__)
+    assert sources_digest_of(c4.c4_play) == expected
+    assert sources_digest_of(mnk.mnk_rollout) == expected
+    before = driver._kernel_fingerprint((c4.c4_play, c4.c4_rollout))
+    monkeypatch.setattr(c4.c4_play, "_playout_sources_digest", "an edited _bitboard.py")
+    assert driver._kernel_fingerprint((c4.c4_play, c4.c4_rollout)) != before

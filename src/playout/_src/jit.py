@@ -22,7 +22,10 @@ same); only its static type is the Python function's. Code that reads dispatcher
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal, TypedDict, TypeVar, Unpack, cast
 
 import numba
@@ -89,6 +92,7 @@ def jit(
         _tolerate_damaged_cache(dispatcher)
         if sources_digest is not None:
             _key_cache_on(dispatcher, sources_digest)
+            dispatcher._playout_sources_digest = sources_digest
         if signature is not None:
             # What njit(signature) does, after the cache is made tolerant: compile eagerly,
             # then no other signatures.
@@ -98,6 +102,23 @@ def jit(
         return cast(F, dispatcher)
 
     return decorate
+
+
+def files_digest(*files: str | os.PathLike[str]) -> str:
+    """sha256 of the named source files (names and contents, in the order given): the
+    ``sources_digest`` of functions that compile those files' functions or constants in."""
+    digest = hashlib.sha256()
+    for file in files:
+        path = Path(file)
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def sources_digest_of(dispatcher: Any) -> str:
+    """The ``sources_digest`` a function was compiled with by :func:`jit` (``""`` if none):
+    a loop that compiles the function in keys its own cache on it too."""
+    return str(getattr(dispatcher, "_playout_sources_digest", ""))
 
 
 def _key_cache_on(dispatcher: Any, sources_digest: str) -> None:
@@ -149,4 +170,4 @@ def _tolerate_damaged_cache(dispatcher: Any) -> None:
     cache.save_overload = save_overload
 
 
-__all__ = ["F", "JitOptions", "int64", "jit"]
+__all__ = ["F", "JitOptions", "files_digest", "int64", "jit", "sources_digest_of"]

@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from playout._src.compiled.kernel import JIT_OPTIONS
-from playout._src.jit import jit
+from playout._src.compiled import kernel
+from playout._src.jit import JitOptions, files_digest, jit
+from playout._src.tree import rng
 from playout.games._stones import StoneState
+
+STONE_JIT: JitOptions = {
+    **kernel.JIT_OPTIONS,
+    "sources_digest": files_digest(kernel.__file__, rng.__file__, __file__),
+}
+"""The kernel options (:data:`playout.kernels.JIT_OPTIONS`) with the cache keyed on this file
+too: the stone games' kernels compile its functions in."""
 
 EMPTY, STONE0, STONE1, BORDER = 0, 1, 2, 3
 """Squares of a rollout board: a byte-per-square copy of the position in the kernel's scratch,
@@ -38,7 +46,7 @@ def encode_stones(state: StoneState, num_words: int) -> np.ndarray:
     return encode_words(int(state.stones0), int(state.stones1), num_words)
 
 
-@jit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **STONE_JIT)
 def write_border(scratch: np.ndarray, start: int, num_cells: int) -> None:
     """Fill ``scratch[start : start + num_cells]`` with :data:`BORDER` the first time a
     rollout uses this scratch (``scratch[0]`` records that it was done); rollouts then only
@@ -49,7 +57,7 @@ def write_border(scratch: np.ndarray, start: int, num_cells: int) -> None:
         scratch[0] = 1
 
 
-@jit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **STONE_JIT)
 def has_run(discs: np.uint64, d: int, k: int) -> bool:
     """Whether bitboard ``discs`` holds ``k`` set bits in a row along direction ``d`` (a bit
     distance), found with shifts: each shift doubles the run length checked so far.
@@ -69,7 +77,7 @@ def has_run(discs: np.uint64, d: int, k: int) -> bool:
     return run != 0
 
 
-@jit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **STONE_JIT)
 def has_line(stones: np.uint64, stride: int, k: int) -> bool:
     """Whether the one-word bitboard ``stones`` holds ``k`` in a row along any of the four
     directions (1, ``stride``, ``stride + 1``, ``stride - 1``).
@@ -92,13 +100,13 @@ def has_line(stones: np.uint64, stride: int, k: int) -> bool:
     )
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def has_stone(state: np.ndarray, base: int, bit: int) -> bool:
     """Whether bit ``bit`` of the multi-word bitboard at ``state[base:]`` is set."""
     return (state[base + (bit >> 6)] >> np.uint64(bit & 63)) & np.uint64(1) != 0
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def line_through(state: np.ndarray, base: int, bit: int, stride: int, limit: int, k: int) -> bool:
     """Whether the stones of the bitboard at ``state[base:]`` hold ``k`` in a row through
     ``bit``; padding bits are 0, so only the ends of the board need a bounds check."""
@@ -117,7 +125,7 @@ def line_through(state: np.ndarray, base: int, bit: int, stride: int, limit: int
     return False
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def line_on_board(
     board: np.ndarray,
     cell: int | np.integer,

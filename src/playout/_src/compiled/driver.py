@@ -51,7 +51,7 @@ from playout._src.compiled.kernel import (
     SCRATCH_TYPE,
     Kernel,
 )
-from playout._src.jit import JitOptions, jit
+from playout._src.jit import JitOptions, jit, sources_digest_of
 from playout._src.tree import backup, compiling, expansion, finish, selection
 from playout._src.tree import layout as T
 
@@ -334,8 +334,9 @@ def _build_driver(fingerprint: int):  # type: ignore[no-untyped-def]
 
 
 def _kernel_fingerprint(functions: tuple[Any, ...]) -> int | None:
-    """A hash of the kernel functions a driver has compiled in (module, name, code and source
-    file of each), or ``None`` when one has no source file to hash or is a closure (its
+    """A hash of the kernel functions a driver has compiled in (module, name, code, source
+    file and the other sources it compiles in, :func:`playout._src.jit.sources_digest_of`, of
+    each), or ``None`` when one has no source file to hash or is a closure (its
     captured values would not be hashed): that driver is then not cached on disk."""
     digest = hashlib.sha256()
     for function in functions:
@@ -350,6 +351,8 @@ def _kernel_fingerprint(functions: tuple[Any, ...]) -> int | None:
         digest.update(py_func.__code__.co_code)
         with open(path, "rb") as source:
             digest.update(source.read())
+        # The other sources the function compiles in (its jit sources_digest), if any.
+        digest.update(sources_digest_of(function).encode())
     return int.from_bytes(digest.digest()[:7], "little")
 
 

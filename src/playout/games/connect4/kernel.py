@@ -28,7 +28,6 @@ import functools
 import numpy as np
 
 from playout._src.compiled.kernel import (
-    JIT_OPTIONS,
     MOVES,
     Kernel,
     alternating_player,
@@ -42,6 +41,7 @@ from playout.games._bitboard import (
     EMPTY,
     STONE0,
     STONE1,
+    STONE_JIT,
     encode_stones,
     has_line,
     has_stone,
@@ -57,7 +57,7 @@ S_DISCS0, S_DISCS1 = 1, 2
 _ONE = np.uint64(1)
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def c4_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
     """Columns that are not full, in increasing order."""
     width = params[P_WIDTH]
@@ -71,7 +71,7 @@ def c4_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> 
     return count
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def c4_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     """Drop the mover's disc in ``column`` (must not be full); the status."""
     width = params[P_WIDTH]
@@ -91,7 +91,7 @@ def c4_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     return move_status(won, moves, width * height)
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def c4_rollout(
     params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
 ) -> float:
@@ -150,7 +150,7 @@ def _wide_board_cells(width: int, height: int) -> int:
     return (width + 2) * (height + 1) + 2
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def wide_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
     """Columns that are not full, in increasing order."""
     height = params[W_HEIGHT]
@@ -165,7 +165,7 @@ def wide_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -
     return count
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def wide_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     """Drop the mover's disc in ``column`` (must not be full); the status."""
     width = params[W_WIDTH]
@@ -185,7 +185,7 @@ def wide_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     return move_status(won, moves, width * height)
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def wide_rollout(
     params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
 ) -> float:

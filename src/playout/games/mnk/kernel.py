@@ -31,7 +31,6 @@ import functools
 import numpy as np
 
 from playout._src.compiled.kernel import (
-    JIT_OPTIONS,
     MOVES,
     Kernel,
     alternating_player,
@@ -44,6 +43,7 @@ from playout.games._bitboard import (
     EMPTY,
     STONE0,
     STONE1,
+    STONE_JIT,
     encode_stones,
     has_line,
     line_on_board,
@@ -62,7 +62,7 @@ def _board_cells(width: int, height: int) -> int:
     return (height + 2) * (width + 1) + 2
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def mnk_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
     """Empty squares in increasing action id (the order of the Python game)."""
     width = params[P_WIDTH]
@@ -82,7 +82,7 @@ def mnk_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) ->
     return count
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def mnk_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     """Put the mover's stone on square ``action`` (must be empty); the status."""
     width = params[P_WIDTH]
@@ -101,7 +101,7 @@ def mnk_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     return move_status(won, moves, width * height)
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def mnk_rollout(
     params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
 ) -> float:
@@ -148,7 +148,7 @@ def mnk_rollout(
     return 0.0
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def word_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     """:func:`mnk_play` for boards of one word per player."""
     width = params[P_WIDTH]
@@ -165,7 +165,7 @@ def word_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     return move_status(won, moves, width * params[P_HEIGHT])
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def word_rollout(
     params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
 ) -> float:
@@ -206,7 +206,7 @@ def word_rollout(
     return 0.0
 
 
-@jit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **STONE_JIT)
 def _shifted_pair(low: np.uint64, high: np.uint64, shift: int) -> tuple[np.uint64, np.uint64]:
     """The 128-bit value ``high:low`` shifted right by ``shift`` >= 1 bits."""
     if shift < 64:
@@ -216,7 +216,7 @@ def _shifted_pair(low: np.uint64, high: np.uint64, shift: int) -> tuple[np.uint6
     return np.uint64(0), np.uint64(0)
 
 
-@jit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **STONE_JIT)
 def _pair_has_run(low: np.uint64, high: np.uint64, d: int, k: int) -> bool:
     """:func:`~playout.games._bitboard.has_run` on the 128-bit bitboard ``high:low``
     (a run of ``k`` needs its bits below 128: shifts past that leave nothing)."""
@@ -235,7 +235,7 @@ def _pair_has_run(low: np.uint64, high: np.uint64, d: int, k: int) -> bool:
     return (run_low | run_high) != np.uint64(0)
 
 
-@jit(inline="always", **JIT_OPTIONS)
+@jit(inline="always", **STONE_JIT)
 def _pair_has_line(low: np.uint64, high: np.uint64, stride: int, k: int) -> bool:
     """Whether the two-word bitboard ``high:low`` holds ``k`` in a row in any direction."""
     return (
@@ -246,7 +246,7 @@ def _pair_has_line(low: np.uint64, high: np.uint64, stride: int, k: int) -> bool
     )
 
 
-@jit(**JIT_OPTIONS)
+@jit(**STONE_JIT)
 def pair_rollout(
     params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
 ) -> float:
