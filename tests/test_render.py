@@ -379,3 +379,30 @@ def test_chess_board_json_and_target_shares() -> None:
         if m["from_square"] == "e7"
     ]
     assert sorted(promotions) == ["b", "n", "q", "r"]
+
+
+RENDER_NAMES = {
+    "PROVEN_LETTERS", "PROVEN_STATUS", "SYMBOLS", "AnyResult", "Grid", "analysis_json",
+    "board_json", "board_legend", "board_text", "chess_target_shares", "column_label",
+    "flat_json", "grid_shape", "grid_text", "grid_values", "grids_text", "label_grid_text",
+    "match_game_line", "match_text", "moves_text", "outcome_text", "player_label",
+    "probability_grid", "probability_grid_text", "proven_grid_text", "proven_moves",
+    "proven_text", "replay_text", "result_text", "snapshot_json", "square_name",
+    "top_moves_text", "tournament_text", "tree_dot", "tree_json", "value_grid",
+    "value_grid_text",
+}  # fmt: skip
+"""The public names of ``playout.render`` when it was one module: they stay importable."""
+
+
+def test_render_package_keeps_its_public_names_in_small_modules() -> None:
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    assert set(render.__all__) >= RENDER_NAMES
+    assert all(hasattr(render, name) for name in render.__all__)
+    for info in pkgutil.iter_modules(render.__path__):
+        module = importlib.import_module(f"playout.render.{info.name}")
+        assert module.__file__ is not None and module.__doc__
+        assert len(Path(module.__file__).read_text().splitlines()) <= 1000, info.name
+        assert module.__doc__.splitlines()[0].endswith("."), info.name  # one line says it
