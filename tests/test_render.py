@@ -124,7 +124,7 @@ def test_result_text_uses_notation() -> None:
 
 def test_moves_text_stops_at_an_illegal_action() -> None:
     game = tictactoe()
-    assert render.moves_text(game, game.initial_state(), [4, 0, 4]) == ["1,1", "0,0"]
+    assert render.moves_text(game, game.initial_state(), [4, 0, 4]) == ["b2", "a1"]
 
 
 # ------------------------------------------------------------------------------ flat results
@@ -155,17 +155,17 @@ def test_flat_result_renders_values_for_either_player() -> None:
     table = render.top_moves_text(game, state, flat, 2)
     assert table.splitlines() == [
         "top moves by value (2 of 3):",
-        "  1,0  value +0.500",
-        "  2,2  value +0.000",
+        "  b1  value +0.500",
+        "  c3  value +0.000",
     ]
     text = render.result_text(game, state, flat, player_name="O")
     assert text.splitlines() == [
-        "best move: 1,0",
+        "best move: b1",
         "value: +0.500 (for O, to move; the best move's mean)",
         "flat Monte Carlo: 10 games per move, 30 games",
     ]
     data = render.flat_json(game, state, flat, 0.25)
-    assert data["best_move"] == "1,0" and data["games"] == 30 and data["to_play"] == 1
+    assert data["best_move"] == "b1" and data["games"] == 30 and data["to_play"] == 1
 
 
 # ------------------------------------------------------------------------------ proven moves
@@ -220,9 +220,9 @@ def test_proven_moves_come_from_the_per_move_proofs() -> None:
     ]
     table = render.top_moves_text(game, game.initial_state(), drawn, 3)
     assert table.splitlines()[1:] == [
-        "  1,0  visits      30  share 50.0%  value +0.000  proven drawn",
-        "  0,1  visits      20  share 33.3%  value -0.500",
-        "  2,0  visits      10  share 16.7%  value -1.000  proven lost",
+        "  b1  visits      30  share 50.0%  value +0.000  proven drawn",
+        "  a2  visits      20  share 33.3%  value -0.500",
+        "  c1  visits      10  share 16.7%  value -1.000  proven lost",
     ]
 
 
@@ -243,7 +243,7 @@ def test_proven_moves_of_an_unproven_root() -> None:
         "3 . . .",
     ]
     assert render.top_moves_text(game, game.initial_state(), result, 3).splitlines()[3] == (
-        "  2,0  visits      10  share 16.7%  value -1.000  proven lost"
+        "  c1  visits      10  share 16.7%  value -1.000  proven lost"
     )
     flat = playout.FlatResult(actions=(1, 2), values=(0.5, -1.0), playouts=10, player=0)
     assert render.proven_moves(game, flat) == {}
@@ -256,9 +256,9 @@ def test_analysis_json_has_each_moves_proof() -> None:
     data = render.analysis_json(game, state, result)
     assert data["proven"] == "win"
     assert [(entry["move"], entry["proven"]) for entry in data["actions"]] == [
-        ("1,0", None),
-        ("2,0", "loss"),
-        ("0,1", "win"),
+        ("b1", None),
+        ("c1", "loss"),
+        ("a2", "win"),
     ]
     assert all(type(entry["proven"]) in (str, type(None)) for entry in data["actions"])
     # Results without per-move proofs (merged from old results) say null for every move.

@@ -172,8 +172,8 @@ def _heat_map(
     columns: bool,
 ) -> None:
     """Visit shares on ``board`` (rows top first; stones +1 / -1 for the players ``names``):
-    per square (axes in the moves' ``x,y`` notation), or per column with the share written
-    above it."""
+    per square (axes labelled as the board: columns ``a b c ...``, rows from 1 at the
+    top), or per column with the share written above it."""
     from matplotlib.patches import Circle
 
     height, width = len(board), len(board[0]) if board else 0
@@ -210,12 +210,12 @@ def _heat_map(
                         fontsize=9, fontweight="bold" if x == best else "normal")  # fmt: skip
         ax.set_ylim(height - 0.5, -1.5)
     ax.set_xticks(range(width))
-    ax.set_xticklabels([str(x + 1) if columns else str(x) for x in range(width)])
+    ax.set_xticklabels([str(x + 1) if columns else render.column_label(x) for x in range(width)])
     ax.set_yticks(range(height))
-    ax.set_yticklabels([""] * height if columns else [str(y) for y in range(height)])
+    ax.set_yticklabels([""] * height if columns else [str(y + 1) for y in range(height)])
     if not columns:
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
+        ax.set_xlabel("column")
+        ax.set_ylabel("row")
     ax.set_title("visit share per " + ("column" if columns else "square"))
 
 

@@ -221,7 +221,8 @@ def add_position_arguments(parser: argparse.ArgumentParser, *, start: str) -> No
         default="",
         metavar="MOVES",
         help=f"{start} after these space-separated moves in the game's notation, e.g. "
-        '"1,1 0,0"; for connect four also a digit string like 4453; for chess UCI or SAN, '
+        '"b2 a1" (grid games also read 0-based "x,y": "1,1 0,0"); for connect four also a '
+        "digit string like 4453; for chess UCI or SAN, "
         'e.g. "e2e4 e7e5 Nf3"',
     )
     parser.add_argument(
@@ -247,9 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser(
         "play",
         help="play against MCTS in the terminal",
-        description="Play against MCTS. Type moves in the game's notation ('x,y' or 'b3' "
-        "for grid games, a column number for connect four); 'help' lists the legal moves, "
-        "'quit' ends the game.",
+        description="Play against MCTS. Type moves in the notation of the board's labels "
+        "('b3': column b, row 3 for grid games, also 0-based 'x,y'; a column number for "
+        "connect four; UCI or SAN for chess); 'help' lists the legal moves, 'quit' ends the "
+        "game.",
     )
     add_game_arguments(play)
     play.add_argument(

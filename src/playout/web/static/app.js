@@ -364,6 +364,13 @@ function renderBoard(v) {
   else renderText(root, v);
 }
 
+// A column's letters on the board, as render.column_label: a .. z, then aa, ab, ...
+function columnLabel(x) {
+  let label = "";
+  for (let n = x + 1; n > 0; n = Math.floor((n - 1) / 26)) label = String.fromCharCode(97 + ((n - 1) % 26)) + label;
+  return label;
+}
+
 function renderGrid(root, v) {
   const b = v.board;
   root.style.setProperty("--n", b.width);
@@ -381,7 +388,7 @@ function renderGrid(root, v) {
       cell.dataset.action = String(action);
       const owner = b.cells[y][x];
       const label = b.legal.find((m) => m.action === action);
-      cell.setAttribute("aria-label", label ? label.move : `square ${x},${y}`);
+      cell.setAttribute("aria-label", label ? label.move : `square ${columnLabel(x)}${y + 1}`);
       if (owner !== null) {
         cell.classList.add("taken");
         const stone = document.createElement("span");
