@@ -406,3 +406,34 @@ def test_render_package_keeps_its_public_names_in_small_modules() -> None:
         assert module.__file__ is not None and module.__doc__
         assert len(Path(module.__file__).read_text().splitlines()) <= 1000, info.name
         assert module.__doc__.splitlines()[0].endswith("."), info.name  # one line says it
+
+
+def test_values_that_round_to_zero_print_without_a_minus_sign() -> None:
+    assert [render.number_text(v) for v in (-0.0, -0.004, 0.004, -0.006)] == [
+        "0.00", "0.00", "0.00", "-0.01",
+    ]  # fmt: skip
+    assert render.number_text(-0.004, sign=True) == "+0.00"
+    assert render.number_text(-0.0004, 3, sign=True) == "+0.000"
+    assert render.number_text(0.25, 1, sign=True) == "+0.2"
+    game = tictactoe()
+    state = game.initial_state()
+    assert render.grid_text({0: -0.001, 1: -0.0}, 3, 3).splitlines()[1].split() == [
+        "1", "0.00", "0.00", ".",
+    ]  # fmt: skip
+    result = fake_result([1, 2], [10, 10], [-0.0004, 0.0])  # root value -0.0002
+    flat = playout.FlatResult(actions=(1, 2), values=(-0.0001, -0.5), playouts=10, player=0)
+    texts = [
+        render.grids_text(game, result),
+        render.top_moves_text(game, state, result),
+        render.result_text(game, state, result),
+        render.top_moves_text(game, state, flat),
+        render.result_text(game, state, flat),
+    ]
+    assert not [text for text in texts if "-0.0" in text]
+    assert "  b1  visits      10  share 50.0%  value +0.000" in texts[1]
+    assert "value: +0.000 (for X, to move)" in texts[2]
+    # An exported tree whose root and move are worth a hair below zero: +0.00 in DOT.
+    leaf = playout.TreeNode(4, 1, 5, -0.001, None, 0.001, None, 0.5, None, False, (), 0)
+    root = playout.TreeNode(None, 0, 10, -0.001, None, None, None, None, None, False, (leaf,), 0)
+    dot = render.tree_dot(game, state, root)
+    assert dot.count("value +0.00") == 2 and "-0.00" not in dot

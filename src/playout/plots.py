@@ -153,7 +153,7 @@ def plot_search(
     mover = render.player_label(game, result.player)
     title = (
         f"{game.spec.name}: {mover} to move, {result.total_simulations:,} simulations, "
-        f"value {result.value:+.2f} for {mover}"
+        f"value {render.number_text(result.value, sign=True)} for {mover}"
     )
     if result.proven is not None:
         title += f" (proven: {result.proven.value})"
@@ -371,7 +371,8 @@ def plot_tournament(result: TournamentResult, path: str | os.PathLike[str]) -> P
               [hi - s for s, (_, hi) in zip(scores, intervals, strict=True)]]  # fmt: skip
     ax.bar(range(len(rows)), scores, yerr=errors, capsize=4, color="#60a5fa")
     for i, row in enumerate(rows):
-        ax.text(i, 0.02, f"{row.rating:+.0f} Elo", ha="center", va="bottom", fontsize=8)
+        rating = render.number_text(row.rating, 0, sign=True)
+        ax.text(i, 0.02, f"{rating} Elo", ha="center", va="bottom", fontsize=8)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_ylim(0, 1)
     ax.set_xticks(range(len(rows)))

@@ -103,7 +103,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             if proof:
                 out(proof)
             out(
-                f"AI value: {result.value:+.2f} (for {ai_label}, in [-1, 1]; "
+                f"AI value: {render.number_text(result.value, sign=True)} (for {ai_label}, "
+                "in [-1, 1]; "
                 f"{result.simulations:,} simulations in {result.seconds:.2f} s)\n"
             )
         returns = tuple(state.returns())

@@ -5,6 +5,7 @@ command line, the browser app and other front ends show what these return). Ever
 name is importable from here (``from playout import render; render.board_json(...)``); the
 modules hold one kind of picture each:
 
+* :mod:`~playout.render.formatting`: how every picture writes a number (:func:`number_text`);
 * :mod:`~playout.render.grids`: grids laid out like the board (values, visit shares);
 * :mod:`~playout.render.board`: a position as text (players, board, outcome, moves);
 * :mod:`~playout.render.text`: search results as text (titled grids, proofs, top moves);
@@ -21,6 +22,7 @@ from playout.render.board import (
     outcome_text,
     player_label,
 )
+from playout.render.formatting import number_text
 from playout.render.grids import (
     AnyResult,
     Grid,
@@ -76,6 +78,7 @@ __all__ = [
     "match_game_line",
     "match_text",
     "moves_text",
+    "number_text",
     "outcome_text",
     "player_label",
     "probability_grid",

@@ -76,7 +76,7 @@ def outcome_text(game: Any, state: GameState) -> str:
     :func:`player_label`), or the one player's return."""
     returns = tuple(state.returns())
     if game.spec.num_players == 1:
-        return f"game over: return {returns[0]:+g}"
+        return f"game over: return {returns[0] + 0.0:+g}"  # no -0
     if returns[0] > returns[1]:
         return f"{player_label(game, 0)} wins"
     if returns[1] > returns[0]:

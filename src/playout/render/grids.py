@@ -28,6 +28,7 @@ from typing import Any
 from playout._src.errors import InvalidParameterError
 from playout._src.flat import FlatResult
 from playout._src.search import SearchResult
+from playout.render.formatting import number_text
 
 AnyResult = SearchResult | FlatResult
 """What the rendering functions take: a tree search's or a flat Monte Carlo result."""
@@ -92,7 +93,7 @@ def grid_text(
     cells: dict[int, str] = {}
     for action, value in values_by_action.items():
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
-            cells[action] = f"{float(value):.{decimals}f}"
+            cells[action] = number_text(float(value), decimals)
     return label_grid_text(
         cells, width, height, blank=blank, column_labels=column_labels, row_labels=row_labels
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from playout.render.board import board_text, outcome_text, player_label
+from playout.render.formatting import number_text
 
 
 def match_game_line(game: Any, record: Any, planned_games: int) -> str:
@@ -48,7 +49,7 @@ def match_text(result: Any, planned_games: int) -> str:
             None: "no decision yet",
         }[status.decision]
         lines.append(
-            f"SPRT [{status.test.elo0:g}, {status.test.elo1:g}]: LLR {status.llr:.2f} "
+            f"SPRT [{status.test.elo0:g}, {status.test.elo1:g}]: LLR {number_text(status.llr)} "
             f"(bounds {status.lower:.2f}, {status.upper:.2f}): {verdict} after "
             f"{result.games} of {planned_games} games"
         )
@@ -69,8 +70,8 @@ def tournament_text(
     ]
     for rank, row in enumerate(rows, start=1):
         lines.append(
-            f"{rank:>2}  {row.player.ljust(pad)}  {row.rating:>+7.1f}  {row.games:>5}"
-            f"  {row.wins:>4}  {row.draws:>4}  {row.losses:>4}  {row.score:>5.3f}"
+            f"{rank:>2}  {row.player.ljust(pad)}  {number_text(row.rating, 1, sign=True):>7}"
+            f"  {row.games:>5}  {row.wins:>4}  {row.draws:>4}  {row.losses:>4}  {row.score:>5.3f}"
         )
     anchor = "the first player" if anchored_first else "the mean"
     lines.append(f"Elo: Bradley-Terry maximum likelihood, anchored at {anchor} = 0")

@@ -25,6 +25,7 @@ from playout._src.flat import FlatResult
 from playout._src.game import GameState
 from playout._src.search import SearchResult
 from playout.render.board import moves_text, player_label
+from playout.render.formatting import number_text
 from playout.render.grids import (
     AnyResult,
     grid_shape,
@@ -178,7 +179,9 @@ def top_moves_text(game: Any, state: GameState, result: AnyResult, limit: int = 
         )[:limit]
         lines = [f"top moves by value ({count} of {len(result.actions)}):"]
         for action, value in ranked:
-            lines.append(f"  {notation[action].ljust(pad)}  value {value:+.3f}")
+            lines.append(
+                f"  {notation[action].ljust(pad)}  value {number_text(value, 3, sign=True)}"
+            )
         return "\n".join(lines)
     rows = sorted(
         zip(result.actions, result.visit_counts, result.values, strict=True),
@@ -190,7 +193,7 @@ def top_moves_text(game: Any, state: GameState, result: AnyResult, limit: int = 
     for action, visits, value in rows:
         line = (
             f"  {notation[action].ljust(pad)}  visits {visits:>7,}  share {visits / total:5.1%}"
-            f"  value {value + 0.0:+.3f}"
+            f"  value {number_text(value, 3, sign=True)}"
         )
         if action in statuses:
             line += f"  proven {statuses[action]}"
@@ -217,7 +220,8 @@ def result_text(
         return "\n".join(
             [
                 f"best move: {best}",
-                f"value: {value:+.3f} (for {player_name}, to move; the best move's mean)",
+                f"value: {number_text(value, 3, sign=True)} (for {player_name}, to move; the best "
+                "move's mean)",
                 f"flat Monte Carlo: {result.playouts:,} games per move, "
                 f"{result.playouts * len(result.actions):,} games",
             ]
@@ -227,7 +231,7 @@ def result_text(
     rate_text = f"{rate:,.0f}/s" if math.isfinite(rate) else "-"
     lines = [
         f"best move: {best}",
-        f"value: {result.value:+.3f} (for {player_name}, to move)",
+        f"value: {number_text(result.value, 3, sign=True)} (for {player_name}, to move)",
     ]
     if result.proven is not None:
         lines.append(f"proven: {result.proven}")

@@ -10,6 +10,7 @@ from typing import Any
 from playout._src.game import GameState
 from playout._src.results import TreeNode
 from playout.render.board import player_label
+from playout.render.formatting import number_text
 
 
 def _number(value: float | None) -> float | None:
@@ -72,7 +73,7 @@ def _dot_label(node: dict[str, Any]) -> str:
         parts.append("game over")
     parts.append(f"{node['visits']:,} visits")
     if node["value"] is not None:
-        parts.append(f"value {node['value']:+.2f}")
+        parts.append(f"value {number_text(node['value'], sign=True)}")
     if node["proven"] is not None:
         plies = "" if node["plies"] is None else f" in {node['plies']}"
         parts.append(f"proven {node['proven']}{plies}")

@@ -285,7 +285,11 @@ function render() {
 
 const hints = () => $("hints").checked;
 const pct = (x) => `${Math.round(100 * x)}%`;
-const signed = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
+// A value with its sign; one that rounds to zero is +0.00, never −0.00 (as render.number_text).
+const signed = (x) => {
+  const digits = Math.abs(x).toFixed(2);
+  return (x >= 0 || Number(digits) === 0 ? "+" : "−") + digits;
+};
 
 function renderStatus(v) {
   const b = v.board;
