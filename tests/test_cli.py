@@ -439,6 +439,35 @@ def test_play_tictactoe_speaks_the_board_notation(
     assert not [line for line in printed if re.search(r"\d,\d", line)]  # no x,y anywhere
 
 
+def test_play_says_when_the_kept_tree_already_proved_the_position(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Four empty squares, O (the AI) to move, a draw: the first search proves it before its
+    # budget, and with it every position below. After the user's reply the tree the AI kept
+    # (tree reuse) holds the proof, so its second search runs no simulation at all: the
+    # grid's shares and the proof come from the first search, and the lines say so.
+    code, out, err = play(
+        capsys, monkeypatch, EVERY_SQUARE_XY + "quit\n", "tictactoe", "--moves",
+        "a1 b2 c3 b1 b3", "--simulations", "300", "--seed", "1",
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    first, second = out.split("AI (O) plays ")[1:]
+    assert "proven draw for O (to move): the solver stopped the search after " in first
+    assert re.search(r"AI value: \+0\.00 \(for O, in \[-1, 1\]; \d+ simulations in ", first)
+    assert re.search(
+        r"move probabilities \(\d+ simulations at the root, all from earlier searches; O to "
+        r"move\):",
+        second,
+    )
+    assert (
+        "proven draw for O (to move): the tree already proved this position (a draw in 2 "
+        "plies), so no new simulations ran\nAI value: +0.00 (for O, in [-1, 1]; no new "
+        "simulations)"
+    ) in second
+    assert not re.search(r"\b0 simulations", out) and "-0.00" not in out
+    assert "game over: draw (nobody wins)" in out
+
+
 def test_play_end_of_input_exits_cleanly(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

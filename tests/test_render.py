@@ -415,6 +415,8 @@ def test_values_that_round_to_zero_print_without_a_minus_sign() -> None:
     assert render.number_text(-0.004, sign=True) == "+0.00"
     assert render.number_text(-0.0004, 3, sign=True) == "+0.000"
     assert render.number_text(0.25, 1, sign=True) == "+0.2"
+    assert render.count_text(1, "ply", "plies") == "1 ply"
+    assert render.count_text(1000, "simulation") == "1,000 simulations"
     game = tictactoe()
     state = game.initial_state()
     assert render.grid_text({0: -0.001, 1: -0.0}, 3, 3).splitlines()[1].split() == [

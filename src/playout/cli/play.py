@@ -99,14 +99,12 @@ def cmd_play(args: argparse.Namespace) -> int:
             grid = render.probability_grid_text(game, result)
             if grid:
                 out(grid)
-            proof = render.proven_text(game, result)
+            proof = render.proven_text(game, result, budget.simulations)
             if proof:
                 out(proof)
-            out(
-                f"AI value: {render.number_text(result.value, sign=True)} (for {ai_label}, "
-                "in [-1, 1]; "
-                f"{result.simulations:,} simulations in {result.seconds:.2f} s)\n"
-            )
+            value = render.number_text(result.value, sign=True)
+            effort = render.simulations_text(result)
+            out(f"AI value: {value} (for {ai_label}, in [-1, 1]; {effort})\n")
         returns = tuple(state.returns())
         if returns[human] > returns[1 - human]:
             verdict = "you win"

@@ -22,7 +22,7 @@ from playout.render.board import (
     outcome_text,
     player_label,
 )
-from playout.render.formatting import number_text
+from playout.render.formatting import count_text, number_text
 from playout.render.grids import (
     AnyResult,
     Grid,
@@ -50,8 +50,11 @@ from playout.render.text import (
     probability_grid_text,
     proven_grid_text,
     proven_moves,
+    proven_plies,
     proven_text,
     result_text,
+    root_simulations_text,
+    simulations_text,
     top_moves_text,
     value_grid_text,
 )
@@ -69,6 +72,7 @@ __all__ = [
     "board_text",
     "chess_target_shares",
     "column_label",
+    "count_text",
     "flat_json",
     "grid_shape",
     "grid_text",
@@ -85,9 +89,12 @@ __all__ = [
     "probability_grid_text",
     "proven_grid_text",
     "proven_moves",
+    "proven_plies",
     "proven_text",
     "replay_text",
     "result_text",
+    "root_simulations_text",
+    "simulations_text",
     "snapshot_json",
     "square_name",
     "top_moves_text",

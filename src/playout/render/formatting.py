@@ -1,7 +1,9 @@
 """How every text picture writes a number: fixed decimals, never a negative zero.
 
 A value that rounds to zero at the decimals shown is written ``0.00`` (``+0.00`` with a sign),
-never ``-0.00``: a draw, or a mean of ``-0.001``, is not a loss.
+never ``-0.00``: a draw, or a mean of ``-0.001``, is not a loss. A count is written with
+thousands separators and its noun in the singular or plural (``1 simulation``,
+``1,000 simulations``).
 """
 
 from __future__ import annotations
@@ -20,4 +22,12 @@ def number_text(value: float, decimals: int = 2, *, sign: bool = False) -> str:
     return text
 
 
-__all__ = ["number_text"]
+def count_text(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` with thousands separators and ``noun``, plural (``plural``, default
+    ``noun + "s"``) unless ``count`` is 1: ``1 simulation``, ``1,000 simulations``,
+    ``3 plies``."""
+    word = noun if count == 1 else (plural if plural is not None else noun + "s")
+    return f"{count:,} {word}"
+
+
+__all__ = ["count_text", "number_text"]

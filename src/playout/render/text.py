@@ -25,7 +25,7 @@ from playout._src.flat import FlatResult
 from playout._src.game import GameState
 from playout._src.search import SearchResult
 from playout.render.board import moves_text, player_label
-from playout.render.formatting import number_text
+from playout.render.formatting import count_text, number_text
 from playout.render.grids import (
     AnyResult,
     grid_shape,
@@ -66,18 +66,63 @@ def proven_moves(game: Any, result: AnyResult) -> dict[int, str]:
 def proven_text(game: Any, result: AnyResult, planned_simulations: int | None = None) -> str:
     """One line saying that the solver proved the root (empty when it did not): the result
     for the player to move and, when the search stopped before ``planned_simulations``,
-    that its visit shares are those of an interrupted search."""
+    that its visit shares are those of an interrupted search; or, when the call behind
+    ``result`` ran no simulation because the tree it kept from earlier searches already
+    held the proof (tree reuse), that no new simulation was needed, with the plies to the
+    end where known."""
     if not isinstance(result, SearchResult) or result.proven is None:
         return ""
     label = player_label(game, result.player)
     line = f"proven {result.proven} for {label} (to move)"
-    if planned_simulations is not None and result.simulations < planned_simulations:
+    if result.simulations == 0 and result.total_simulations > 0:
+        plies = proven_plies(result)
+        length = "" if plies is None else f" in {count_text(plies, 'ply', 'plies')}"
+        line += (
+            f": the tree already proved this position (a {result.proven}{length}), so no new "
+            "simulations ran"
+        )
+    elif planned_simulations is not None and result.simulations < planned_simulations:
         line += (
             f": the solver stopped the search after {result.simulations:,} of "
             f"{planned_simulations:,} simulations, so the visit shares are those of an "
             "interrupted search"
         )
     return line
+
+
+def proven_plies(result: SearchResult) -> int | None:
+    """Plies from the root to the end of the game under the play the solver proved, or None
+    (the root is not proven, or the chosen move is not proven to the root's result)."""
+    if result.proven is None or not result.plies or not result.outcomes:
+        return None
+    index = result.actions.index(result.best_action)
+    if result.outcomes[index] != result.proven:
+        return None
+    return result.plies[index] + 1
+
+
+def simulations_text(result: SearchResult) -> str:
+    """What the call behind ``result`` ran: ``200 simulations in 0.05 s``; ``new``
+    simulations when the tree also held some from earlier searches (tree reuse); ``no new
+    simulations`` when it ran none (the tree already proved the root, or the time ran
+    out)."""
+    if result.simulations == 0:
+        return "no new simulations" if result.total_simulations > 0 else "no simulations"
+    noun = "new simulation" if result.total_simulations > result.simulations else "simulation"
+    return f"{count_text(result.simulations, noun)} in {result.seconds:.2f} s"
+
+
+def root_simulations_text(result: SearchResult) -> str:
+    """The simulations behind the root's visit shares: ``200 simulations at the root``, and
+    how many of them came from earlier searches when the tree was reused (``28 simulations
+    at the root, all from earlier searches``)."""
+    text = f"{count_text(result.total_simulations, 'simulation')} at the root"
+    reused = result.total_simulations - result.simulations
+    if reused <= 0:
+        return text
+    if result.simulations == 0:
+        return f"{text}, all from earlier searches"
+    return f"{text}, {reused:,} of them from earlier searches"
 
 
 def proven_grid_text(game: Any, result: AnyResult) -> str:
@@ -101,8 +146,8 @@ def proven_grid_text(game: Any, result: AnyResult) -> str:
 def probability_grid_text(game: Any, result: SearchResult) -> str:
     """The titled move-probability grid of a tree search ("" when the game has no grid).
 
-    The title starts ``move probabilities (N simulations at the root; X to move)``: the
-    visit shares of the choices of the player to move.
+    The title starts ``move probabilities (N simulations at the root; X to move)``
+    (:func:`root_simulations_text`): the visit shares of the choices of the player to move.
     """
     shape = grid_shape(game)
     if shape is None:
@@ -110,9 +155,8 @@ def probability_grid_text(game: Any, result: SearchResult) -> str:
     width, height = shape
     probabilities = probability_grid(result, width, height, fill=None)
     label = player_label(game, result.player)
-    return (
-        f"move probabilities ({result.total_simulations:,} simulations at the root; "
-        f"{label} to move):\n" + grid_text(grid_values(probabilities), width, height)
+    return f"move probabilities ({root_simulations_text(result)}; {label} to move):\n" + grid_text(
+        grid_values(probabilities), width, height
     )
 
 
@@ -250,8 +294,11 @@ __all__ = [
     "probability_grid_text",
     "proven_grid_text",
     "proven_moves",
+    "proven_plies",
     "proven_text",
     "result_text",
+    "root_simulations_text",
+    "simulations_text",
     "top_moves_text",
     "value_grid_text",
 ]
