@@ -468,6 +468,18 @@ def test_play_says_when_the_kept_tree_already_proved_the_position(
     assert "game over: draw (nobody wins)" in out
 
 
+def test_play_pig_draws_the_die_instead_of_letting_the_ai_choose(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = play(
+        capsys, monkeypatch, "roll\n" * 6 + "quit\n", "pig", "--simulations", "50",
+        "--seed", "1",
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    assert re.search(r"^chance plays [1-6]$", out, re.MULTILINE)
+    assert not re.search(r"plays [1-6]$", out.replace("chance plays", ""), re.MULTILINE)
+
+
 def test_play_end_of_input_exits_cleanly(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

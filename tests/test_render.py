@@ -439,3 +439,8 @@ def test_values_that_round_to_zero_print_without_a_minus_sign() -> None:
     root = playout.TreeNode(None, 0, 10, -0.001, None, None, None, None, None, False, (leaf,), 0)
     dot = render.tree_dot(game, state, root)
     assert dot.count("value +0.00") == 2 and "-0.00" not in dot
+
+
+def test_chance_is_named_chance() -> None:
+    # Saved Pig games replay their die rolls as "chance plays 4" (was "player -1 plays 4").
+    assert render.player_label(playout.make_game("pig"), playout.CHANCE) == "chance"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from playout._src.game import GameState
+from playout._src.game import CHANCE, GameState
 from playout.render.grids import grid_shape
 
 SYMBOLS = ("X", "O")
@@ -30,7 +30,10 @@ def moves_text(game: Any, state: GameState, actions: Sequence[int]) -> list[str]
 def player_label(game: Any, player: int) -> str:
     """The name of ``player`` in ``game``: ``game.spec.player_name(player)`` (``X``/``O`` in
     the m,n,k games, ``Red``/``Yellow`` in connect four, ``White``/``Black`` in chess);
-    ``the player`` in a one-player game."""
+    ``the player`` in a one-player game; ``chance`` for :data:`~playout.CHANCE` (the dice of
+    Pig)."""
+    if player == CHANCE:
+        return "chance"
     spec = game.spec
     if spec.num_players == 1:
         return "the player"
