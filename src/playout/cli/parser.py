@@ -233,6 +233,14 @@ def add_position_arguments(parser: argparse.ArgumentParser, *, start: str) -> No
     )
 
 
+def add_position_search_arguments(parser: argparse.ArgumentParser, *, start: str) -> None:
+    """What ``play`` and ``analyze`` share: the game and its size, the position they
+    ``start`` from (``--moves``, ``--fen``) and how the AI searches it."""
+    add_game_arguments(parser)
+    add_position_arguments(parser, start=start)
+    add_search_arguments(parser)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``playout`` command."""
     parser = Parser(
@@ -253,15 +261,13 @@ def build_parser() -> argparse.ArgumentParser:
         "connect four; UCI or SAN for chess); 'help' lists the legal moves, 'quit' ends the "
         "game.",
     )
-    add_game_arguments(play)
+    add_position_search_arguments(play, start="play from the position")
     play.add_argument(
         "--first",
         choices=("human", "ai"),
         default="human",
         help="who plays the side that moves first (X)",
     )
-    add_position_arguments(play, start="play from the position")
-    add_search_arguments(play)
     play.set_defaults(handler=cmd_play)
 
     analyze = commands.add_parser(
@@ -271,9 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play MOVES from the initial position, search, and show the move "
         "probabilities, values, best move and principal variation.",
     )
-    add_game_arguments(analyze)
-    add_position_arguments(analyze, start="analyse the position")
-    add_search_arguments(analyze)
+    add_position_search_arguments(analyze, start="analyse the position")
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument(
         "--flat",
@@ -589,6 +593,7 @@ __all__ = [
     "add_arena_arguments",
     "add_game_arguments",
     "add_position_arguments",
+    "add_position_search_arguments",
     "add_search_arguments",
     "add_tree_arguments",
     "build_parser",
