@@ -70,24 +70,24 @@ def test_analyze_json_schema_and_winning_move(capsys: pytest.CaptureFixture[str]
     assert set(data) == ANALYSIS_KEYS
     assert data["game"] == "tictactoe"
     assert data["to_play"] == 0
-    assert data["best_move"] == "0,2"
+    assert data["best_move"] == "a3"
     assert data["best_action"] == 2 * 3 + 0
-    assert data["pv"][0] == "0,2"
+    assert data["pv"][0] == "a3"
     assert data["value"] == 1.0
     # The solver proves the win in one and stops early.
     assert data["proven"] == "win"
     assert 1 <= data["simulations"] < 300
     assert data["seconds"] >= 0 and data["nodes"] >= 2 and data["max_depth"] >= 1
     moves = {entry["move"]: entry for entry in data["actions"]}
-    assert set(moves) == {"2,0", "2,1", "0,2", "1,2", "2,2"}
+    assert set(moves) == {"c1", "c2", "a3", "b3", "c3"}
     for entry in data["actions"]:
         assert set(entry) == {"action", "move", "visits", "value", "proven"}
         assert -1.0 <= entry["value"] <= 1.0
         assert entry["proven"] in ("win", "draw", "loss", None)
     assert sum(entry["visits"] for entry in data["actions"]) == data["simulations"]
-    assert moves["0,2"]["value"] == 1.0
-    assert moves["0,2"]["action"] == data["best_action"]
-    assert moves["0,2"]["proven"] == "win"  # the solver's proof of that move
+    assert moves["a3"]["value"] == 1.0
+    assert moves["a3"]["action"] == data["best_action"]
+    assert moves["a3"]["proven"] == "win"  # the solver's proof of that move
 
 
 def test_analyze_finds_the_only_defence(capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,7 +96,7 @@ def test_analyze_finds_the_only_defence(capsys: pytest.CaptureFixture[str]) -> N
         capsys, "tictactoe", "--moves", "0,0 1,1 0,1", "--simulations", "400", "--seed", "2"
     )
     assert data["to_play"] == 1
-    assert data["best_move"] == "0,2"
+    assert data["best_move"] == "a3"
 
 
 def test_analyze_accepts_letter_notation(capsys: pytest.CaptureFixture[str]) -> None:
@@ -104,7 +104,7 @@ def test_analyze_accepts_letter_notation(capsys: pytest.CaptureFixture[str]) -> 
     data = analyze_json(
         capsys, "mnk", "--moves", "a1 b1 a2 b2", "--simulations", "200", "--seed", "1"
     )
-    assert data["best_move"] == "0,2"
+    assert data["best_move"] == "a3"
 
 
 @pytest.mark.parametrize("moves", ["445566", "4455 66", "4 4 5 5 6 6"])
@@ -176,8 +176,8 @@ def test_analyze_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert "X O ." in out  # the board
     assert "move probabilities" in out
     assert "values for X" in out
-    assert "best move: 0,2" in out
-    assert "pv: 0,2" in out
+    assert "best move: a3" in out
+    assert "pv: a3" in out
     assert "proven: win" in out
     assert re.search(r"simulations: \d+ in", out)
 
@@ -342,7 +342,7 @@ def test_analyze_tree_shows_proofs(capsys: pytest.CaptureFixture[str], tmp_path:
     assert code == 0 and err.strip() == f"playout: note: tree written to {path} ({count} nodes)"
     root = json.loads(path.read_text())["root"]
     assert root["proven"] == "win" and root["value"] == 1.0 and root["plies"] == 1
-    win = next(c for c in root["children"] if c["move"] == "2,2")
+    win = next(c for c in root["children"] if c["move"] == "c3")
     assert win["terminal"] and win["to_play"] is None and win["value"] is None
     assert win["move_proven"] == "win" and win["move_value"] == 1.0 and win["children"] == []
 
@@ -397,14 +397,87 @@ def test_play_reprompts_on_bad_input_then_quits(
     assert "Traceback" not in out
     assert "cannot read that move" in out  # zz
     assert "off the 3x3 board" in out  # 9,9
-    assert "legal moves: 0,0 1,0 2,0" in out  # help
-    assert "you play 1,1" in out  # b2
+    assert "legal moves: a1 b1 c1" in out  # help
+    assert "you play b2" in out  # typed b2
     assert "AI (O) plays" in out
     assert "move probabilities" in out
     assert "AI value:" in out
-    assert "already occupied" in out  # 1,1 again
+    assert "square b2 is already occupied" in out  # 1,1 again, named as the board does
     assert out.rstrip().endswith("bye")
     assert out.count("your move (X):") == 7
+
+
+EVERY_SQUARE_XY = "".join(f"{x},{y}\n" for y in range(3) for x in range(3))
+"""Every tic-tac-toe square in seed 001's 0-based ``x,y``, top row first: piped to ``play``,
+the first free one is played (the taken ones are refused)."""
+
+SQUARE = re.compile(r"^[a-c][1-3]$")
+"""A tic-tac-toe square as the board labels it."""
+
+
+def test_play_tictactoe_speaks_the_board_notation(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The board is labelled a-c / 1-3: the moves played before, help, the AI's move and the
+    # echo of the user's move (typed as x,y) all say b2, never 1,1.
+    stdin = "help\n" + EVERY_SQUARE_XY + "quit\n"
+    code, out, err = play(
+        capsys, monkeypatch, stdin, "tictactoe", "--moves", "0,0", "--simulations", "100",
+        "--seed", "1",
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    assert "  a b c\n1 X . ." in out  # the labels the notation follows
+    assert "after 1 move: a1" in out
+    ai = re.findall(r"^AI \(O\) plays (.+)$", out, re.MULTILINE)
+    legal = re.findall(r"^legal moves: (.+)$", out, re.MULTILINE)[0].split()
+    mine = re.findall(r"^you play (.+)$", out, re.MULTILINE)
+    assert ai and mine and len(legal) == 7
+    assert all(SQUARE.match(move) for move in [*ai, *legal, *mine])
+    assert ai[0] not in legal and mine[0] == legal[0]  # the first free square, typed as x,y
+    assert "square a1 is already occupied" in out  # 0,0 refused, in the board's words
+    printed = [line for line in out.splitlines() if not line.startswith("your move")]
+    assert not [line for line in printed if re.search(r"\d,\d", line)]  # no x,y anywhere
+
+
+def test_play_says_when_the_kept_tree_already_proved_the_position(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Four empty squares, O (the AI) to move, a draw: the first search proves it before its
+    # budget, and with it every position below. After the user's reply the tree the AI kept
+    # (tree reuse) holds the proof, so its second search runs no simulation at all: the
+    # grid's shares and the proof come from the first search, and the lines say so.
+    code, out, err = play(
+        capsys, monkeypatch, EVERY_SQUARE_XY + "quit\n", "tictactoe", "--moves",
+        "a1 b2 c3 b1 b3", "--simulations", "300", "--seed", "1",
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    first, second = out.split("AI (O) plays ")[1:]
+    assert "proven draw for O (to move): the solver stopped the search after " in first
+    assert re.search(r"AI value: \+0\.00 \(for O, in \[-1, 1\]; \d+ simulations in ", first)
+    assert re.search(
+        r"move probabilities \(\d+ simulations at the root, all from earlier searches; O to "
+        r"move\):",
+        second,
+    )
+    assert (
+        "proven draw for O (to move): the tree already proved this position (a draw in 2 "
+        "plies), so no new simulations ran\nAI value: +0.00 (for O, in [-1, 1]; no new "
+        "simulations)"
+    ) in second
+    assert not re.search(r"\b0 simulations", out) and "-0.00" not in out
+    assert "game over: draw (nobody wins)" in out
+
+
+def test_play_pig_draws_the_die_instead_of_letting_the_ai_choose(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, err = play(
+        capsys, monkeypatch, "roll\n" * 6 + "quit\n", "pig", "--simulations", "50",
+        "--seed", "1",
+    )  # fmt: skip
+    assert code == 0 and err == ""
+    assert re.search(r"^chance plays [1-6]$", out, re.MULTILINE)
+    assert not re.search(r"plays [1-6]$", out.replace("chance plays", ""), re.MULTILINE)
 
 
 def test_play_end_of_input_exits_cleanly(
@@ -566,7 +639,7 @@ def test_no_solver_runs_the_whole_budget(capsys: pytest.CaptureFixture[str]) -> 
     data = analyze_json(capsys, *WIN_IN_ONE, "--no-solver")
     assert data["proven"] is None
     assert data["simulations"] == 300
-    assert data["best_move"] == "0,2"
+    assert data["best_move"] == "a3"
     solved = analyze_json(capsys, *WIN_IN_ONE, "--solver")
     assert solved["proven"] == "win" and solved["simulations"] < 300
     default = analyze_json(capsys, *WIN_IN_ONE)  # the library's default: on for tic-tac-toe
@@ -682,7 +755,7 @@ def test_seed001_grid_says_the_root_is_proven(capsys: pytest.CaptureFixture[str]
     ) in out
     grid = out.split("proven moves for O (to move): W won, D drawn, L lost, ? not proven:\n")
     assert grid[1].splitlines()[:4] == ["  a b c", "1 . D L", "2 D . D", "3 L D ."]
-    assert "  0,2  visits" in out and out.count("proven lost") == 1  # top 5 of 6 moves
+    assert "  a3  visits" in out and out.count("proven lost") == 1  # top 5 of 6 moves
     assert out.count("proven drawn") == 4
     assert "proven: draw" in out
 
@@ -690,8 +763,8 @@ def test_seed001_grid_says_the_root_is_proven(capsys: pytest.CaptureFixture[str]
 def test_seed001_json_gives_each_moves_proof(capsys: pytest.CaptureFixture[str]) -> None:
     data = analyze_json(capsys, *SEED001_GRID)
     assert {entry["move"]: entry["proven"] for entry in data["actions"]} == {
-        "1,0": "draw", "2,0": "loss", "0,1": "draw", "2,1": "draw", "0,2": "loss",
-        "1,2": "draw",
+        "b1": "draw", "c1": "loss", "a2": "draw", "c2": "draw", "a3": "loss",
+        "b3": "draw",
     }  # fmt: skip
 
 
@@ -705,10 +778,10 @@ def test_moves_proven_before_the_root(capsys: pytest.CaptureFixture[str]) -> Non
     assert data["proven"] is None and data["simulations"] == 30
     proofs = {entry["move"]: entry["proven"] for entry in data["actions"]}
     assert proofs == {
-        "1,0": "loss", "2,0": "loss", "2,1": None, "0,2": None, "1,2": "loss", "2,2": None,
+        "b1": "loss", "c1": "loss", "c2": None, "a3": None, "b3": "loss", "c3": None,
     }  # fmt: skip
     # (2,2) lost every simulation so far, but is not proven: the mean is no proof.
-    assert {e["move"]: e["value"] for e in data["actions"]}["2,2"] == -1.0
+    assert {e["move"]: e["value"] for e in data["actions"]}["c3"] == -1.0
     code, out, _ = run_main(capsys, "analyze", *BLOCK_OR_LOSE)
     assert code == 0
     assert "proven draw" not in out and "proven win" not in out and "proven loss" not in out
@@ -721,7 +794,7 @@ def test_workers_merge_each_moves_proof(capsys: pytest.CaptureFixture[str]) -> N
     data = analyze_json(capsys, *WIN_IN_ONE, "--workers", "2")
     assert data["workers"] == 2 and data["proven"] == "win"
     proofs = {entry["move"]: entry["proven"] for entry in data["actions"]}
-    assert proofs["0,2"] == "win"
+    assert proofs["a3"] == "win"
     assert set(proofs.values()) <= {"win", "draw", "loss", None}
 
 
@@ -864,7 +937,7 @@ def test_play_from_moves(
         "--seed", "1",
     )  # fmt: skip
     assert code == 0 and err == ""
-    assert "after 1 move: 1,1" in out
+    assert "after 1 move: b2" in out
     assert out.index("AI (O) plays") < out.index("your move (X):")
     assert "you play" not in out
     code, out, _ = play(
@@ -893,10 +966,10 @@ def test_flat_json_seed001_board1(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["method"] == "flat" and data["to_play"] == 0
     assert data["playouts"] == 200 and data["games"] == 5 * 200
     moves = {entry["move"]: entry["value"] for entry in data["actions"]}
-    assert set(moves) == {"1,0", "2,0", "2,1", "1,2", "2,2"}
+    assert set(moves) == {"b1", "c1", "c2", "b3", "c3"}
     assert all(set(entry) == {"action", "move", "value"} for entry in data["actions"])
-    assert min(moves, key=moves.__getitem__) == "2,1"
-    assert -1.0 <= moves["2,1"] < -0.6
+    assert min(moves, key=moves.__getitem__) == "c2"
+    assert -1.0 <= moves["c2"] < -0.6
     assert data["value"] == max(moves.values()) == moves[data["best_move"]]
     again = analyze_json(capsys, *argv, "--seed", "1")
     assert {**again, "seconds": 0} == {**data, "seconds": 0}
@@ -904,7 +977,7 @@ def test_flat_json_seed001_board1(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_flat_scores_a_winning_move_exactly(capsys: pytest.CaptureFixture[str]) -> None:
     data = analyze_json(capsys, *WIN_IN_ONE[:3], "--flat", "--playouts", "20", "--seed", "2")
-    assert data["best_move"] == "0,2" and data["value"] == 1.0
+    assert data["best_move"] == "a3" and data["value"] == 1.0
 
 
 def test_flat_text(capsys: pytest.CaptureFixture[str]) -> None:
@@ -1053,7 +1126,7 @@ def test_module_analyze_json() -> None:
         "--json",
     )
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["best_move"] == "0,2"
+    assert json.loads(proc.stdout)["best_move"] == "a3"
 
 
 def test_module_play_with_piped_stdin() -> None:
@@ -1132,7 +1205,7 @@ def test_analyze_max_nodes_and_symmetry(capsys: pytest.CaptureFixture[str]) -> N
         capsys, "tictactoe", "--simulations", "2000", "--symmetry", "--no-solver", "--seed", "2"
     )
     visits = {a["move"]: a["visits"] for a in report["actions"]}
-    corners = [visits[m] for m in ("0,0", "2,0", "0,2", "2,2")]
+    corners = [visits[m] for m in ("a1", "c1", "a3", "c3")]
     assert max(corners) - min(corners) <= 1  # one class, shared evenly
     code, _, err = run_main(capsys, "analyze", "tictactoe", "--max-memory", "0")
     assert code == 2 and err.count("\n") == 1

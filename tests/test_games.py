@@ -73,10 +73,10 @@ def test_mnk_notation_round_trips_on_every_square(width: int, height: int, k: in
     for action in state.legal_actions():
         x, y = action % width, action // width
         text = game.action_to_string(state, action)
-        assert text == f"{x},{y}"
+        assert text == f"{column_label(x)}{y + 1}"  # the board's labels
         assert game.string_to_action(state, text) == action
+        assert game.string_to_action(state, f"{x},{y}") == action  # seed 001's x,y too
         assert game.string_to_action(state, f" ({x}, {y}) ") == action
-        assert game.string_to_action(state, f"{column_label(x)}{y + 1}") == action
         assert game.square_of(action) == (x, y)
 
 
@@ -110,8 +110,8 @@ def test_mnk_off_board_moves_raise_illegal_move_error(text: str) -> None:
 def test_mnk_occupied_square_and_finished_game_are_illegal() -> None:
     game = tictactoe()
     state = game.initial_state().play(4)
-    with pytest.raises(IllegalMoveError, match="occupied"):
-        game.string_to_action(state, "1,1")
+    with pytest.raises(IllegalMoveError, match="square b2 is already occupied"):
+        game.string_to_action(state, "1,1")  # named in the board's notation
     with pytest.raises(IllegalMoveError):
         state.play(4)
     with pytest.raises(IllegalMoveError):

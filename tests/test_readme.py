@@ -56,7 +56,7 @@ NOT_RUN = {
     # a human at the keyboard
     "playout play connect4 --first ai --seconds 2": "interactive",
     "playout play mnk --width 6 --height 6 --k 4 --simulations 5000": "interactive",
-    'playout play tictactoe --moves "1,1" --no-solver --final best-value --max-depth 4': (
+    'playout play tictactoe --moves "b2" --no-solver --final best-value --max-depth 4': (
         "interactive"
     ),
     # measurements of minutes (bench/symmetry.py runs at smoke size in test_bench_scripts.py)

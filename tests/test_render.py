@@ -124,7 +124,7 @@ def test_result_text_uses_notation() -> None:
 
 def test_moves_text_stops_at_an_illegal_action() -> None:
     game = tictactoe()
-    assert render.moves_text(game, game.initial_state(), [4, 0, 4]) == ["1,1", "0,0"]
+    assert render.moves_text(game, game.initial_state(), [4, 0, 4]) == ["b2", "a1"]
 
 
 # ------------------------------------------------------------------------------ flat results
@@ -155,17 +155,17 @@ def test_flat_result_renders_values_for_either_player() -> None:
     table = render.top_moves_text(game, state, flat, 2)
     assert table.splitlines() == [
         "top moves by value (2 of 3):",
-        "  1,0  value +0.500",
-        "  2,2  value +0.000",
+        "  b1  value +0.500",
+        "  c3  value +0.000",
     ]
     text = render.result_text(game, state, flat, player_name="O")
     assert text.splitlines() == [
-        "best move: 1,0",
+        "best move: b1",
         "value: +0.500 (for O, to move; the best move's mean)",
         "flat Monte Carlo: 10 games per move, 30 games",
     ]
     data = render.flat_json(game, state, flat, 0.25)
-    assert data["best_move"] == "1,0" and data["games"] == 30 and data["to_play"] == 1
+    assert data["best_move"] == "b1" and data["games"] == 30 and data["to_play"] == 1
 
 
 # ------------------------------------------------------------------------------ proven moves
@@ -220,9 +220,9 @@ def test_proven_moves_come_from_the_per_move_proofs() -> None:
     ]
     table = render.top_moves_text(game, game.initial_state(), drawn, 3)
     assert table.splitlines()[1:] == [
-        "  1,0  visits      30  share 50.0%  value +0.000  proven drawn",
-        "  0,1  visits      20  share 33.3%  value -0.500",
-        "  2,0  visits      10  share 16.7%  value -1.000  proven lost",
+        "  b1  visits      30  share 50.0%  value +0.000  proven drawn",
+        "  a2  visits      20  share 33.3%  value -0.500",
+        "  c1  visits      10  share 16.7%  value -1.000  proven lost",
     ]
 
 
@@ -243,7 +243,7 @@ def test_proven_moves_of_an_unproven_root() -> None:
         "3 . . .",
     ]
     assert render.top_moves_text(game, game.initial_state(), result, 3).splitlines()[3] == (
-        "  2,0  visits      10  share 16.7%  value -1.000  proven lost"
+        "  c1  visits      10  share 16.7%  value -1.000  proven lost"
     )
     flat = playout.FlatResult(actions=(1, 2), values=(0.5, -1.0), playouts=10, player=0)
     assert render.proven_moves(game, flat) == {}
@@ -256,9 +256,9 @@ def test_analysis_json_has_each_moves_proof() -> None:
     data = render.analysis_json(game, state, result)
     assert data["proven"] == "win"
     assert [(entry["move"], entry["proven"]) for entry in data["actions"]] == [
-        ("1,0", None),
-        ("2,0", "loss"),
-        ("0,1", "win"),
+        ("b1", None),
+        ("c1", "loss"),
+        ("a2", "win"),
     ]
     assert all(type(entry["proven"]) in (str, type(None)) for entry in data["actions"])
     # Results without per-move proofs (merged from old results) say null for every move.
@@ -379,3 +379,68 @@ def test_chess_board_json_and_target_shares() -> None:
         if m["from_square"] == "e7"
     ]
     assert sorted(promotions) == ["b", "n", "q", "r"]
+
+
+RENDER_NAMES = {
+    "PROVEN_LETTERS", "PROVEN_STATUS", "SYMBOLS", "AnyResult", "Grid", "analysis_json",
+    "board_json", "board_legend", "board_text", "chess_target_shares", "column_label",
+    "flat_json", "grid_shape", "grid_text", "grid_values", "grids_text", "label_grid_text",
+    "match_game_line", "match_text", "moves_text", "outcome_text", "player_label",
+    "probability_grid", "probability_grid_text", "proven_grid_text", "proven_moves",
+    "proven_text", "replay_text", "result_text", "snapshot_json", "square_name",
+    "top_moves_text", "tournament_text", "tree_dot", "tree_json", "value_grid",
+    "value_grid_text",
+}  # fmt: skip
+"""The public names of ``playout.render`` when it was one module: they stay importable."""
+
+
+def test_render_package_keeps_its_public_names_in_small_modules() -> None:
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    assert set(render.__all__) >= RENDER_NAMES
+    assert all(hasattr(render, name) for name in render.__all__)
+    for info in pkgutil.iter_modules(render.__path__):
+        module = importlib.import_module(f"playout.render.{info.name}")
+        assert module.__file__ is not None and module.__doc__
+        assert len(Path(module.__file__).read_text().splitlines()) <= 1000, info.name
+        assert module.__doc__.splitlines()[0].endswith("."), info.name  # one line says it
+
+
+def test_values_that_round_to_zero_print_without_a_minus_sign() -> None:
+    assert [render.number_text(v) for v in (-0.0, -0.004, 0.004, -0.006)] == [
+        "0.00", "0.00", "0.00", "-0.01",
+    ]  # fmt: skip
+    assert render.number_text(-0.004, sign=True) == "+0.00"
+    assert render.number_text(-0.0004, 3, sign=True) == "+0.000"
+    assert render.number_text(0.25, 1, sign=True) == "+0.2"
+    assert render.count_text(1, "ply", "plies") == "1 ply"
+    assert render.count_text(1000, "simulation") == "1,000 simulations"
+    game = tictactoe()
+    state = game.initial_state()
+    assert render.grid_text({0: -0.001, 1: -0.0}, 3, 3).splitlines()[1].split() == [
+        "1", "0.00", "0.00", ".",
+    ]  # fmt: skip
+    result = fake_result([1, 2], [10, 10], [-0.0004, 0.0])  # root value -0.0002
+    flat = playout.FlatResult(actions=(1, 2), values=(-0.0001, -0.5), playouts=10, player=0)
+    texts = [
+        render.grids_text(game, result),
+        render.top_moves_text(game, state, result),
+        render.result_text(game, state, result),
+        render.top_moves_text(game, state, flat),
+        render.result_text(game, state, flat),
+    ]
+    assert not [text for text in texts if "-0.0" in text]
+    assert "  b1  visits      10  share 50.0%  value +0.000" in texts[1]
+    assert "value: +0.000 (for X, to move)" in texts[2]
+    # An exported tree whose root and move are worth a hair below zero: +0.00 in DOT.
+    leaf = playout.TreeNode(4, 1, 5, -0.001, None, 0.001, None, 0.5, None, False, (), 0)
+    root = playout.TreeNode(None, 0, 10, -0.001, None, None, None, None, None, False, (leaf,), 0)
+    dot = render.tree_dot(game, state, root)
+    assert dot.count("value +0.00") == 2 and "-0.00" not in dot
+
+
+def test_chance_is_named_chance() -> None:
+    # Saved Pig games replay their die rolls as "chance plays 4" (was "player -1 plays 4").
+    assert render.player_label(playout.make_game("pig"), playout.CHANCE) == "chance"

@@ -112,7 +112,7 @@ def test_import_undo_and_sizes(client: TestClient) -> None:
     assert view["move_string"] == "44" and view["ply"] == 2
     view = new_game(client, game="mnk", width=5, height=4, k=4, moves="1,1 b3")
     assert (view["board"]["width"], view["board"]["height"]) == (5, 4)
-    assert view["moves"] == ["1,1", "1,2"] and view["move_string"] == "1,1 1,2"
+    assert view["moves"] == ["b2", "b3"] and view["move_string"] == "b2 b3"
     response = client.post(f"/api/games/{view['id']}/undo", json={"count": 3})
     assert response.status_code == 400 and "2 played" in response.json()["detail"]
 
@@ -134,7 +134,7 @@ def test_bad_moves_and_games_are_4xx_with_a_clear_message(client: TestClient) ->
         response = client.post(moves, json=body)
         assert response.status_code == status, (body, response.text)
         assert words in str(response.json()["detail"]), (body, response.json())
-    assert client.get(f"/api/games/{game_id}").json()["moves"] == ["1,1"]
+    assert client.get(f"/api/games/{game_id}").json()["moves"] == ["b2"]
 
     for body, words in [
         ({"game": "nope"}, "unknown game"),
@@ -290,7 +290,7 @@ def test_two_games_at_once(client: TestClient) -> None:
     client.post(f"/api/games/{second}/moves", json={"move": "4"})
     a = client.post(f"/api/games/{first}/moves", json={"move": "1,1"}).json()
     b = client.get(f"/api/games/{second}").json()
-    assert a["moves"] == ["1,1"] and b["moves"] == ["4"]
+    assert a["moves"] == ["b2"] and b["moves"] == ["4"]
     assert a["game"] == "tictactoe" and b["game"] == "connect4"
     for game_id in (first, second):
         assert client.post(f"/api/games/{game_id}/stop").json()["thinking"] is None
@@ -433,7 +433,7 @@ def test_board_and_snapshot_json() -> None:
     board = render.board_json(game, state)
     assert board["cells"] == [[1, None, None], [None, 0, None], [None, None, None]]
     assert board["names"] == ["X", "O"] and board["to_play"] == 0
-    assert len(board["legal"]) == 7 and board["legal"][0] == {"action": 1, "move": "1,0"}
+    assert len(board["legal"]) == 7 and board["legal"][0] == {"action": 1, "move": "b1"}
     engine = playout.MCTS(state, seed=0)
     result = engine.run(playout.Budget(simulations=500))
     snapshot = render.snapshot_json(game, state, result, lines=engine.lines(result.actions))

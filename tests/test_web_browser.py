@@ -129,7 +129,7 @@ def test_a_whole_tictactoe_game_by_clicking(page: Page, screenshots: Path) -> No
     page.click('#board .cell[data-action="4"]')
     wait_idle(page, 2)
     assert page.locator("#board .cell.taken").count() == 2
-    assert page.locator("#move-string").input_value().startswith("1,1 ")
+    assert page.locator("#move-string").input_value().startswith("b2 ")  # the board's labels
     # An illegal click (a taken square) is refused with the game's reason.
     page.click('#board .cell[data-action="4"]')
     page.wait_for_function("document.getElementById('message').textContent.includes('occupied')")

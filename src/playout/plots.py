@@ -153,7 +153,7 @@ def plot_search(
     mover = render.player_label(game, result.player)
     title = (
         f"{game.spec.name}: {mover} to move, {result.total_simulations:,} simulations, "
-        f"value {result.value:+.2f} for {mover}"
+        f"value {render.number_text(result.value, sign=True)} for {mover}"
     )
     if result.proven is not None:
         title += f" (proven: {result.proven.value})"
@@ -172,8 +172,8 @@ def _heat_map(
     columns: bool,
 ) -> None:
     """Visit shares on ``board`` (rows top first; stones +1 / -1 for the players ``names``):
-    per square (axes in the moves' ``x,y`` notation), or per column with the share written
-    above it."""
+    per square (axes labelled as the board: columns ``a b c ...``, rows from 1 at the
+    top), or per column with the share written above it."""
     from matplotlib.patches import Circle
 
     height, width = len(board), len(board[0]) if board else 0
@@ -210,12 +210,12 @@ def _heat_map(
                         fontsize=9, fontweight="bold" if x == best else "normal")  # fmt: skip
         ax.set_ylim(height - 0.5, -1.5)
     ax.set_xticks(range(width))
-    ax.set_xticklabels([str(x + 1) if columns else str(x) for x in range(width)])
+    ax.set_xticklabels([str(x + 1) if columns else render.column_label(x) for x in range(width)])
     ax.set_yticks(range(height))
-    ax.set_yticklabels([""] * height if columns else [str(y) for y in range(height)])
+    ax.set_yticklabels([""] * height if columns else [str(y + 1) for y in range(height)])
     if not columns:
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
+        ax.set_xlabel("column")
+        ax.set_ylabel("row")
     ax.set_title("visit share per " + ("column" if columns else "square"))
 
 
@@ -371,7 +371,8 @@ def plot_tournament(result: TournamentResult, path: str | os.PathLike[str]) -> P
               [hi - s for s, (_, hi) in zip(scores, intervals, strict=True)]]  # fmt: skip
     ax.bar(range(len(rows)), scores, yerr=errors, capsize=4, color="#60a5fa")
     for i, row in enumerate(rows):
-        ax.text(i, 0.02, f"{row.rating:+.0f} Elo", ha="center", va="bottom", fontsize=8)
+        rating = render.number_text(row.rating, 0, sign=True)
+        ax.text(i, 0.02, f"{rating} Elo", ha="center", va="bottom", fontsize=8)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax.set_ylim(0, 1)
     ax.set_xticks(range(len(rows)))

@@ -221,7 +221,8 @@ def add_position_arguments(parser: argparse.ArgumentParser, *, start: str) -> No
         default="",
         metavar="MOVES",
         help=f"{start} after these space-separated moves in the game's notation, e.g. "
-        '"1,1 0,0"; for connect four also a digit string like 4453; for chess UCI or SAN, '
+        '"b2 a1" (grid games also read 0-based "x,y": "1,1 0,0"); for connect four also a '
+        "digit string like 4453; for chess UCI or SAN, "
         'e.g. "e2e4 e7e5 Nf3"',
     )
     parser.add_argument(
@@ -230,6 +231,14 @@ def add_position_arguments(parser: argparse.ArgumentParser, *, start: str) -> No
         metavar="FEN",
         help="chess: start from this position (then play --moves)",
     )
+
+
+def add_position_search_arguments(parser: argparse.ArgumentParser, *, start: str) -> None:
+    """What ``play`` and ``analyze`` share: the game and its size, the position they
+    ``start`` from (``--moves``, ``--fen``) and how the AI searches it."""
+    add_game_arguments(parser)
+    add_position_arguments(parser, start=start)
+    add_search_arguments(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -247,19 +256,18 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser(
         "play",
         help="play against MCTS in the terminal",
-        description="Play against MCTS. Type moves in the game's notation ('x,y' or 'b3' "
-        "for grid games, a column number for connect four); 'help' lists the legal moves, "
-        "'quit' ends the game.",
+        description="Play against MCTS. Type moves in the notation of the board's labels "
+        "('b3': column b, row 3 for grid games, also 0-based 'x,y'; a column number for "
+        "connect four; UCI or SAN for chess); 'help' lists the legal moves, 'quit' ends the "
+        "game.",
     )
-    add_game_arguments(play)
+    add_position_search_arguments(play, start="play from the position")
     play.add_argument(
         "--first",
         choices=("human", "ai"),
         default="human",
         help="who plays the side that moves first (X)",
     )
-    add_position_arguments(play, start="play from the position")
-    add_search_arguments(play)
     play.set_defaults(handler=cmd_play)
 
     analyze = commands.add_parser(
@@ -269,9 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play MOVES from the initial position, search, and show the move "
         "probabilities, values, best move and principal variation.",
     )
-    add_game_arguments(analyze)
-    add_position_arguments(analyze, start="analyse the position")
-    add_search_arguments(analyze)
+    add_position_search_arguments(analyze, start="analyse the position")
     analyze.add_argument("--json", action="store_true", help="print one JSON object")
     analyze.add_argument(
         "--flat",
@@ -587,6 +593,7 @@ __all__ = [
     "add_arena_arguments",
     "add_game_arguments",
     "add_position_arguments",
+    "add_position_search_arguments",
     "add_search_arguments",
     "add_tree_arguments",
     "build_parser",

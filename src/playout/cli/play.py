@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from typing import Any
 
 from playout import render
 from playout._src.errors import GameOverError, InvalidParameterError, MoveError, MoveParseError
+from playout._src.evaluation import chance_action
+from playout._src.game import CHANCE
 from playout.cli.common import EXIT_OK, out
 from playout.cli.engine import make_engine, search_budget
 from playout.cli.position import make_game, parse_moves
@@ -66,6 +69,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     ai_label = render.player_label(game, 1 - human)
     human_label = render.player_label(game, human)
     budget = search_budget(args)
+    rng = random.Random(args.seed)  # chance events (Pig's die)
     try:
         out(
             f"{game.spec.name}: you are {human_label}, the AI is {ai_label}. "
@@ -77,6 +81,13 @@ def cmd_play(args: argparse.Namespace) -> int:
             out(f"after {len(moves)} move{plural}: {' '.join(moves)}")
         out(render.board_text(game, state))
         while not state.is_terminal():
+            if state.current_player() == CHANCE:  # the dice, drawn with their odds
+                outcome = chance_action(state, rng)
+                out(f"chance plays {game.action_to_string(state, outcome)}")
+                engine.advance(outcome)
+                state = state.play(outcome)
+                out(render.board_text(game, state))
+                continue
             if state.current_player() == human:
                 action = human_move(game, state, human_label)
                 if action is None:
@@ -99,13 +110,12 @@ def cmd_play(args: argparse.Namespace) -> int:
             grid = render.probability_grid_text(game, result)
             if grid:
                 out(grid)
-            proof = render.proven_text(game, result)
+            proof = render.proven_text(game, result, budget.simulations)
             if proof:
                 out(proof)
-            out(
-                f"AI value: {result.value:+.2f} (for {ai_label}, in [-1, 1]; "
-                f"{result.simulations:,} simulations in {result.seconds:.2f} s)\n"
-            )
+            value = render.number_text(result.value, sign=True)
+            effort = render.simulations_text(result)
+            out(f"AI value: {value} (for {ai_label}, in [-1, 1]; {effort})\n")
         returns = tuple(state.returns())
         if returns[human] > returns[1 - human]:
             verdict = "you win"

@@ -66,7 +66,7 @@ class CreateGame(BaseModel):
         description="chess: the starting position",
         examples=["8/4P1k1/8/8/8/8/8/4K3 w - - 0 1"],
     )
-    moves: str = Field("", description="moves to play first, e.g. '1,1 0,0' or '4453'")
+    moves: str = Field("", description="moves to play first, e.g. 'b2 a1' or '4453'")
     seed: int | None = Field(None, ge=0, description="search seed (default: random)")
     ai: Literal["mcts", "zero"] = Field(
         "mcts",
@@ -77,7 +77,7 @@ class CreateGame(BaseModel):
 
 class PlayMove(BaseModel):
     move: str | None = Field(
-        None, description="a move in the game's notation, e.g. '1,1', '4', 'e2e4' or 'e7e8n'"
+        None, description="a move in the game's notation, e.g. 'b2', '4', 'e2e4' or 'e7e8n'"
     )
     action: int | None = Field(None, description="or its action id")
 
@@ -312,7 +312,7 @@ def create_app(limits: Limits | None = None) -> FastAPI:
 
     @app.post("/api/games", response_model=GameView, status_code=201)
     def create_game(body: CreateGame) -> dict[str, Any]:
-        """Create a game, optionally after a move string (``1,1 0,0``, ``4453``), with the
+        """Create a game, optionally after a move string (``b2 a1``, ``4453``), with the
         AI ``ai`` (400 when zero cannot play it here: no PyTorch, or no network shipped)."""
         params = {
             key: getattr(body, key)

@@ -260,7 +260,7 @@ class GameSession:
 
     def move_string(self) -> str:
         """The moves played, in the game's notation: ``4453`` for connect four (digits run
-        together up to 9 columns), ``1,1 0,0`` otherwise; :func:`parse_moves` reads both."""
+        together up to 9 columns), ``b2 a1`` otherwise; :func:`parse_moves` reads both."""
         moves = render.moves_text(self.game, self.states[0], self.actions)
         if is_column_game(self.game) and self.game.width <= 9:
             return "".join(moves)

@@ -42,6 +42,7 @@ from playout._src.errors import (
     RunInUseError,
 )
 from playout._src.processes import sigint_deferred
+from playout.render.formatting import number_text
 from playout.zero.evaluator import NetworkEvaluator
 from playout.zero.model import (
     Architecture,
@@ -317,9 +318,12 @@ class IterationReport:
         """One log line."""
         score = ""
         if self.eval_score is not None:
+            elo, low, high = (
+                "-" if value is None else number_text(value, 0, sign=True)
+                for value in (self.eval_elo, self.eval_elo_low, self.eval_elo_high)
+            )
             score = (
-                f", {self.eval_score:.0%} vs {self.eval_opponent} (Elo {self.eval_elo:+.0f}, "
-                f"95% [{self.eval_elo_low:+.0f}, {self.eval_elo_high:+.0f}])"
+                f", {self.eval_score:.0%} vs {self.eval_opponent} (Elo {elo}, 95% [{low}, {high}])"
             )
         if self.previous_score is not None:
             score += f", {self.previous_score:.0%} vs the previous network"

@@ -77,10 +77,11 @@ class MnkGame(StoneGame["MnkState"]):
     Returns (``state.returns()``): ``(1.0, -1.0)`` when player 0 (``X``) made ``k`` in a row,
     ``(-1.0, 1.0)`` when player 1 (``O``) did, ``(0.0, 0.0)`` for a draw and before the end.
 
-    Notation: :meth:`action_to_string` writes ``"x,y"`` (0-based column, 0-based row from the
-    top, as in seed 001). :meth:`string_to_action` also reads ``"x, y"``, ``"(x, y)"`` and the
-    letter+number form ``"b3"``: column letter ``a`` = leftmost column (``aa``, ``ab``, ... past
-    ``z``), row number counted from **1 at the top** -- the labels :meth:`render` prints.
+    Notation: :meth:`action_to_string` writes the labels :meth:`render` prints around the
+    board, a column letter and a row number: ``"b3"`` is column ``b`` (``a`` = leftmost;
+    ``aa``, ``ab``, ... past ``z``) and row 3 counted from **1 at the top**.
+    :meth:`string_to_action` reads that and seed 001's ``"x,y"`` (also ``"x, y"``,
+    ``"(x, y)"``): 0-based column, 0-based row from the top, so ``"1,2"`` is ``"b3"``.
     """
 
     __slots__ = (
@@ -260,12 +261,13 @@ class MnkGame(StoneGame["MnkState"]):
     # -- notation and rendering ---------------------------------------------------------------
 
     def action_to_string(self, state: GameState, action: int) -> str:
-        """``"x,y"``: 0-based column and 0-based row from the top."""
+        """The board's labels of the square: column letter, row number from 1 at the top
+        (``"b3"``; ``"1,2"`` in seed 001's 0-based ``"x,y"``)."""
         self._check_action(action)
-        return f"{action % self.width},{action // self.width}"
+        return f"{column_label(action % self.width)}{action // self.width + 1}"
 
     def string_to_action(self, state: GameState, text: str) -> int:
-        """Parse ``"x,y"`` / ``"(x, y)"`` (0-based) or ``"b3"`` (letter column, row 1 = top).
+        """Parse ``"b3"`` (letter column, row 1 = top) or ``"x,y"`` / ``"(x, y)"`` (0-based).
 
         Raises:
             MoveParseError: text in neither notation.
@@ -279,16 +281,23 @@ class MnkGame(StoneGame["MnkState"]):
             match = _LETTER_RE.match(stripped)
             if match is None:
                 raise MoveParseError(
-                    f"cannot read move {text!r}: write 'x,y' (0-based column, row from the "
-                    "top) or a letter and a number like 'b3' (row 1 is the top row)"
+                    f"cannot read move {text!r}: write a column letter and a row number like "
+                    "'b3' (row 1 is the top row), or 'x,y' (0-based column, row from the top)"
                 )
             x, y = _column_from_label(match.group(1)), int(match.group(2)) - 1
-        action = self.action_of(x, y)
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise IllegalMoveError(
+                f"square {stripped!r} is off the {self.width}x{self.height} board (columns "
+                f"a..{column_label(self.width - 1)}, rows 1..{self.height})"
+            )
+        action = y * self.width + x
         own = self._own(state)
         if own.is_terminal():
             raise IllegalMoveError("the game is over")
         if (own.stones0 | own.stones1) & self._bit_of_action[action]:
-            raise IllegalMoveError(f"square {stripped!r} is already occupied")
+            raise IllegalMoveError(
+                f"square {self.action_to_string(own, action)} is already occupied"
+            )
         return action
 
     def render(self, state: GameState) -> str:

@@ -285,7 +285,11 @@ function render() {
 
 const hints = () => $("hints").checked;
 const pct = (x) => `${Math.round(100 * x)}%`;
-const signed = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
+// A value with its sign; one that rounds to zero is +0.00, never −0.00 (as render.number_text).
+const signed = (x) => {
+  const digits = Math.abs(x).toFixed(2);
+  return (x >= 0 || Number(digits) === 0 ? "+" : "−") + digits;
+};
 
 function renderStatus(v) {
   const b = v.board;
@@ -364,6 +368,13 @@ function renderBoard(v) {
   else renderText(root, v);
 }
 
+// A column's letters on the board, as render.column_label: a .. z, then aa, ab, ...
+function columnLabel(x) {
+  let label = "";
+  for (let n = x + 1; n > 0; n = Math.floor((n - 1) / 26)) label = String.fromCharCode(97 + ((n - 1) % 26)) + label;
+  return label;
+}
+
 function renderGrid(root, v) {
   const b = v.board;
   root.style.setProperty("--n", b.width);
@@ -381,7 +392,7 @@ function renderGrid(root, v) {
       cell.dataset.action = String(action);
       const owner = b.cells[y][x];
       const label = b.legal.find((m) => m.action === action);
-      cell.setAttribute("aria-label", label ? label.move : `square ${x},${y}`);
+      cell.setAttribute("aria-label", label ? label.move : `square ${columnLabel(x)}${y + 1}`);
       if (owner !== null) {
         cell.classList.add("taken");
         const stone = document.createElement("span");
