@@ -117,7 +117,9 @@ def player(spec: GameSpec, state: GameState, who: int) -> int:
 
 def returns(spec: GameSpec, state: GameState) -> float:
     """Player 0's return in ``state`` after checking ``state.returns()``: one finite number
-    per player, within ``[min_return, max_return]``, summing to 0 in a zero-sum game."""
+    per player, summing to 0 in a zero-sum game, and within ``[min_return, max_return]`` at
+    the end of a game (and at every state of a game without intermediate rewards; the returns
+    collected so far may stray outside on the way)."""
     values: Any = state.returns()
     try:
         count = len(values)
@@ -136,7 +138,7 @@ def returns(spec: GameSpec, state: GameState) -> float:
         if not math.isfinite(value):
             raise GameError(f"{spec.name}: returns() gave a non-finite value: {values!r}")
         numbers.append(float(value))
-    if not spec.has_intermediate_rewards:
+    if not spec.has_intermediate_rewards or state.is_terminal():
         low, high = spec.min_return, spec.max_return
         if any(not low - 1e-9 <= v <= high + 1e-9 for v in numbers):
             raise GameError(

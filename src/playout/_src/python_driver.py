@@ -457,7 +457,9 @@ class PythonDriver:
                 checks.same_position(spec, parent_state, action, state, parent_state.play(action))
             reward0 = 0.0
             if rewards:
-                reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])
+                # Returns so far, checked against the declared bounds on the way.
+                now0 = self._returns0(state) if check else float(state.returns()[0])
+                reward0 = now0 - float(parent_state.returns()[0])
             if table is not None:
                 leaf = int(meta[T.M_NUM_NODES])
                 table.node_entry[leaf] = table.entry(key(state))
@@ -555,7 +557,8 @@ class PythonDriver:
         return ran, bool(solved)
 
     def _returns0(self, state: GameState) -> float:
-        """Player 0's return in terminal ``state``, its ``returns()`` checked
+        """Player 0's return in ``state`` (terminal, or on the way in a game with
+        intermediate rewards), its ``returns()`` checked
         (:func:`playout._src.checks.returns`); tuples already checked are remembered, so the
         check costs a dictionary look-up per simulation."""
         returns = state.returns()

@@ -30,7 +30,10 @@ import copy
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
+from numbers import Real
 from typing import Any, Literal, Protocol
+
+import numpy as np
 
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
 from playout._src.game import TERMINAL, GameSpec, GameState
@@ -172,8 +175,16 @@ class EnvGame:
         self._legal_fn = legal_actions
         self._all_actions = tuple(range(num_actions))
         self._restore: Restore = restore
-        env = env_factory()
+        env = self._new_env()
         observation = env.reset()
+        if restore == "deepcopy":
+            try:
+                copy.deepcopy(env)
+            except Exception as error:  # whatever the environment's copy raises
+                raise GameError(
+                    f"{name}: the environment cannot be copied ({type(error).__name__}: "
+                    f"{error}); pass restore='replay' to rebuild it from reset() instead"
+                ) from error
         self._initial = EnvState(
             self, (), observation, 0.0, False, env if restore == "deepcopy" else None
         )
@@ -188,18 +199,54 @@ class EnvGame:
         """The state right after ``reset()``: no action taken, no reward."""
         return self._initial
 
+    def _new_env(self) -> Environment:
+        """A new environment from the factory, checked to be one.
+
+        Raises:
+            GameError: the factory returned ``None`` or an object without ``reset``/``step``.
+        """
+        env = self._factory()
+        if not (callable(getattr(env, "reset", None)) and callable(getattr(env, "step", None))):
+            raise GameError(
+                f"{self.spec.name}: env_factory() returned {env!r}, not an environment with "
+                "reset() and step(action)"
+            )
+        return env
+
     def actions_for(self, observation: Any) -> tuple[int, ...]:
-        """Legal actions for ``observation`` (all of them without a ``legal_actions``)."""
+        """Legal actions for ``observation`` (all of them without a ``legal_actions``).
+
+        Raises:
+            GameError: ``legal_actions`` returned something other than action ids
+                ``0 .. num_actions - 1``.
+        """
         if self._legal_fn is None:
             return self._all_actions
-        return tuple(int(a) for a in self._legal_fn(observation))
+        listed = self._legal_fn(observation)
+        if listed is None or isinstance(listed, str | bytes):
+            raise GameError(
+                f"{self.spec.name}: legal_actions() returned {listed!r}; it must return a "
+                "sequence of action ids"
+            )
+        actions = tuple(listed)
+        for action in actions:
+            if (
+                isinstance(action, bool)
+                or not isinstance(action, int | np.integer)
+                or not 0 <= action < len(self._all_actions)
+            ):
+                raise GameError(
+                    f"{self.spec.name}: legal_actions() listed {action!r}; action ids are "
+                    f"whole numbers 0 .. {len(self._all_actions) - 1}"
+                )
+        return tuple(int(a) for a in actions)
 
     def step(self, state: EnvState, action: int) -> EnvState:
         """The state after ``action`` from ``state`` (a copy of the environment is stepped)."""
         if self._restore == "deepcopy":
             env = copy.deepcopy(state.env)
         else:
-            env = self._factory()
+            env = self._new_env()
             env.reset()
             for past in state.history:
                 env.step(past)
@@ -209,8 +256,14 @@ class EnvGame:
                 f"{self.spec.name}: step() must return (observation, reward, done, ...), "
                 f"got {outcome!r}"
             )
-        observation, reward = outcome[0], float(outcome[1])
+        observation, raw_reward = outcome[0], outcome[1]
         done = bool(outcome[2]) or (len(outcome) == 5 and bool(outcome[3]))
+        if isinstance(raw_reward, bool) or not isinstance(raw_reward, Real | np.number):
+            raise GameError(
+                f"{self.spec.name}: step() returned a reward of {raw_reward!r}; a reward is a "
+                "number"
+            )
+        reward = float(raw_reward)
         if not math.isfinite(reward):
             raise GameError(f"{self.spec.name}: step() returned a reward of {reward}")
         return EnvState(

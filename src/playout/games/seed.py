@@ -46,6 +46,11 @@ from playout._src.game import TERMINAL, GameSpec, GameState
 from playout._src.rules import UCB1
 from playout._src.search import MCTS, Budget, SearchResult
 
+MUTATION_CHECKS = 64
+"""Transitions per game after which the wrapped state is checked unchanged
+(:meth:`SeedGame.check_unchanged`): enough to catch a transition that changes its own state,
+cheap after that."""
+
 _PLAYER0_WINS: tuple[float, float] = (1.0, -1.0)
 _PLAYER1_WINS: tuple[float, float] = (-1.0, 1.0)
 _NO_WINNER: tuple[float, float] = (0.0, 0.0)
@@ -112,8 +117,15 @@ class SeedState:
                 raise IllegalMoveError("the game is over")
             raise IllegalMoveError(f"action id {action!r} is not legal here (legal: {self.legal})")
         inner_action = self.game.action_for_id(action)
+        after = self.inner.transition(inner_action)
+        if after is self.inner:
+            raise GameError(
+                f"{self.game.spec.name}: transition({inner_action!r}) returned the state it was "
+                "called on: it must return a new state and leave this one unchanged"
+            )
+        self.game.check_unchanged(self, inner_action)
         # The game wraps every state in one class (SeedState or SeedValueState): type(self).
-        return cast(Self, self.game.wrap(self.inner.transition(inner_action), 1 - self.player))
+        return cast(Self, self.game.wrap(after, 1 - self.player))
 
     def returns(self) -> tuple[float, float]:
         """``(1, -1)`` player 0 won, ``(-1, 1)`` player 1 won, ``(0, 0)`` draw or running."""
@@ -173,6 +185,7 @@ class SeedGame:
             is_deterministic=deterministic,
         )
         self._ids: dict[Hashable, int] = {}
+        self._mutation_checks_left = MUTATION_CHECKS
         self._actions: list[Hashable] = []
         has_value_equality = (
             deterministic
@@ -190,18 +203,86 @@ class SeedGame:
         return self._root
 
     def wrap(self, inner: SeedGameState, player: int) -> SeedState:
-        """A :class:`SeedState` for ``inner`` with absolute player ``player`` (0 or 1) to move."""
+        """A :class:`SeedState` for ``inner`` with absolute player ``player`` (0 or 1) to move.
+
+        Raises:
+            GameError: ``inner`` breaks seed 000's contract: it is not a state (``None``, no
+                ``get_winner``), ``get_winner()`` is not ``None``, 1, -1 or 0,
+                ``get_possible_actions()`` is not a sequence, lists none while the game runs,
+                or lists an action that cannot be hashed.
+        """
+        name = self.spec.name
+        if inner is None or not callable(getattr(inner, "get_winner", None)):
+            raise GameError(
+                f"{name}: a state must have get_winner(), get_possible_actions() and "
+                f"transition(action); got {inner!r} (did transition() forget to return the "
+                "new state?)"
+            )
         winner = inner.get_winner()
-        legal = (
+        if winner is not None and (
+            isinstance(winner, bool) or not isinstance(winner, Real) or winner not in (1, -1, 0)
+        ):
+            raise GameError(
+                f"{name}: get_winner() returned {winner!r}; it must be None while the game "
+                "runs, then 1 (the player to move won), -1 (the other player won) or 0 (draw)"
+            )
+        if winner is not None:
+            return self._state_class(self, inner, player, (), int(winner))
+        actions = inner.get_possible_actions()
+        if actions is None or isinstance(actions, str | bytes):
+            raise GameError(
+                f"{name}: get_possible_actions() returned {actions!r}; it must return a list of "
+                "actions"
+            )
+        legal = tuple(self.id_for(a) for a in actions)
+        if not legal:
+            raise GameError(
+                f"{name}: get_possible_actions() returned no action while get_winner() is None:"
+                " a finished game must say who won (1, -1 or 0)"
+            )
+        return self._state_class(self, inner, player, legal, None)
+
+    def check_unchanged(self, state: SeedState, action: Any) -> None:
+        """After ``state.inner.transition(action)``: check, on the first
+        :data:`MUTATION_CHECKS` transitions of this game, that the wrapped state still has
+        the winner and the possible actions it had (seed 000's ``transition`` must not change
+        the state it is called on: a copy of a board, not the board).
+
+        Raises:
+            GameError: the transition changed the state it was called on.
+        """
+        if self._mutation_checks_left <= 0:
+            return
+        self._mutation_checks_left -= 1
+        inner = state.inner
+        winner = inner.get_winner()
+        now = (
             ()
             if winner is not None
-            else tuple(self.id_for(a) for a in inner.get_possible_actions())
+            else tuple(self.find_id(a) for a in inner.get_possible_actions())
         )
-        return self._state_class(self, inner, player, legal, winner)
+        if winner != state.winner or sorted(now, key=str) != sorted(state.legal, key=str):
+            raise GameError(
+                f"{self.spec.name}: transition({action!r}) changed the state it was called on "
+                "(its winner or possible actions): it must return a new state and leave this "
+                "one unchanged (copy the board before changing it)"
+            )
 
     def id_for(self, action: Hashable) -> int:
-        """The integer id of a seed action, assigning the next free id on first sight."""
-        action_id = self._ids.get(action)
+        """The integer id of a seed action, assigning the next free id on first sight.
+
+        Raises:
+            GameError: the action cannot be hashed (seed 000's ``Action`` defines
+                ``__eq__`` and ``__hash__``; a class with ``__eq__`` alone is unhashable).
+        """
+        try:
+            action_id = self._ids.get(action)
+        except TypeError:
+            raise GameError(
+                f"{self.spec.name}: get_possible_actions() listed {action!r}, which cannot be "
+                f"hashed: an action needs __eq__ and __hash__ ({type(action).__name__} has "
+                f"{'__eq__ without __hash__' if type(action).__hash__ is None else 'no hash'})"
+            ) from None
         if action_id is None:
             action_id = len(self._actions)
             self._ids[action] = action_id
