@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import multiprocessing
 import os
 import signal
@@ -562,6 +563,9 @@ BAD_INPUTS = {
         ["analyze", "chess", "--moves", "e2e5"],
         ["analyze", "tictactoe", "--c", "nan"],
         ["analyze", "tictactoe", "--values-for", "both", "--flat", "--playouts", "0"],
+        ["analyze", "tictactoe", "--flat", "--ai", "zero"],
+        ["analyze", "tictactoe", "--flat", "--model", "model.pt"],
+        ["analyze", "pig", "--ai", "zero"],
     ],
     "match": [
         [
@@ -668,3 +672,37 @@ def test_bad_input_in_a_process_is_one_line_exit_2(argv: list[str]) -> None:
     )
     assert done.stdout == ""
     assert_one_error_line(done.returncode, done.stderr)
+
+
+def test_flat_refuses_the_network_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_main(capsys, "analyze", "tictactoe", "--flat", "--ai", "zero")
+    assert_one_error_line(code, err, "--flat does not take --ai zero")
+    code, _, err = run_main(capsys, "analyze", "tictactoe", "--flat", "--model", "m.pt")
+    assert_one_error_line(code, err, "--flat does not take --model")
+
+
+def test_the_zero_ai_suggests_training_only_where_a_network_can_be_trained(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run_main(capsys, "analyze", "pig", "--ai", "zero")
+    assert_one_error_line(code, err, "none can be trained for it", "--ai mcts")
+    assert "playout train" not in err
+    code, _, err = run_main(capsys, "analyze", "mnk", "--width", "4", "--ai", "zero")
+    assert_one_error_line(code, err, "train one with `playout train`")
+
+
+def test_a_one_player_games_moves_are_proven_by_their_whole_value(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Seed 002's bandit: right (reward 1) is the best possible return, left (0) the worst;
+    the moves' proofs agree with the root's (both said "drawn" under a root "win")."""
+    code, out, _ = run_main(capsys, "analyze", "bandit", "--simulations", "200", "--seed", "0")
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines() if "visits" in line}
+    assert rows["right"].endswith("proven won") and rows["left"].endswith("proven lost")
+    assert "proven: win" in out
+
+
+def test_a_spec_with_nan_bounds_says_so() -> None:
+    with pytest.raises(playout.GameError, match="min_return must be a number, got nan"):
+        playout.GameSpec(name="x", num_players=1, num_actions=2, max_length=3, min_return=math.nan)

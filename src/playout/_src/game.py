@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from numbers import Real
 from typing import TYPE_CHECKING, Protocol, Self, TypeVar, runtime_checkable
 
 from playout._src.errors import GameError
@@ -122,6 +123,10 @@ class GameSpec:
             raise GameError(f"{self.name}: num_actions must be positive, got {self.num_actions}")
         if self.max_length is not None and self.max_length < 1:
             raise GameError(f"{self.name}: max_length must be positive, got {self.max_length}")
+        for label in ("min_return", "max_return"):
+            bound = getattr(self, label)
+            if isinstance(bound, bool) or not isinstance(bound, Real) or bound != bound:
+                raise GameError(f"{self.name}: {label} must be a number, got {bound!r}")
         if not self.min_return <= self.max_return:
             raise GameError(f"{self.name}: min_return exceeds max_return")
         if self.explicit_chance and self.is_deterministic:

@@ -177,6 +177,14 @@ def result_from_tree(
         proven = proven_of(value, spec)
     pv_buffer = np.zeros(max(1, max_depth + 1), dtype=np.int64)
     pv_length = final_move.principal_variation(nodes, edges, tree.edge_values, pv_buffer)
+    move_outcomes = tuple(_OUTCOME_OF_CODE[int(o)] for o in outcomes)
+    if spec.has_intermediate_rewards:
+        # A child's class is that of the return still to come; a move's is that of its
+        # exact value, the reward into the child included (as the root's is).
+        move_outcomes = tuple(
+            None if o is None else proven_of(float(q), spec)
+            for o, q in zip(move_outcomes, means, strict=True)
+        )
     return SearchResult(
         best_action=int(edges[first + index, T.E_ACTION]),
         actions=tuple(int(a) for a in edges[rows, T.E_ACTION]),
@@ -192,7 +200,7 @@ def result_from_tree(
         nodes=tree.num_nodes,
         max_depth=max_depth,
         proven=proven,
-        outcomes=tuple(_OUTCOME_OF_CODE[int(o)] for o in outcomes),
+        outcomes=move_outcomes,
         plies=tuple(int(p) for p in plies),
         stop_reason=stop_reason,
     )

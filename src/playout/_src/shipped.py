@@ -28,6 +28,12 @@ def shipped_model_path(game: Any) -> Path:
     # ``playout`` (not ``playout.zero``, whose import needs PyTorch) locates the folder.
     path = Path(str(resources.files("playout") / "zero" / "models" / name))
     if not path.is_file():
+        if not trainable(game):
+            raise ModelFileError(
+                f"no network is shipped for {game.spec.name}, and none can be trained for it "
+                "(a network needs the game's observation_shape, its states' observation() and "
+                "a fixed num_actions): play it with rollouts (--ai mcts)"
+            )
         raise ModelFileError(
             f"no network is shipped for {game.spec.name} with these parameters ({name}); "
             "train one with `playout train` and give its model.pt (--model, or model= in a "
@@ -36,4 +42,15 @@ def shipped_model_path(game: Any) -> Path:
     return path
 
 
-__all__ = ["shipped_model_name", "shipped_model_path"]
+def trainable(game: Any) -> bool:
+    """Whether a network can be made for ``game``: it declares an ``observation_shape`` and a
+    fixed ``num_actions``, and its states have ``observation()`` (see
+    ``playout.zero.model.GameSignature``)."""
+    return (
+        getattr(game, "observation_shape", None) is not None
+        and game.spec.num_actions is not None
+        and hasattr(game.initial_state(), "observation")
+    )
+
+
+__all__ = ["shipped_model_name", "shipped_model_path", "trainable"]

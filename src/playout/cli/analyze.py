@@ -91,6 +91,7 @@ FLAT_CONFLICTS = (
     ("solver", "--solver/--no-solver", "it has no tree to prove"),
     ("final", "--final", "it takes the move of the best mean"),
     ("max_depth", "--max-depth", "it has no tree"),
+    ("model", "--model", "it plays random games, no network"),
 )
 
 
@@ -108,6 +109,10 @@ def check_flat_options(args: argparse.Namespace) -> None:
     for name, option, why in FLAT_CONFLICTS:
         if getattr(args, name) is not None:
             raise InvalidParameterError(f"--flat does not take {option}: {why}")
+    if args.ai != "mcts":
+        raise InvalidParameterError(
+            f"--flat does not take --ai {args.ai}: it plays random games, no search"
+        )
     for name, option, default in (
         ("workers", "--workers", 1),
         ("threads", "--threads", 1),
