@@ -394,13 +394,8 @@ def test_a_value_function_with_uniform_priors_finds_the_tictactoe_win() -> None:
     """No network and no priors: exact values (a value function over the game's solution)
     with uniform priors, one leaf at a time. X to move in ``. . O / . . . / X O X`` has one
     winning move, the fork at a1 (action 0), and no win in one."""
-    from playout._src.perfect import solve
-
     game = tictactoe()
-    solution = solve(game)
-    exact = playout.ValueFunction(
-        lambda state: playout.value_for(state.current_player(), solution.values0[state])
-    )
+    exact, _ = exact_values()
     state = game.from_grid([list(row) for row in FORK], to_move=1)
     for seed in range(3):
         result = playout.search(
@@ -462,7 +457,8 @@ def test_gumbel_with_symmetry_shares_the_improved_policy_within_classes() -> Non
 
 def test_the_raw_value_is_the_nodes_own_evaluation() -> None:
     """Where Gumbel search reads a node's raw value (``NV_EXACT`` until proven): every
-    arm's node holds the value its evaluation gave, the root the root's."""
+    arm's node holds the value its evaluation gave, the root the root's; in a two-player
+    game, for the player to move there."""
     game = arms()
     engine = playout.MCTS(
         game.initial_state(), evaluator=ArmEvaluator(game), gumbel=Gumbel(), solver=False,
@@ -476,6 +472,33 @@ def test_the_raw_value_is_the_nodes_own_evaluation() -> None:
         child = int(tree.edges[e, T.E_CHILD])
         arm = int(tree.edges[e, T.E_ACTION])
         assert gumbel.raw_value(tree.nodes, tree.node_values, child) == VALUES[arm]
+    # Tic-tac-toe with exact values: the root (X to move) and its children (O to move).
+    ttt, exact, solution = tictactoe(), *exact_values()
+    state = ttt.from_grid([list(row) for row in FORK], to_move=1)
+    engine = playout.MCTS(state, evaluator=exact, gumbel=Gumbel(), solver=False, seed=0)
+    engine.run(playout.Budget(simulations=10))
+    tree = engine.tree
+    assert gumbel.raw_value(tree.nodes, tree.node_values, T.ROOT) == 1.0  # X wins
+    first = int(tree.nodes[T.ROOT, T.N_FIRST_EDGE])
+    seen = set()
+    for e in range(first, first + int(tree.nodes[T.ROOT, T.N_NUM_EDGES])):
+        child = int(tree.edges[e, T.E_CHILD])
+        after = state.play(int(tree.edges[e, T.E_ACTION]))
+        want = playout.value_for(1, solution.values0[after])  # for O, to move there
+        assert gumbel.raw_value(tree.nodes, tree.node_values, child) == want
+        seen.add(want)
+    assert -1.0 in seen and len(seen) > 1  # the fork loses for O; other values too
+
+
+def exact_values() -> tuple[playout.ValueFunction, object]:
+    """Tic-tac-toe's exact values for the player to move, as an evaluator, and the
+    solution they come from."""
+    from playout._src.perfect import solve
+
+    solution = solve(tictactoe())
+    return playout.ValueFunction(
+        lambda state: playout.value_for(state.current_player(), solution.values0[state])
+    ), solution
 
 
 def test_gumbel_settings_pickle_and_compare() -> None:
@@ -592,17 +615,28 @@ def test_the_zero_player_spec_takes_gumbel_and_survives_pickling() -> None:
 
 
 def test_gumbel_self_play_learns_the_improved_policy() -> None:
-    """Every example's policy target is the search's improved policy (or a proven win),
-    spread over the legal moves; the moves are the search's own."""
+    """A Gumbel search's move is played as it is (not drawn by visits, even in the
+    temperature plies) and its improved policy is the example's policy target; whole
+    games of self-play record legal moves and distributions over the legal moves."""
     zero = _zero()
+    from playout.zero.selfplay import _play_move, _Slot
+
     game = tictactoe()
     model = zero.Model(game, zero.Architecture(channels=8, blocks=1, value_hidden=8), seed=0)  # type: ignore[attr-defined]
-    settings = zero.SelfPlaySettings(  # type: ignore[attr-defined]
-        search=zero.ZeroSearch(simulations=8, gumbel=Gumbel(considered=4)),  # type: ignore[attr-defined]
-        parallel_games=3,
-        augment=False,
-    )
-    games = zero.self_play(zero.NetworkEvaluator(model), game, 3, settings, seed=0)  # type: ignore[attr-defined]
+    search = zero.ZeroSearch(simulations=8, gumbel=Gumbel(considered=4))  # type: ignore[attr-defined]
+    evaluator = zero.NetworkEvaluator(model)  # type: ignore[attr-defined]
+    engine = playout.MCTS(game.initial_state(), search.config(evaluator, 0))
+    result = engine.run()
+    slot = _Slot(engine, engine.driver, 0)  # type: ignore[arg-type]
+    _play_move(slot, 9, temperature_moves=8, rng=random.Random(0))
+    _, policy, _ = slot.history[0]
+    want = np.zeros(9)
+    want[list(result.actions)] = result.improved_policy
+    np.testing.assert_allclose(policy, want, atol=1e-7)
+    assert slot.moves == [result.best_action]
+    # Whole games, in lockstep.
+    settings = zero.SelfPlaySettings(search=search, parallel_games=3, augment=False)  # type: ignore[attr-defined]
+    games = zero.self_play(evaluator, game, 3, settings, seed=0)  # type: ignore[attr-defined]
     assert len(games) == 3
     for record in games:
         state = game.initial_state()
@@ -613,9 +647,6 @@ def test_gumbel_self_play_learns_the_improved_policy() -> None:
             assert np.all(np.delete(example.policy, legal) == 0)
             state = state.play(move)
         assert state.is_terminal()
-    # The visit shares of 8 simulations are multiples of 1/8; improved policies are not.
-    policies = [e.policy for r in games for e in r.examples]
-    assert any(np.any(np.abs(p * 8 - np.round(p * 8)) > 1e-3) for p in policies)
 
 
 def test_training_takes_gumbel_from_the_config_and_the_command_line() -> None:
