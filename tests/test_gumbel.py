@@ -111,7 +111,7 @@ def bandit_search(
 
 
 def test_sigma_is_the_papers_monotone_transformation() -> None:
-    # (c_visit + max N) * c_scale * q (eq. 8).
+    # (c_visit + max N) * c_scale * q (paper, section 4).
     assert gumbel.sigma(0.5, 10, 50.0, 1.0) == pytest.approx(30.0)
     assert gumbel.sigma(1.0, 0, 50.0, 0.1) == pytest.approx(5.0)
     assert gumbel.sigma(0.25, 150, 50.0, 2.0) == pytest.approx(100.0)

@@ -8,11 +8,11 @@ player to move there::
 
     logits(a)      = log P(a)
     v_mix          = (v + sum_b N(b) * sum_{a: N(a)>0} P(a) q(a) / sum_{a: N(a)>0} P(a))
-                     / (1 + sum_b N(b))                       # paper, appendix D, eq. 33
+                     / (1 + sum_b N(b))                       # paper, appendix D
     completed q(a) = q(a) if N(a) > 0 else v_mix
-    sigma(q)       = (c_visit + max_b N(b)) * c_scale * q      # eq. 8, of completed Q
+    sigma(q)       = (c_visit + max_b N(b)) * c_scale * q      # of the completed Q-values
                                                                # rescaled to [0, 1] (min-max)
-    improved pi(a) = softmax(logits + sigma(completed q))      # eq. 10: the policy target
+    improved pi(a) = softmax(logits + sigma(completed q))      # the policy target (section 4)
     interior step  = argmax_a pi(a) - N(a) / (1 + sum_b N(b))  # section 5, deterministic
 
 ``v`` is the node's own evaluation (its *raw value*). At the root, ``m`` actions are sampled
@@ -100,7 +100,7 @@ def considered_visits(num_considered: int, num_simulations: int) -> np.ndarray:
 
 @jit(**_JIT)
 def sigma(q: float, max_visits: int, c_visit: float, c_scale: float) -> float:
-    """The monotone transformation of a rescaled Q-value (paper, eq. 8):
+    """The monotone transformation of a rescaled Q-value (paper, section 4):
     ``(c_visit + max_visits) * c_scale * q``, ``max_visits`` the most visits of any action
     at the node."""
     return (c_visit + max_visits) * c_scale * q
@@ -108,7 +108,7 @@ def sigma(q: float, max_visits: int, c_visit: float, c_scale: float) -> float:
 
 @jit(**_JIT)
 def mixed_value(raw: float, q: np.ndarray, visits: np.ndarray, priors: np.ndarray) -> float:
-    """The mixed value ``v_mix`` (paper, appendix D, eq. 33): the node's ``raw`` value and
+    """The mixed value ``v_mix`` (paper, appendix D): the node's ``raw`` value and
     the prior-weighted mean Q of its visited actions, weighed 1 to ``sum N``. Priors below
     :data:`TINY` count as :data:`TINY` (so a visited action of prior 0 still has a weight)."""
     total_visits = 0
@@ -170,7 +170,7 @@ def logits_into(priors: np.ndarray, out: np.ndarray) -> None:
 
 @jit(**_JIT)
 def improved_policy_into(logits: np.ndarray, transformed: np.ndarray, out: np.ndarray) -> None:
-    """``softmax(logits + transformed)`` (paper, eq. 10, with ``transformed`` =
+    """``softmax(logits + transformed)`` (paper, section 4, with ``transformed`` =
     :func:`transformed_q_into`'s completed, rescaled, transformed Q-values)."""
     count = logits.shape[0]
     top = -math.inf
@@ -257,7 +257,7 @@ def improved_policy(
     c_scale: float = 1.0,
 ) -> np.ndarray:
     """The improved policy ``softmax(log P + sigma(completed q))`` of a node whose raw
-    value is ``raw`` (paper, eq. 10)."""
+    value is ``raw`` (paper, section 4)."""
     priors = _floats(priors)
     logits = np.empty(len(priors), dtype=np.float64)
     logits_into(priors, logits)

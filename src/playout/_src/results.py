@@ -77,7 +77,7 @@ class SearchResult:
             caller's ``stop`` said so); ``""`` for a result read without searching.
         improved_policy: a Gumbel search's (``SearchConfig(gumbel=...)``) improved policy
             per root action, ``softmax(log P + sigma(completed Q))`` (Danihelka et al. 2022,
-            eq. 10): the policy target of Gumbel self-play. Empty for other searches and
+            section 4): the policy target of Gumbel self-play. Empty for other searches and
             merged results.
     """
 
