@@ -199,8 +199,9 @@ def test_python_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scores = namespace["my_scores"](state, state.legal_actions())
     assert all(0.0 <= s <= 1.0 for s in scores)
 
-    # 6. playout zero: the shipped network finds a winning move (the solution's), and one
-    # toy training iteration runs.
+    # 6. playout zero: the shipped network finds a winning move (the solution's), with PUCT
+    # and with Gumbel search (whose improved policy peaks on it), and one toy training
+    # iteration runs.
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(sources[5], "README.md python block 6", "exec"), namespace)
@@ -208,6 +209,10 @@ def test_python_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.proven == "win"
     assert result.best_action in solve(game).optimal_actions(state)
     assert printed.getvalue().split() == [game.action_to_string(state, result.best_action), "win"]
+    planned, target = namespace["planned"], namespace["target"]
+    assert planned.best_action in solve(game).optimal_actions(state)
+    assert sum(target.values()) == pytest.approx(1.0)
+    assert max(target, key=target.__getitem__) == planned.best_action
     assert [r.iteration for r in namespace["reports"]] == [1]
 
     # 5. OpenSpiel.

@@ -29,7 +29,7 @@ from playout._src.arena import (
     run_tournament,
 )
 from playout._src.compiled.kernel import Kernel, make_kernel
-from playout._src.config import Budget, DirichletNoise, SearchConfig
+from playout._src.config import Budget, DirichletNoise, Gumbel, SearchConfig
 from playout._src.conformance import ConformanceReport, check_game
 from playout._src.errors import (
     ExecutorError,
@@ -97,6 +97,7 @@ __all__ = [
     "GameRecord",
     "GameSpec",
     "GameState",
+    "Gumbel",
     "IllegalMoveError",
     "InvalidParameterError",
     "Kernel",

@@ -159,10 +159,7 @@ class BatchedDriver(PythonDriver):
             return states, actions_list
         for i in range(limit):
             path = self._paths[i]
-            node, edge, depth = selection.descend(
-                nodes, edges, edge_values, self._rule, self._rule_params, self._rng_state,
-                max_depth, path,
-            )  # fmt: skip
+            node, edge, depth = self._descend(max_depth, path)
             self.max_depth_seen = max(self.max_depth_seen, depth)
             if edge != T.NO_EDGE and edge in self._pending_edges:
                 self.collisions += 1
@@ -182,6 +179,16 @@ class BatchedDriver(PythonDriver):
             )
             self._pending.append(leaf)
         return states, actions_list
+
+    def _descend(self, max_depth: int, path: np.ndarray) -> tuple[int, int, int]:
+        """Selection: ``(node, edge, depth)`` of one walk from the root (the compiled
+        ``tree.selection.descend`` with the configured rule; a subclass may walk by another
+        rule)."""
+        nodes, _, edges, edge_values, _ = self._tree
+        return selection.descend(
+            nodes, edges, edge_values, self._rule, self._rule_params, self._rng_state,
+            max_depth, path,
+        )  # fmt: skip
 
     def _new_leaf(self, node: int, edge: int, depth: int) -> _Leaf:
         """The simulation leaves the tree by ``edge`` of ``node``: play the move."""

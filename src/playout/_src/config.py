@@ -155,6 +155,61 @@ class DirichletNoise:
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
+class Gumbel:
+    """Gumbel AlphaZero search (Danihelka, Guez, Schrittwieser & Silver 2022, "Policy
+    improvement by planning with Gumbel", ICLR), as DeepMind's mctx runs it in
+    ``gumbel_muzero_policy``; the algorithm is in :mod:`playout._src.gumbel`.
+
+    At the root, ``considered`` actions are sampled without replacement by the Gumbel-top-k
+    trick (the largest ``g + log P``, ``g ~ Gumbel(0, scale)`` drawn from the search's seeded
+    generator) and the simulation budget is spread over them by sequential halving (Karnin,
+    Koren & Somekh 2013); the move is the survivor with the largest
+    ``g + log P + sigma(completed Q)``. Below the root, the selection is deterministic: the
+    action whose visit share falls furthest below the improved policy
+    ``softmax(log P + sigma(completed Q))``, which is also the result's
+    :attr:`~playout.SearchResult.improved_policy` at the root (the policy target of Gumbel
+    self-play). ``sigma(q) = (c_visit + max_b N(b)) * c_scale * q`` of completed Q-values
+    rescaled to [0, 1].
+
+    A Gumbel search replaces the selection rule, the final-move rule and root noise (the
+    Gumbel draw is its exploration), and needs a simulation count: sequential halving
+    divides a known budget.
+
+    Attributes:
+        considered: root actions sampled (m; the paper's and mctx's default 16); fewer when
+            the root has fewer legal actions.
+        c_visit: ``sigma``'s visit offset (the paper's 50).
+        c_scale: ``sigma``'s scale (the paper's 1.0; mctx's ``qtransform_completed_by_mix_value``
+            defaults to 0.1).
+        scale: the Gumbel noise's scale: 1 samples as the paper does; 0 takes the ``considered``
+            most probable actions (mctx's ``gumbel_scale``, 0 for deterministic play).
+    """
+
+    considered: int = 16
+    c_visit: float = 50.0
+    c_scale: float = 1.0
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        considered = self.considered
+        if not _is_count(considered) or not 1 <= considered <= 4096:
+            raise InvalidParameterError(
+                f"Gumbel considered must be a whole number in [1, 4096], got {considered!r}"
+            )
+        for name in ("c_visit", "c_scale", "scale"):
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise InvalidParameterError(
+                    f"Gumbel {name} must be a finite number >= 0, got {value!r}"
+                )
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class SearchConfig:
     """How to search: every setting of the engine, in one immutable value.
 
@@ -210,6 +265,12 @@ class SearchConfig:
             (tree parallelism; :mod:`playout._src.compiled.shared`). Compiled driver only;
             not reproducible with more than one thread. ``parallel_search(...,
             shared_tree=True)`` sets it.
+        gumbel: :class:`Gumbel` search (Danihelka et al. 2022) instead of the selection
+            rule, or ``None``. Runs on the batched driver: a batch evaluator's leaves are
+            batched with virtual loss, any other evaluator's are evaluated one by one (with
+            its priors, or uniform ones). Needs a simulation count; refuses a selection rule,
+            root noise, another final-move rule than ``"most_visits"``, the compiled
+            backend, tree threads and the transposition table.
     """
 
     selection: SelectionRule | None = None
@@ -228,6 +289,7 @@ class SearchConfig:
     root_noise: DirichletNoise | None = None
     leaf_batch: int = 8
     tree_threads: int | None = None
+    gumbel: Gumbel | None = None
 
     def __post_init__(self) -> None:
         if self.final not in FINAL_CHOICES:
@@ -282,6 +344,42 @@ class SearchConfig:
             or callable(self.selection)
         ):
             raise InvalidParameterError(f"not a selection rule: {self.selection!r}")
+        if self.gumbel is not None:
+            self._check_gumbel()
+
+    def _check_gumbel(self) -> None:
+        """Refuse the settings a Gumbel search replaces or cannot run with."""
+        if not isinstance(self.gumbel, Gumbel):
+            raise InvalidParameterError(
+                f"gumbel must be a playout.Gumbel or None, got {self.gumbel!r}"
+            )
+        refused = {
+            "selection": (
+                self.selection is not None,
+                "Gumbel search selects by its own rule (sequential halving at the root, the "
+                "improved policy below it)",
+            ),
+            "root_noise": (
+                self.root_noise is not None,
+                "Gumbel search explores by its Gumbel draw, not Dirichlet noise",
+            ),
+            "final": (
+                self.final != "most_visits",
+                "Gumbel search chooses the move (the best survivor of sequential halving)",
+            ),
+            "backend": (
+                self.backend == "compiled",
+                "Gumbel search runs on the batched driver, not the compiled one",
+            ),
+            "tree_threads": (self.tree_threads is not None, "Gumbel search runs in one thread"),
+            "transpositions": (
+                bool(self.transpositions),
+                "Gumbel search has no transposition table",
+            ),
+        }
+        for name, (is_set, reason) in refused.items():
+            if is_set:
+                raise InvalidParameterError(f"gumbel cannot be used with {name}: {reason}")
 
     def replace(self, **changes: Any) -> SearchConfig:
         """A copy with ``changes``: any field, or a :class:`Budget` field (``simulations``,
@@ -315,7 +413,7 @@ class SearchConfig:
         spec = game.spec
         hidden_chance = not spec.is_deterministic and not spec.explicit_chance
         changes: dict[str, Any] = {}
-        if self.selection is None and hasattr(game, "default_selection"):
+        if self.selection is None and self.gumbel is None and hasattr(game, "default_selection"):
             changes["selection"] = game.default_selection()
         if self.evaluator is None and hasattr(game, "default_evaluator"):
             changes["evaluator"] = game.default_evaluator()
@@ -360,6 +458,7 @@ __all__ = [
     "Budget",
     "DirichletNoise",
     "FinalChoice",
+    "Gumbel",
     "SearchConfig",
     "make_config",
 ]

@@ -78,6 +78,10 @@ class SearchResult:
             ``"time"`` (the time limit), ``"proven"`` (the solver proved the root),
             ``"max_nodes"`` or ``"memory"`` (the tree reached its bound), ``"stopped"`` (the
             caller's ``stop`` said so); ``""`` for a result read without searching.
+        improved_policy: a Gumbel search's (``SearchConfig(gumbel=...)``) improved policy
+            per root action, ``softmax(log P + sigma(completed Q))`` (Danihelka et al. 2022,
+            section 4): the policy target of Gumbel self-play. Empty for other searches and
+            merged results.
     """
 
     best_action: int
@@ -97,6 +101,7 @@ class SearchResult:
     outcomes: tuple[Proven | None, ...] = ()
     plies: tuple[int, ...] = ()
     stop_reason: StopReason = ""
+    improved_policy: tuple[float, ...] = ()
 
     def policy(self) -> dict[int, float]:
         """Share of the root's visits per action (the move probabilities of seed 001)."""

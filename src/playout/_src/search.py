@@ -17,6 +17,7 @@ tree reuse on :meth:`MCTS.advance`, the final move and the result) is here, once
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -154,7 +155,8 @@ def make_driver(
     has a compiled kernel and the configuration allows it, else the Python driver (open loop,
     :class:`~playout._src.open_loop.OpenLoopDriver`, when a non-deterministic game's states
     are recomputed: hidden chance); an evaluator that values batches (a network) gets the
-    batched driver.
+    batched driver, a Gumbel search (``config.gumbel``) the Gumbel driver
+    (:mod:`playout._src.gumbel_driver`).
 
     Raises:
         InvalidParameterError: ``backend="compiled"`` and the compiled driver cannot run this
@@ -173,6 +175,10 @@ def make_driver(
                 f"tree_threads (a shared tree) needs the compiled driver: {reason}"
             )
         return SharedTreeDriver(state, config, rng_state, rng, kernel, config.tree_threads)
+    if config.gumbel is not None:
+        from playout._src.gumbel_driver import GumbelDriver
+
+        return GumbelDriver(state, config, rng_state, rng)
     evaluator = config.evaluator
     # isinstance() on a runtime-checkable protocol is slow (tens of microseconds a search):
     # the common evaluators skip it.
@@ -347,6 +353,9 @@ class MCTS:
             with _progress_bar(budget) as bar:
                 return self.run(budget, progress=bar, progress_every=progress_every, stop=stop)
         report = progress if callable(progress) else None
+        begin_search = getattr(self._driver, "begin_search", None)
+        if begin_search is not None:  # a Gumbel search: a round of this run's simulations
+            begin_search(budget.simulation_limit)
         start = time.perf_counter()
         deadline = math.inf if budget.seconds is None else start + budget.seconds
         driver = self._driver
@@ -445,6 +454,8 @@ class MCTS:
             max_depth=self._driver.max_depth_seen,
             stop_reason=stop_reason,
         )
+        if self._config.gumbel is not None:
+            result = self._gumbel_result(result)
         if self._classes is not None:
             result = symmetry.expand_result(
                 result,
@@ -454,6 +465,29 @@ class MCTS:
                 sum_priors=self._sum_priors,
             )
         return result
+
+    def _gumbel_result(self, result: SearchResult) -> SearchResult:
+        """``result`` with a Gumbel search's move (unless the solver proved the root: its
+        move then) and the improved policy (:meth:`GumbelDriver.root_summary`)."""
+        from playout._src.gumbel_driver import GumbelDriver
+
+        driver = self._driver
+        assert isinstance(driver, GumbelDriver)
+        summary = driver.root_summary()
+        if summary is None:
+            return result
+        action, policy = summary
+        if result.proven is not None:
+            action = result.best_action
+        pv = result.pv
+        if not pv or pv[0] != action:
+            pv = self.lines([action], max(1, len(pv)))[action]
+        return dataclasses.replace(
+            result,
+            best_action=action,
+            improved_policy=tuple(float(p) for p in policy),
+            pv=pv,
+        )
 
     def lines(self, actions: Iterable[int], max_length: int = 12) -> dict[int, tuple[int, ...]]:
         """The principal variation after each of ``actions`` (root moves): the action

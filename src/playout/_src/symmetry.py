@@ -254,6 +254,7 @@ def expand_result(
     class drawn uniformly with ``rng_state``, else the class's representative.
     ``sum_priors``: the class's prior is the sum of its members' (see
     :func:`collapse_edges`), so each member gets its share; else each gets the class's.
+    A Gumbel search's improved policy is shared as the visits are: equally.
     """
     stats = {
         a: (n, q, p, o, d)
@@ -267,6 +268,7 @@ def expand_result(
             strict=True,
         )
     }
+    improved = dict(zip(result.actions, result.improved_policy, strict=False))
     per_action: dict[int, tuple[int, float, float, Any, int]] = {}
     best_class: tuple[int, ...] = (result.best_action,)
     for members in classes.classes:
@@ -278,9 +280,12 @@ def expand_result(
         size = len(members)
         base, extra = divmod(n, size)
         order = [rep] + [a for a in members if a != rep]
+        share = improved.get(rep, 0.0) / size
         for i, a in enumerate(order):
             prior = p / size if sum_priors else p
             per_action[a] = (base + (1 if i < extra else 0), q, prior, o, d)
+            if improved:
+                improved[a] = share
         if rep == result.best_action:
             best_class = tuple(order)
     for a, values in stats.items():  # actions outside every class (should not happen)
@@ -303,6 +308,7 @@ def expand_result(
         outcomes=tuple(per_action[a][3] for a in actions),
         plies=tuple(per_action[a][4] for a in actions),
         pv=pv,
+        improved_policy=tuple(improved[a] for a in actions) if improved else (),
     )
 
 

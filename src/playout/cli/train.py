@@ -29,6 +29,7 @@ SETTING_OPTIONS = {
     "schedule": "schedule_iterations",
     "seed": "seed",
     "c": "c",
+    "gumbel": "gumbel",
     "parallel_games": "parallel_games",
 }
 """Command-line options and the :class:`~playout.zero.TrainConfig` fields they set."""
@@ -213,6 +214,13 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         help="games start after up to N random moves",
     )
     settings.add_argument("--c", type=positive_float, metavar="X", help="PUCT's constant")
+    settings.add_argument(
+        "--gumbel",
+        type=non_negative_int,
+        metavar="M",
+        help="Gumbel AlphaZero self-play: sample M root actions, sequential halving, the "
+        "improved policy as the target (0: PUCT and visit counts, the default)",
+    )
     settings.add_argument(
         "--parallel-games", type=positive_int, metavar="N", help="self-play games in lockstep"
     )

@@ -4,7 +4,9 @@
 ``zero:model=PATH`` with a trained one. Options: ``simulations=N`` (default 400; 0 plays the
 policy's most probable move with no search), ``seconds=S``, ``c=X``, ``batch=N`` (leaves per
 network call), ``device=cpu|cuda``, ``symmetries=yes|no`` (the network's outputs averaged over
-the board's symmetric images, :class:`~playout.zero.NetworkEvaluator`; default no).
+the board's symmetric images, :class:`~playout.zero.NetworkEvaluator`; default no),
+``gumbel=M`` (Gumbel AlphaZero's search, :class:`playout.Gumbel`, sampling ``M`` root
+actions, instead of PUCT; needs a simulation count, not ``seconds``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from playout._src.arena.players import SearchPlayer
+from playout._src.config import Gumbel
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
 from playout._src.keyvalue import parse_key_values, parse_number, parse_yes_no
@@ -25,7 +28,7 @@ from playout.zero.model import Model
 from playout.zero.options import shared_model
 from playout.zero.selfplay import ZeroSearch
 
-ZERO_KEYS = ("simulations", "seconds", "model", "c", "batch", "device", "symmetries")
+ZERO_KEYS = ("simulations", "seconds", "model", "c", "batch", "device", "symmetries", "gumbel")
 """The option keys of ``zero:``."""
 
 
@@ -125,7 +128,8 @@ def _rebuild(
 
 
 def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
-    """``zero[:simulations=N,seconds=S,model=PATH,c=X,batch=N,device=D,symmetries=yes|no]``.
+    """``zero[:simulations=N,seconds=S,model=PATH,c=X,batch=N,device=D,symmetries=yes|no,
+    gumbel=M]``.
 
     Raises:
         InvalidParameterError: an unknown key or a bad value.
@@ -150,7 +154,16 @@ def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
     symmetries = (
         parse_yes_no("symmetries", values["symmetries"]) if "symmetries" in values else False
     )
-    search = ZeroSearch(simulations=max(1, simulations), c=c, leaf_batch=batch)
+    gumbel = None
+    if "gumbel" in values:
+        considered = parse_number("gumbel", values["gumbel"], int)
+        if seconds is not None:
+            raise InvalidParameterError(
+                "gumbel needs a simulation count (sequential halving divides a known budget), "
+                "not seconds"
+            )
+        gumbel = Gumbel(considered=considered)
+    search = ZeroSearch(simulations=max(1, simulations), c=c, leaf_batch=batch, gumbel=gumbel)
     return ZeroPlayer(
         game,
         model,

@@ -13,6 +13,9 @@ A game that has run its simulations for the move plays it: for its first
 AlphaZero), afterwards the engine's final choice (most visits, proven wins first). Each
 position becomes a training example: the observation, the visit shares as the policy target,
 and the game's final outcome for the player to move (with every symmetry the game declares).
+With Gumbel search (``ZeroSearch(gumbel=...)``, Gumbel AlphaZero: Danihelka et al. 2022) a
+game plays the search's own move, sampled by its Gumbel draw, and learns the improved policy
+``softmax(log P + sigma(completed Q))`` instead of the visit shares.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import numpy as np
 from playout._src.arena.executors import resolve_executor, running
 from playout._src.arena.play import random_opening
 from playout._src.batched_driver import BatchedDriver
-from playout._src.config import DirichletNoise, SearchConfig
+from playout._src.config import DirichletNoise, Gumbel, SearchConfig
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState, value_for
 from playout._src.rules import PUCT
@@ -49,6 +52,9 @@ class ZeroSearch:
         leaf_batch: leaves per network call per game (virtual loss spreads them).
         noise: Dirichlet noise at the root (self-play), or ``None`` (play).
         solver: MCTS-Solver on terminal positions in the tree.
+        gumbel: Gumbel AlphaZero's search (:class:`playout.Gumbel`, Danihelka et al. 2022)
+            instead of PUCT (``c``, ``c_base`` and ``first_play_value`` then unused), or
+            ``None``. Its exploration is its Gumbel draw: it takes no ``noise``.
     """
 
     simulations: int = 200
@@ -58,6 +64,7 @@ class ZeroSearch:
     leaf_batch: int = 8
     noise: DirichletNoise | None = None
     solver: bool = True
+    gumbel: Gumbel | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.simulations, bool) or not isinstance(self.simulations, int):
@@ -68,17 +75,24 @@ class ZeroSearch:
             raise InvalidParameterError(f"simulations must be >= 1, got {self.simulations}")
         # The rule's and the engine's own checks, now rather than at the first move.
         PUCT(c=self.c, c_base=self.c_base, first_play_value=self.first_play_value)
-        SearchConfig(leaf_batch=self.leaf_batch, root_noise=self.noise, solver=self.solver)
+        SearchConfig(
+            leaf_batch=self.leaf_batch, root_noise=self.noise, solver=self.solver,
+            gumbel=self.gumbel,
+        )  # fmt: skip
 
     def config(self, evaluator: Any, seed: int | None) -> SearchConfig:
         """The engine configuration for these settings."""
+        selection = None
+        if self.gumbel is None:
+            selection = PUCT(c=self.c, c_base=self.c_base, first_play_value=self.first_play_value)
         return SearchConfig(
-            selection=PUCT(c=self.c, c_base=self.c_base, first_play_value=self.first_play_value),
+            selection=selection,
             evaluator=evaluator,
             solver=self.solver,
             root_noise=self.noise,
             leaf_batch=self.leaf_batch,
             seed=seed,
+            gumbel=self.gumbel,
         ).replace(simulations=self.simulations)
 
 
@@ -95,7 +109,8 @@ class SelfPlaySettings:
         search: the network's search (default: 200 simulations with Dirichlet noise at the
             root, alpha 1.0, fraction 0.25). :func:`expert_games` uses its own rollout search.
         temperature_moves: plies at the start of each game whose move is drawn in proportion
-            to the visit counts; later moves are the engine's final choice.
+            to the visit counts; later moves are the engine's final choice. A Gumbel search
+            (``search.gumbel``) always plays its own move, already sampled by its Gumbel draw.
         parallel_games: games searched in lockstep (split among workers in parallel
             self-play).
         opening_moves: each game starts after a uniformly random number, 0 to
@@ -259,7 +274,10 @@ def self_play(
 
 
 def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: random.Random) -> bool:
-    """Play the move of a game whose search is done; whether the game is over."""
+    """Play the move of a game whose search is done; whether the game is over.
+
+    The policy target: a proven win alone; else a Gumbel search's improved policy
+    (Danihelka et al. 2022); else the visit shares."""
     engine = slot.engine
     state = engine.root_state
     result = engine.result()
@@ -267,11 +285,14 @@ def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: rando
     policy = np.zeros(num_actions, dtype=np.float32)
     if result.proven == "win":
         policy[int(result.best_action)] = 1.0  # the proven win, not the visits' spread
+    elif result.improved_policy:
+        policy[np.asarray(result.actions, dtype=np.int64)] = result.improved_policy
     elif visits.sum() > 0:
         policy[np.asarray(result.actions, dtype=np.int64)] = visits / visits.sum()
     else:
         policy[np.asarray(result.actions, dtype=np.int64)] = 1.0 / len(result.actions)
-    if len(slot.history) < temperature_moves and visits.sum() > 0 and result.proven is None:
+    sampled = len(slot.history) < temperature_moves and not result.improved_policy
+    if sampled and visits.sum() > 0 and result.proven is None:
         action = int(rng.choices(result.actions, weights=visits.tolist())[0])
     else:
         action = int(result.best_action)

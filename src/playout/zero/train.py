@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from playout._src.config import DirichletNoise
+from playout._src.config import DirichletNoise, Gumbel
 from playout._src.errors import (
     InvalidParameterError,
     ModelFileError,
@@ -89,6 +89,13 @@ class TrainConfig:
         expert_simulations: the rollout search's simulations per move in those iterations.
         dirichlet_alpha, dirichlet_fraction: root noise in self-play.
         c: PUCT constant (playout's [-1, 1] value scale).
+        gumbel: 0 (the default): self-play searches with PUCT and Dirichlet noise and learns
+            the visit shares (AlphaZero). ``M`` >= 1: Gumbel AlphaZero (Danihelka et al.
+            2022): self-play samples ``M`` root actions by the Gumbel-top-k trick, spreads its
+            simulations over them by sequential halving, plays the survivor and learns the
+            improved policy (:class:`playout.Gumbel`'s other settings at their defaults;
+            no Dirichlet noise, no ``temperature_moves``). Evaluation games search with PUCT
+            either way.
         buffer_size: positions kept in the replay buffer (the newest).
         batch_size: positions per gradient step.
         steps_per_iteration: gradient steps per iteration.
@@ -121,6 +128,7 @@ class TrainConfig:
     dirichlet_alpha: float = 1.0
     dirichlet_fraction: float = 0.25
     c: float = 2.0
+    gumbel: int = 0
     buffer_size: int = 100_000
     batch_size: int = 256
     steps_per_iteration: int = 100
@@ -150,18 +158,23 @@ class TrainConfig:
         for name in positive:
             if getattr(self, name) < 1:
                 raise InvalidParameterError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.gumbel < 0:
+            raise InvalidParameterError(f"gumbel must be >= 0, got {self.gumbel}")
         self.self_play()  # checks the self-play settings (value_mix in [0, 1], ...)
         if not self.learning_rate > 0 or self.weight_decay < 0:
             raise InvalidParameterError("learning_rate must be > 0 and weight_decay >= 0")
 
     def self_play(self) -> SelfPlaySettings:
         """The self-play settings of this run."""
+        noise = DirichletNoise(alpha=self.dirichlet_alpha, fraction=self.dirichlet_fraction)
+        gumbel = Gumbel(considered=self.gumbel) if self.gumbel else None
         return SelfPlaySettings(
             search=ZeroSearch(
                 simulations=self.simulations,
                 c=self.c,
                 leaf_batch=self.leaf_batch,
-                noise=DirichletNoise(alpha=self.dirichlet_alpha, fraction=self.dirichlet_fraction),
+                noise=None if gumbel else noise,
+                gumbel=gumbel,
             ),
             temperature_moves=self.temperature_moves,
             parallel_games=self.parallel_games,
