@@ -58,8 +58,7 @@ from numba import types as nt
 from numba.core.caching import NullCache
 
 from playout._src.errors import InvalidParameterError
-from playout._src.jit import JitOptions, files_digest, jit
-from playout._src.tree import rng
+from playout._src.jit import JitOptions, jit
 
 ONGOING = 0
 """``play`` status: the game goes on."""
@@ -96,12 +95,11 @@ JIT_OPTIONS: JitOptions = {
     "nogil": True,
     "boundscheck": False,
     "error_model": "numpy",
-    "sources_digest": files_digest(__file__, rng.__file__),
 }
-"""Options the built-in kernels are compiled with (use them for your own kernels too):
-cached on disk, and no Python-style ZeroDivisionError checks in the inner loops. The cache
-is keyed on this file and :mod:`playout._src.tree.rng` too, whose functions a kernel compiles
-in (:func:`move_status`, ``random_below``)."""
+"""Options the built-in kernels are compiled with (use them for your own kernels too, with
+``numba.njit(**JIT_OPTIONS)``): cached on disk, and no Python-style ZeroDivisionError checks
+in the inner loops. The built-in kernels add a ``sources_digest`` (see
+:data:`playout.games._bitboard.STONE_JIT`)."""
 
 MOVES = 0
 """The word of the compact state where an alternating game counts the moves played (read by
