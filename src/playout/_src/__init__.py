@@ -1,0 +1,1 @@
+"""playout's implementation: engine, tree, drivers, arena (``playout`` re-exports the public)."""
