@@ -83,7 +83,8 @@ def test_a_token_off_the_loopback_and_none_on_it() -> None:
         assert Access.for_host(host, TOKEN).token == TOKEN
     for host in ("127.0.0.1", "::1", "localhost"):
         assert Access.for_host(host) == Access(token=None, local_only=True)
-        assert Access.for_host(host, TOKEN).token == TOKEN  # given: needed on the loopback too
+        # Given, a token is needed on the loopback too (and then any Host will do).
+        assert Access.for_host(host, TOKEN) == Access(token=TOKEN, local_only=False)
     for bad in ("short", "has space in it", "semi;colon;x", "x" * 129):
         with pytest.raises(InvalidParameterError, match="8 to 128 characters"):
             Access.for_host("0.0.0.0", bad)
@@ -162,11 +163,14 @@ def test_on_the_loopback_no_token_but_only_this_machines_host_names() -> None:
             response = client.get("/api/catalog", headers={"Host": host})
             assert response.status_code == 400, host
             assert "this machine only" in response.json()["detail"]
-    # With a token given on the loopback, it is needed there too.
+    # With a token given on the loopback, it is needed there too, and it is the guard: a
+    # reverse proxy may pass another Host.
     with client_of(Access.for_host("127.0.0.1", TOKEN)) as client:
         assert client.get("/api/catalog").status_code == 401
         assert client.get("/api/catalog", params={"token": TOKEN}).status_code == 200
         assert client.get("/api/catalog").status_code == 200  # the cookie now
+        proxied = {"Host": "games.example.org", "Authorization": f"Bearer {TOKEN}"}
+        assert client.get("/api/catalog", headers=proxied).status_code == 200
 
 
 def test_cross_origin_requests_get_no_cors_headers() -> None:

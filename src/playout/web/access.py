@@ -2,9 +2,10 @@
 cookie, and the addresses the server announces.
 
 * On a loopback address (``127.0.0.1``, ``::1``, ``localhost``) only this machine can connect:
-  no token is needed (unless one is given), and a request's ``Host`` header must name this
-  machine, so that a web page elsewhere cannot reach the server through a DNS name of its own
-  that points here (DNS rebinding).
+  no token is needed (unless one is given), and without one a request's ``Host`` header must
+  name this machine, so that a web page elsewhere cannot reach the server through a DNS name
+  of its own that points here (DNS rebinding). A reverse proxy that passes another ``Host``
+  needs a token.
 * On any other address every API request needs the token, whichever address it comes from:
   in the URL (``?token=...``, as the announced URL has it), in an ``Authorization: Bearer``
   header, or in the cookie the server sets when a request's URL carries the right token. The
@@ -110,8 +111,9 @@ class Access:
     @classmethod
     def for_host(cls, host: str, token: str | None = None) -> Access:
         """The policy of a server listening on ``host``: on a loopback address, ``token``
-        (default none) and ``Host`` headers naming this machine; anywhere else, ``token`` or
-        a new random one, and any ``Host``.
+        (default none; without one, only ``Host`` headers naming this machine); anywhere
+        else, ``token`` or a new random one, and any ``Host``. (With a token a page
+        elsewhere gets nowhere anyway: the token's cookie is not sent to its origin.)
 
         Raises:
             InvalidParameterError: ``token`` cannot be a token (:func:`check_token`).
@@ -119,7 +121,7 @@ class Access:
         loopback = is_loopback(host)
         if token is None and not loopback:
             token = new_token()
-        return cls(token=token, local_only=loopback)
+        return cls(token=token, local_only=loopback and token is None)
 
     def allows_host(self, header: str) -> bool:
         """Whether a request with this ``Host`` header may be served."""
