@@ -91,6 +91,7 @@ def test_every_script_is_covered() -> None:
         "connect4_positions.py",
         "zero_throughput.py",
         "zero_connect4.py",
+        "web_load.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
     }
@@ -441,3 +442,22 @@ def test_zero_connect4(tmp_path: Path, symmetries: bool) -> None:
     for match in report["matches"]:
         assert match["wins"] + match["draws"] + match["losses"] == match["games"]
         assert ("symmetries=yes" in match["player"]) == symmetries
+
+
+def test_web_load() -> None:
+    pytest.importorskip("fastapi", reason="fastapi (the web extra) not installed")
+    out, err = run_bench(
+        "web_load.py", "--users", "1,3", "--seconds", "2", "--simulations", "50", "--json"
+    )
+    report = json.loads(out)
+    assert [level["users"] for level in report["levels"]] == [1, 3]
+    for level in report["levels"]:
+        assert level["errors_5xx"] == 0 and level["lost_games"] == 0
+        assert level["moves"] > 0 and level["games"] >= level["users"]
+        assert positive(level["move_ms_p50"]) and level["move_ms_p99"] >= level["move_ms_p50"]
+        assert level["statuses"].get("201", 0) >= level["users"]
+        assert 0 <= level["searches_queued"] <= level["ai_moves"]
+        if platform.system() == "Linux":
+            assert positive(level["rss_mib_start"]) and positive(level["rss_mib_peak"])
+    assert "AI 50 simulations a move" in report["machine"]
+    assert "3 users for 2 s" in err  # the progress lines

@@ -36,6 +36,12 @@ NOT_RUN = {
     'pip install ".[test]" && python -m pytest -q': "installs the package; runs every test",
     # a server that runs until Ctrl-C (tests/test_web_api.py and test_web_browser.py test it)
     'pip install ".[web]" && playout serve --open': "installs the package; a server",
+    "playout serve --host 0.0.0.0 --port 8000": (
+        "a server on every address (tests/test_web_access.py tests its token policy)"
+    ),
+    "python bench/web_load.py --users 1,8,32,64 --seconds 20 --cores 2": (
+        "a load benchmark of minutes (test_bench_scripts.py runs it at a smoke size)"
+    ),
     'pip install ".[zero]" && playout play tictactoe --ai zero': "installs; interactive",
     "playout train tictactoe --out runs/ttt --iterations 30 --games 128 --parallel-games 128 "
     "--simulations 64 --c 1.0 --steps 100 --batch-size 128 --channels 32 --blocks 2 "

@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -22,22 +23,26 @@ import playout
 from playout import render
 from playout.cli import main
 from playout.web import Limits, create_app
+from playout.web.sessions import QuotaError, SearchSlots
 
 with warnings.catch_warnings():  # starlette's notice about httpx versions
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
 FAST = Limits(snapshot_interval=0.05, max_seconds=5.0)
+LOCAL = "http://127.0.0.1"  # a loopback server answers requests for this machine only
 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(FAST)) as test_client:
+    with make_client(FAST) as test_client:
         yield test_client
 
 
-def make_client(limits: Limits) -> TestClient:
-    return TestClient(create_app(limits))
+def make_client(limits: Limits, app: Any = None) -> TestClient:
+    """A test client (one browser: its cookies kept) of ``app``, or of a new app with
+    ``limits``."""
+    return TestClient(app if app is not None else create_app(limits), base_url=LOCAL)
 
 
 def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -149,6 +154,21 @@ def test_bad_moves_and_games_are_4xx_with_a_clear_message(client: TestClient) ->
         assert words in str(response.json()["detail"]), (body, response.json())
 
 
+def test_ai_kinds_and_streams_refuse_what_the_app_refuses(client: TestClient) -> None:
+    # ai-kinds offered MCTS for games the app would not create: now the same 400.
+    for game in ("pig", "bandit"):
+        response = client.get("/api/ai-kinds", params={"game": game})
+        assert response.status_code == 400, response.text
+        assert "two-player games without chance" in response.json()["detail"]
+        assert client.post("/api/games", json={"game": game}).status_code == 400
+    assert client.get("/api/ai-kinds", params={"game": "connect4"}).status_code == 200
+    game_id = new_game(client, game="tictactoe")["id"]
+    for limit in (-1, -100):  # was read as 1
+        response = client.get(f"/api/games/{game_id}/events", params={"limit": limit})
+        assert response.status_code == 422, response.text
+    assert len(events(client, game_id, 1)) == 1
+
+
 def test_unknown_ids_are_404(client: TestClient) -> None:
     routes = [
         ("GET", ""),
@@ -247,7 +267,7 @@ def test_analysis_ends_when_proven_and_agrees_with_the_cli(client: TestClient) -
 
 def test_the_ai_search_is_a_job_that_stop_ends_and_cancel_abandons() -> None:
     app = create_app(FAST)
-    with TestClient(app) as client:
+    with make_client(FAST, app) as client:
         game_id = new_game(client, game="connect4")["id"]
         url = f"/api/games/{game_id}"
         view = client.post(f"{url}/ai-move", json={"seconds": 5, "wait": False}).json()
@@ -273,7 +293,7 @@ def test_the_ai_search_is_a_job_that_stop_ends_and_cancel_abandons() -> None:
 
 def test_an_analysis_nobody_watches_stops() -> None:
     app = create_app(Limits(idle_seconds=0.3, snapshot_interval=0.05))
-    with TestClient(app) as client:
+    with make_client(FAST, app) as client:
         game_id = new_game(client, game="connect4")["id"]
         client.post(f"/api/games/{game_id}/analysis")
         session = app.state.store.get(game_id)
@@ -296,15 +316,202 @@ def test_two_games_at_once(client: TestClient) -> None:
         assert client.post(f"/api/games/{game_id}/stop").json()["thinking"] is None
 
 
-def test_games_are_bounded_and_expire() -> None:
-    with make_client(Limits(max_games=2)) as client:
-        ids = [new_game(client, game="tictactoe")["id"] for _ in range(3)]
-        assert client.get(f"/api/games/{ids[0]}").status_code == 404
-        assert all(client.get(f"/api/games/{i}").status_code == 200 for i in ids[1:])
-    with make_client(Limits(ttl_seconds=0.2)) as client:
+def test_one_client_cannot_evict_another_clients_games() -> None:
+    """Per-client game quotas: past its own share a client gets 429 with Retry-After, past the
+    server's bound everybody does; no game of anybody is dropped to make room."""
+    app = create_app(Limits(max_games=3, max_games_per_client=2))
+    with make_client(FAST, app) as alice, make_client(FAST, app) as bob:
+        mine = [new_game(alice, game="tictactoe")["id"] for _ in range(2)]
+        response = alice.post("/api/games", json={"game": "tictactoe"})
+        assert response.status_code == 429, response.text
+        assert "the most for one client" in response.json()["detail"]
+        assert int(response.headers["retry-after"]) >= 1
+        theirs = new_game(bob, game="connect4")["id"]
+        # The server is full (3 games): Bob, within his own share, is refused too.
+        response = bob.post("/api/games", json={"game": "tictactoe"})
+        assert response.status_code == 429 and "keeps 3 games" in response.json()["detail"]
+        assert int(response.headers["retry-after"]) >= 1
+        assert all(alice.get(f"/api/games/{i}").status_code == 200 for i in mine)
+        assert bob.get(f"/api/games/{theirs}").status_code == 200
+        # Another client's game is as good as absent: not shown, not deleted, not played.
+        for method, suffix, body in [
+            ("GET", "", None),
+            ("DELETE", "", None),
+            ("POST", "/moves", {"move": "1,1"}),
+            ("POST", "/ai-move", {"simulations": 5}),
+            ("GET", "/events", None),
+        ]:
+            response = bob.request(method, f"/api/games/{mine[0]}{suffix}", json=body)
+            assert response.status_code == 404, (method, suffix, response.text)
+        assert alice.get(f"/api/games/{mine[0]}").json()["ply"] == 0
+        # Room made by its owner is room for anybody.
+        assert alice.delete(f"/api/games/{mine[1]}").status_code == 204
+        new_game(bob, game="tictactoe")
+        assert app.state.store.count() == 3
+        assert [alice.get(f"/api/games/{i}").status_code for i in mine] == [200, 404]
+
+
+def test_each_client_has_its_own_search_quota() -> None:
+    app = create_app(Limits(max_searches=3, max_searches_per_client=2, snapshot_interval=0.05))
+    with make_client(FAST, app) as alice, make_client(FAST, app) as bob:
+        games = [new_game(alice, game="connect4")["id"] for _ in range(3)]
+        other = [new_game(bob, game="connect4")["id"] for _ in range(2)]
+        for game_id in games[:2]:
+            assert alice.post(f"/api/games/{game_id}/analysis").status_code == 200
+        for path, body in [("analysis", None), ("ai-move", {"seconds": 1})]:
+            response = alice.post(f"/api/games/{games[2]}/{path}", json=body)
+            assert response.status_code == 429, response.text
+            assert "you run 2 searches" in response.json()["detail"]
+            assert response.headers["retry-after"] == "1"
+        # Alice's share is used up, not the server's: Bob gets the third slot, then the
+        # server is full for him too.
+        assert bob.post(f"/api/games/{other[0]}/analysis").status_code == 200
+        response = bob.post(f"/api/games/{other[1]}/analysis")
+        assert response.status_code == 429 and "runs 3 searches" in response.json()["detail"]
+        assert app.state.store.slots.running() == 3
+        # A stopped search gives its slot back.
+        alice.post(f"/api/games/{games[0]}/stop")
+        wait_for(lambda: app.state.store.slots.running() == 2)
+        assert alice.post(f"/api/games/{games[2]}/analysis").status_code == 200
+        for who, game_id in [(alice, games[1]), (alice, games[2]), (bob, other[0])]:
+            who.post(f"/api/games/{game_id}/stop")
+        wait_for(lambda: app.state.store.slots.running() == 0)
+
+
+def test_search_slots_go_in_turn() -> None:
+    slots = SearchSlots(total=1, per_client=1, max_waiting=2)
+    granted: list[str] = []
+    slots.acquire("a")
+    b = slots.enqueue("b", lambda: granted.append("b"))
+    c = slots.enqueue("c", lambda: granted.append("c"))
+    assert not b.granted and not c.granted and slots.waiting() == 2
+    with pytest.raises(QuotaError, match="more wait"):
+        slots.enqueue("d")  # the queue is full
+    with pytest.raises(QuotaError, match="2 more waiting"):
+        slots.acquire("e")  # nobody goes ahead of those who wait
+    with pytest.raises(QuotaError, match="you run 1 search already"):
+        slots.enqueue("b")  # a client's share counts its running and waiting searches
+    slots.release("a")
+    assert granted == ["b"] and b.granted and not c.granted  # first come, first served
+    assert slots.cancel(c) and slots.waiting() == 0
+    assert not slots.cancel(b)  # too late: b has its slot
+    slots.release("b")
+    assert slots.running() == 0 and granted == ["b"]
+    ticket = slots.enqueue("f")
+    assert ticket.granted and slots.running("f") == 1  # a free slot and nobody waiting
+
+
+def test_an_ai_move_waits_its_turn_for_a_search_slot() -> None:
+    limits = Limits(max_searches=1, snapshot_interval=0.05, max_seconds=5.0)
+    app = create_app(limits)
+    with make_client(FAST, app) as alice, make_client(FAST, app) as bob:
+        busy = new_game(alice, game="connect4")["id"]
+        mine = new_game(bob, game="connect4")["id"]
+        alice.post(f"/api/games/{busy}/analysis")  # the server's only slot
+        assert bob.post(f"/api/games/{mine}/ai-move", json={"wait": False}).status_code == 429
+        answers: list[Any] = []
+        waiting = threading.Thread(
+            target=lambda: answers.append(
+                bob.post(f"/api/games/{mine}/ai-move", json={"seconds": 5})
+            )
+        )
+        waiting.start()
+        wait_for(lambda: app.state.store.slots.waiting() == 1)
+        # Queued, not refused: the slot Alice's analysis gives back is Bob's, and she
+        # cannot start another ahead of him.
+        assert alice.post(f"/api/games/{busy}/stop").status_code == 200
+        assert alice.post(f"/api/games/{busy}/analysis").status_code == 429
+        wait_for(lambda: app.state.store.get(mine).thinking == "ai")
+        bob.post(f"/api/games/{mine}/stop")  # the AI plays its best move so far
+        waiting.join(10)
+        assert not waiting.is_alive()
+        response = answers[0]
+        assert response.status_code == 200, response.text
+        assert response.json()["ply"] == 1 and float(response.headers["x-search-wait"]) > 0
+    app = create_app(Limits(max_searches=1, queue_seconds=0.3, snapshot_interval=0.05))
+    with make_client(FAST, app) as alice, make_client(FAST, app) as bob:
+        busy = new_game(alice, game="connect4")["id"]
+        mine = new_game(bob, game="connect4")["id"]
+        alice.post(f"/api/games/{busy}/analysis")
+        response = bob.post(f"/api/games/{mine}/ai-move", json={"simulations": 100})
+        assert response.status_code == 429, response.text
+        assert "no search slot came free in 0.3 s" in response.json()["detail"]
+        assert (
+            app.state.store.slots.waiting() == 0
+            and bob.get(f"/api/games/{mine}").json()["ply"] == 0
+        )
+        alice.post(f"/api/games/{busy}/stop")
+
+
+def test_a_game_deleted_while_its_ai_move_waits_for_a_slot_answers_404() -> None:
+    app = create_app(Limits(max_searches=1, snapshot_interval=0.05))
+    with make_client(FAST, app) as alice, make_client(FAST, app) as bob:
+        busy = new_game(alice, game="connect4")["id"]
+        mine = new_game(bob, game="connect4")["id"]
+        alice.post(f"/api/games/{busy}/analysis")  # the server's only slot
+        answers: list[Any] = []
+        waiting = threading.Thread(
+            target=lambda: answers.append(
+                bob.post(f"/api/games/{mine}/ai-move", json={"simulations": 100})
+            )
+        )
+        waiting.start()
+        wait_for(lambda: app.state.store.slots.waiting() == 1)
+        assert bob.delete(f"/api/games/{mine}").status_code == 204
+        alice.post(f"/api/games/{busy}/stop")  # the slot goes to Bob's move, in turn
+        waiting.join(10)
+        assert not waiting.is_alive()
+        assert answers[0].status_code == 404, answers[0].text
+        assert "it was deleted" in answers[0].json()["detail"]
+        wait_for(lambda: app.state.store.slots.running() == 0)  # the slot given back
+
+
+def test_event_streams_are_bounded_per_client() -> None:
+    app = create_app(Limits(max_streams_per_client=1, snapshot_interval=0.05))
+    with make_client(FAST, app) as client:
         game_id = new_game(client, game="tictactoe")["id"]
-        time.sleep(0.3)
-        assert client.get(f"/api/games/{game_id}").status_code == 404
+        assert len(events(client, game_id, 1)) == 1  # a stream ended gives its place back
+        release = app.state.store.open_stream(client.cookies["playout-client"])  # one open
+        response = client.get(f"/api/games/{game_id}/events?limit=1")
+        assert response.status_code == 429 and "event streams open" in response.json()["detail"]
+        release()
+        release()  # once only
+        assert app.state.store.streams() == 0
+        assert len(events(client, game_id, 1)) == 1
+
+
+def test_deleting_a_game_while_the_ai_thinks_answers_the_waiting_request_404() -> None:
+    app = create_app(FAST)
+    with make_client(FAST, app) as client:
+        game_id = new_game(client, game="connect4")["id"]
+        session = app.state.store.get(game_id)
+        answers: list[Any] = []
+        waiting = threading.Thread(
+            target=lambda: answers.append(
+                client.post(f"/api/games/{game_id}/ai-move", json={"seconds": 5})
+            )
+        )
+        waiting.start()
+        wait_for(lambda: session.thinking == "ai")
+        assert client.delete(f"/api/games/{game_id}").status_code == 204
+        waiting.join(10)
+        assert not waiting.is_alive()
+        assert answers[0].status_code == 404, answers[0].text
+        assert "no game with id" in answers[0].json()["detail"]
+        assert app.state.store.slots.running() == 0
+
+
+def test_games_expire_but_never_while_they_search() -> None:
+    app = create_app(Limits(ttl_seconds=0.3, idle_seconds=10, snapshot_interval=0.05))
+    with make_client(FAST, app) as client:
+        idle = new_game(client, game="tictactoe")["id"]
+        busy = new_game(client, game="connect4")["id"]
+        client.post(f"/api/games/{busy}/analysis")
+        time.sleep(0.5)
+        assert client.get(f"/api/games/{idle}").status_code == 404
+        view = client.get(f"/api/games/{busy}").json()
+        assert view["thinking"] == "analysis"
+        client.post(f"/api/games/{busy}/stop")
 
 
 def test_the_page_and_the_openapi_document(client: TestClient) -> None:

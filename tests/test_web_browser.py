@@ -4,7 +4,9 @@
 It plays a whole tic-tac-toe game and a few connect-four moves by clicking, checks the result
 shown, that the heat map and the evaluation bar appear and change while the AI thinks, and
 that an illegal click is refused; it plays chess by clicking and dragging (the AI replies),
-and promotes a pawn to a knight through the promotion prompt in a position set by FEN;
+and promotes a pawn to a knight through the promotion prompt in a position set by FEN; and it
+opens the URL that ``playout serve --token`` prints (a subprocess on 127.0.0.1), as a server
+off the loopback prints it, and plays there;
 screenshots (laptop and phone widths) go to a temporary folder, or to ``$PLAYOUT_SCREENSHOTS``
 when set.
 
@@ -16,7 +18,10 @@ tests skip, except in CI (``CI`` set), where they must run.
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -272,3 +277,64 @@ def test_chess_by_clicking_and_dragging_with_a_promotion(page: Page, screenshots
     assert page.locator("#move-string").input_value().startswith("e7e8n ")
     assert page.evaluate("app.view.moves[0]") == "e7e8n"
     assert page.locator("#promotion").count() == 0
+
+
+# ------------------------------------------------------------------------------ the token path
+
+TOKEN = "browser-test-token-0123"
+
+
+@pytest.fixture(scope="module")
+def printed_url() -> Iterator[str]:
+    """``playout serve --port 0 --token ...`` in a subprocess: the URL it printed (as a
+    server off the loopback prints it; this one listens on 127.0.0.1 only)."""
+    root = Path(__file__).resolve().parent.parent
+    paths = (str(root / "src"), os.environ.get("PYTHONPATH", ""))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "playout", "serve", "--port", "0", "--token", TOKEN],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("playout: serving on "), line
+        yield line.split()[3]
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
+def test_the_printed_url_with_its_token_opens_the_app(browser: Any, printed_url: str) -> None:
+    assert printed_url.endswith(f"/?token={TOKEN}")
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(printed_url)  # one click: the page, and the token kept in a cookie
+    page.wait_for_selector("#board .cell")
+    assert "token" not in page.url  # taken out of the address bar
+    setup(page, "tictactoe", "100", "simulations")
+    page.click('#board .cell[data-action="4"]')
+    wait_idle(page, 2)  # the AI replied: its requests and its event stream got through
+    assert page.locator("#board .cell.taken").count() == 2
+    page.reload()  # the cookie, not the URL, carries the token now
+    page.wait_for_selector("#board .cell")
+    context.close()
+    assert not errors, errors
+    # A browser without the token gets the page, and a message instead of a game.
+    stranger = browser.new_context()
+    page = stranger.new_page()
+    page.goto(printed_url.split("?")[0])
+    page.wait_for_function(
+        "document.getElementById('message').textContent.includes('needs its token')",
+        timeout=15_000,
+    )
+    assert page.locator("#board .cell").count() == 0
+    stranger.close()

@@ -23,7 +23,7 @@ Usage::
     playout replay FILE.jsonl [--game-index I]
     playout bench [--game tictactoe|connect4|mnk9 ...] [--sims N] [--python-sims N] [--reps R]
                   [--big [--big-reps R]] [--seed K] [--json]
-    playout serve [--host 127.0.0.1] [--port 8000] [--open]
+    playout serve [--host 127.0.0.1] [--port 8000] [--token T] [--open]
 
 ``match`` and ``tournament`` run games on ``--workers`` processes (default: one per CPU; 1 runs
 in this process) or, with ``--executor ray``, on a Ray cluster; ``--backend ray`` is accepted

@@ -505,10 +505,20 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--host",
         default="127.0.0.1",
-        help="address to listen on (default 127.0.0.1: this machine only)",
+        help="address to listen on (default 127.0.0.1: this machine only; any other address "
+        "needs a token for every API request)",
     )
     serve.add_argument(
-        "--port", type=port_number, default=8000, help="port to listen on (default 8000)"
+        "--port",
+        type=port_number,
+        default=8000,
+        help="port to listen on (default 8000; 0: a free one, announced)",
+    )
+    serve.add_argument(
+        "--token",
+        default=None,
+        help="the token every API request must carry (default: none on a loopback address; "
+        "off it, a random one); the announced URL carries it",
     )
     serve.add_argument("--open", action="store_true", help="open the page in a web browser")
     serve.set_defaults(handler=cmd_serve)

@@ -1,5 +1,6 @@
 """Games of the browser app: one :class:`GameSession` per game (its moves, its search engine,
-the search running on it) and the :class:`SessionStore` that keeps a bounded number of them.
+the search running on it) and the :class:`SessionStore` that keeps them, a bounded number
+per client and in all; :class:`SearchSlots` shares the searches out between clients.
 
 Nothing here imports FastAPI: the HTTP layer (:mod:`playout.web.app`) maps the errors below
 to status codes and serialises the dicts that :meth:`GameSession.view` returns, which are
@@ -14,6 +15,8 @@ view after each chunk. While a job runs only its thread touches the engine:
 * ``GameSession.lock`` serialises the requests on one game (and the AI job's final move);
 * a request that changes the position first stops a running analysis (and joins its thread);
   while the AI is thinking it is refused (:class:`BusyError`): ``stop`` first;
+* a search takes one of the server's :class:`SearchSlots` for its client (an AI move may
+  wait for one in turn) and gives it back when its thread ends;
 * the published view is swapped under a lock of its own, so that reading it never waits for
   a search.
 """
@@ -49,28 +52,56 @@ class SessionNotFoundError(PlayoutError, KeyError):
 
 
 class BusyError(PlayoutError, RuntimeError):
-    """The game (or the server) is busy with a search; try again after it stops."""
+    """The game is busy with a search (the AI is thinking); try again after it stops."""
+
+
+class QuotaError(PlayoutError, RuntimeError):
+    """A client, or the whole server, is at one of its :class:`Limits` (games, searches or
+    event streams at once): nothing was done; try again in ``retry_after`` seconds (the HTTP
+    layer answers 429 with ``Retry-After``). Nobody else's game is dropped to make room."""
+
+    def __init__(self, message: str, *, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after = max(1, math.ceil(retry_after))
+        """Whole seconds (at least 1) after which trying again may succeed."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    """What one client may ask of the server.
+    """What one client, and all clients together, may ask of the server.
+
+    A client is one browser (a cookie the server gives it; see :mod:`playout.web.access`).
+    Past a per-client limit, or a server-wide one, a request is refused with a
+    :class:`QuotaError` (429): no game of anybody is dropped to make room.
 
     Attributes:
-        max_games: games kept at once; creating one more drops the least recently used.
-        ttl_seconds: a game unused this long expires.
+        max_games: games kept at once on the server, all clients together (the last bound
+            when many clients each stay within their own share).
+        max_games_per_client: games one client keeps at once (delete one, or let it expire,
+            to start another).
+        ttl_seconds: a game unused this long expires (never while it searches).
         max_simulations: simulations of one AI move.
         max_seconds: seconds of one AI move.
         analysis_seconds: seconds of one analysis (it stops there; start it again to go on).
         max_memory_mib: memory of one game's search tree.
         max_board: largest width and height of a board.
         max_searches: searches running at once on the server.
+        max_searches_per_client: searches running (or waiting for a slot) at once for one
+            client.
+        max_waiting: AI moves waiting for a search slot at once on the server (first come,
+            first served).
+        queue_seconds: how long an AI move waits for a search slot before it is refused.
+        max_streams: event streams open at once on the server.
+        max_streams_per_client: event streams one client keeps open at once.
+        stream_seconds: an event stream ends after this long (a browser's ``EventSource``
+            opens it again by itself).
         idle_seconds: an analysis stops when nobody has asked about its game for this long
             (an open event stream counts as asking).
         snapshot_interval: seconds between the views a search publishes.
     """
 
     max_games: int = 64
+    max_games_per_client: int = 8
     ttl_seconds: float = 3600.0
     max_simulations: int = 2_000_000
     max_seconds: float = 30.0
@@ -78,6 +109,12 @@ class Limits:
     max_memory_mib: float = 512.0
     max_board: int = 19
     max_searches: int = 4
+    max_searches_per_client: int = 2
+    max_waiting: int = 64
+    queue_seconds: float = 30.0
+    max_streams: int = 256
+    max_streams_per_client: int = 8
+    stream_seconds: float = 600.0
     idle_seconds: float = 15.0
     snapshot_interval: float = 0.25
 
@@ -129,7 +166,138 @@ class SearchJob:
             self.thread.join(timeout)
 
 
+def searches(count: int) -> str:
+    """``1 search``, ``2 searches``."""
+    return f"{count} search" if count == 1 else f"{count} searches"
+
+
+@dataclasses.dataclass(eq=False)
+class Ticket:
+    """A place in the queue of :class:`SearchSlots`: ``granted`` once a slot is the
+    client's (then ``on_grant`` is called, from the thread that freed the slot)."""
+
+    client: str
+    on_grant: Callable[[], None] | None = None
+    granted: bool = False
+    since: float = dataclasses.field(default_factory=time.monotonic)
+
+
+class SearchSlots:
+    """The searches running on one server: at most ``total`` at once, at most ``per_client``
+    of them running or waiting for any one client, and a first-come, first-served queue of
+    at most ``max_waiting`` searches waiting for a slot.
+
+    A search takes a slot before its thread starts and gives it back with :meth:`release`
+    when the thread ends. :meth:`acquire` takes one now or refuses; :meth:`enqueue` takes a
+    place in the queue (a freed slot goes to the oldest ticket, so that every client waits
+    its turn and nobody who asks more often goes first). Refusals are :class:`QuotaError`.
+    """
+
+    def __init__(self, total: int, per_client: int, max_waiting: int = 0) -> None:
+        self.total = total
+        self.per_client = per_client
+        self.max_waiting = max_waiting
+        self._lock = threading.Lock()
+        self._running: collections.Counter[str] = collections.Counter()
+        self._waiting: collections.deque[Ticket] = collections.deque()
+
+    def acquire(self, client: str) -> None:
+        """Take a slot for ``client`` now (never ahead of a search that waits).
+
+        Raises:
+            QuotaError: ``client`` runs (or waits for) ``per_client`` searches already, or
+                the server has no free slot.
+        """
+        with self._lock:
+            self._check_client(client)
+            if self._running.total() >= self.total or self._waiting:
+                raise QuotaError(
+                    f"the server runs {searches(self.total)} already, its most "
+                    f"({len(self._waiting)} more waiting): try again in a moment"
+                )
+            self._running[client] += 1
+
+    def enqueue(self, client: str, on_grant: Callable[[], None] | None = None) -> Ticket:
+        """A place in the queue for ``client`` (granted at once when a slot is free and
+        nobody waits).
+
+        Raises:
+            QuotaError: ``client`` runs (or waits for) ``per_client`` searches already, or
+                ``max_waiting`` searches wait already.
+        """
+        ticket = Ticket(client, on_grant)
+        with self._lock:
+            self._check_client(client)
+            if self._running.total() < self.total and not self._waiting:
+                self._running[client] += 1
+                ticket.granted = True
+                return ticket
+            if len(self._waiting) >= self.max_waiting:
+                raise QuotaError(
+                    f"the server runs {searches(self.total)} and {len(self._waiting)} more "
+                    "wait, its most: try again in a moment"
+                )
+            self._waiting.append(ticket)
+        return ticket
+
+    def cancel(self, ticket: Ticket) -> bool:
+        """Leave the queue. False when too late: the slot was granted, and is the caller's
+        to use or :meth:`release`."""
+        with self._lock:
+            if ticket.granted:
+                return False
+            self._waiting.remove(ticket)
+            return True
+
+    def release(self, client: str) -> None:
+        """Give back a slot that ``client`` took; the oldest waiting ticket gets it."""
+        with self._lock:
+            self._running[client] -= 1
+            if self._running[client] <= 0:
+                del self._running[client]
+            granted = []
+            while self._waiting and self._running.total() < self.total:
+                ticket = self._waiting.popleft()
+                self._running[ticket.client] += 1
+                ticket.granted = True
+                granted.append(ticket)
+        for ticket in granted:
+            if ticket.on_grant is not None:
+                ticket.on_grant()
+
+    def running(self, client: str | None = None) -> int:
+        """Searches running now: ``client``'s, or all of them."""
+        with self._lock:
+            return self._running.total() if client is None else self._running[client]
+
+    def waiting(self) -> int:
+        """Searches waiting for a slot now."""
+        with self._lock:
+            return len(self._waiting)
+
+    def _check_client(self, client: str) -> None:
+        """Refuse ``client`` at its share (searches running and waiting). Lock held."""
+        mine = self._running[client] + sum(t.client == client for t in self._waiting)
+        if mine >= self.per_client:
+            raise QuotaError(
+                f"you run {searches(mine)} already, the most for one client on this "
+                "server: stop one, or wait for it to end"
+            )
+
+
 SUPPORTED = "two-player games without chance (tictactoe, mnk, gomoku, connect4, chess)"
+
+
+def check_supported(name: str, game: Any) -> None:
+    """Refuse a game the browser app cannot play (it shows two-player games without chance).
+
+    Raises:
+        InvalidParameterError: ``game`` has another number of players, or chance events.
+    """
+    spec = game.spec
+    if spec.num_players != 2 or not spec.is_deterministic:
+        raise InvalidParameterError(f"{name}: the browser app plays {SUPPORTED}")
+
 
 AI_KINDS = ("mcts", "zero")
 """The AIs of the browser app: rollout MCTS, and a search guided by the network shipped for
@@ -189,6 +357,8 @@ class GameSession:
     position (its tree kept across moves with :meth:`playout.MCTS.advance`), the value
     history, and at most one search job. ``ai``: ``"mcts"`` (rollouts) or ``"zero"`` (the
     network shipped for the game, loaded once per process and shared between games).
+    ``owner``: the client that created it (its searches count against that client's share of
+    ``slots``).
 
     Raises (constructor):
         UnknownGameError, InvalidParameterError, MoveError, MissingDependencyError: a bad
@@ -205,12 +375,16 @@ class GameSession:
         *,
         seed: int | None = None,
         ai: str = "mcts",
+        owner: str = "",
         limits: Limits | None = None,
-        searches: threading.BoundedSemaphore | None = None,
+        slots: SearchSlots | None = None,
     ) -> None:
         self.id = session_id
+        self.owner = owner
         self.limits = limits or Limits()
-        self._searches = searches or threading.BoundedSemaphore(self.limits.max_searches)
+        self._slots = slots or SearchSlots(
+            self.limits.max_searches, self.limits.max_searches_per_client, self.limits.max_waiting
+        )
         for key in ("width", "height"):
             value = params.get(key)
             if isinstance(value, int) and value > self.limits.max_board:
@@ -218,9 +392,7 @@ class GameSession:
                     f"{key} must be at most {self.limits.max_board} on this server, got {value}"
                 )
         self.game: Any = playout.make_game(name, **params)
-        spec = self.game.spec
-        if spec.num_players != 2 or not spec.is_deterministic:
-            raise InvalidParameterError(f"{name}: the browser app plays {SUPPORTED}")
+        check_supported(name, self.game)
         self.name = name
         self.params = dict(params)
         self.ai = ai
@@ -236,6 +408,8 @@ class GameSession:
             self._apply(action)
         self.lock = threading.Lock()
         self._job: SearchJob | None = None
+        self.closed = False
+        """Dropped from its store: no search starts any more."""
         self._view_lock = threading.Lock()
         self._view: dict[str, Any] = {}
         self.version = 0
@@ -390,19 +564,33 @@ class GameSession:
         return job is not None and job.kind == "analysis" and not job.cancelled
 
     def _resume(self, analysing: bool) -> None:
+        """Analyse the new position if an analysis ran before the move; when its slot went
+        to another search meanwhile, the analysis stays stopped (the view says so) and the
+        move stands."""
         if analysing and not self.state.is_terminal():
-            self._start("analysis", playout.Budget(seconds=self.limits.analysis_seconds))
+            with contextlib.suppress(QuotaError):
+                self._start("analysis", playout.Budget(seconds=self.limits.analysis_seconds))
 
     # ----------------------------------------------------------------------------- search
 
-    def start_ai(self, budget: playout.Budget) -> SearchJob:
+    def start_ai(self, budget: playout.Budget, *, slot_held: bool = False) -> SearchJob:
         """Start the AI's search for the player to move; it plays its move when the budget
-        is used, the root is proven, or :meth:`stop` is called (:meth:`cancel`: no move)."""
+        is used, the root is proven, or :meth:`stop` is called (:meth:`cancel`: no move).
+
+        ``slot_held``: the caller holds a search slot for the owner (from
+        :meth:`SearchSlots.enqueue`); the search takes it over, or it is given back when
+        the search cannot start.
+        """
         with self.lock:
-            self._idle()
-            if self.state.is_terminal():
-                raise GameOverError("the game is over: there is nothing to search")
-            return self._start("ai", budget)
+            try:
+                self._idle()
+                if self.state.is_terminal():
+                    raise GameOverError("the game is over: there is nothing to search")
+            except BaseException:
+                if slot_held:
+                    self._slots.release(self.owner)
+                raise
+            return self._start("ai", budget, slot_held=slot_held)
 
     def start_analysis(self) -> SearchJob:
         """Start (or keep) analysing the current position until :meth:`stop`, the server's
@@ -437,17 +625,23 @@ class GameSession:
             job.stop(cancel=True)
 
     def close(self) -> None:
-        """Cancel the search and wait for its thread (the game is dropped)."""
-        job = self._job
+        """Cancel the search and wait for its thread (the game is dropped): no search
+        starts on it afterwards (one asked meanwhile gets :class:`SessionNotFoundError`)."""
+        with self.lock:
+            self.closed = True
+            job = self._job
         if job is not None:
             job.stop(cancel=True)
             job.join()
 
-    def _start(self, kind: str, budget: playout.Budget) -> SearchJob:
-        if not self._searches.acquire(blocking=False):
-            raise BusyError(
-                f"the server runs {self.limits.max_searches} searches already; try again soon"
-            )
+    def _start(self, kind: str, budget: playout.Budget, *, slot_held: bool = False) -> SearchJob:
+        """Start a search job (``lock`` held)."""
+        if self.closed:  # dropped while the request waited (for the lock, or for a slot)
+            if slot_held:
+                self._slots.release(self.owner)
+            raise SessionNotFoundError(f"no game with id {self.id!r}: it was deleted")
+        if not slot_held:
+            self._slots.acquire(self.owner)  # QuotaError: no slot for this client now
         job = SearchJob(kind, budget)
         job.thread = threading.Thread(
             target=self._run_job, args=(job,), name=f"playout-{kind}-{self.id}", daemon=True
@@ -457,7 +651,13 @@ class GameSession:
         with self._view_lock:  # the view says so at once (the search publishes later)
             self.version += 1
             self._view = {**self._view, "thinking": kind, "version": self.version}
-        job.thread.start()
+        try:
+            job.thread.start()
+        except RuntimeError as error:  # the process cannot start another thread now
+            self._slots.release(self.owner)
+            job.done.set()
+            self.publish(final=True)
+            raise QuotaError(f"the server cannot start a search now ({error})") from error
         return job
 
     def _run_job(self, job: SearchJob) -> None:
@@ -472,7 +672,7 @@ class GameSession:
             job.error = error
         finally:
             # Published before ``done``: until then no request touches the engine.
-            self._searches.release()
+            self._slots.release(self.owner)
             try:
                 self.publish(result, final=True)
             finally:
@@ -523,17 +723,37 @@ class GameSession:
 
 
 class SessionStore:
-    """The games of one server, by id: at most ``limits.max_games`` (the least recently
-    used is dropped first), each expiring ``limits.ttl_seconds`` after its last use."""
+    """The games of one server, by id, each owned by the client that created it.
+
+    At most ``limits.max_games_per_client`` games per client and ``limits.max_games`` in all;
+    past either, :meth:`create` raises :class:`QuotaError` and drops nothing. A game expires
+    ``limits.ttl_seconds`` after its last use, unless a search runs on it. Another client's
+    game is as good as absent: :meth:`get` and :meth:`delete` with an ``owner`` answer
+    :class:`SessionNotFoundError` for it.
+    """
 
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()
         self._sessions: collections.OrderedDict[str, GameSession] = collections.OrderedDict()
         self._lock = threading.Lock()
-        self._searches = threading.BoundedSemaphore(self.limits.max_searches)
+        limits = self.limits
+        self._slots = SearchSlots(
+            limits.max_searches, limits.max_searches_per_client, limits.max_waiting
+        )
+        self._streams: collections.Counter[str] = collections.Counter()
 
     def __len__(self) -> int:
         return len(self._sessions)
+
+    @property
+    def slots(self) -> SearchSlots:
+        """The server's search slots (shared by its games)."""
+        return self._slots
+
+    def count(self, owner: str | None = None) -> int:
+        """Games kept now: ``owner``'s, or all of them."""
+        with self._lock:
+            return sum(owner is None or s.owner == owner for s in self._sessions.values())
 
     def create(
         self,
@@ -542,61 +762,158 @@ class SessionStore:
         moves: str = "",
         seed: int | None = None,
         ai: str = "mcts",
+        *,
+        owner: str = "",
     ) -> GameSession:
-        """A new game (built outside the store's lock: the first search compiles, the first
-        zero game loads its network)."""
+        """A new game for the client ``owner`` (built outside the store's lock: the first
+        search compiles, the first zero game loads its network).
+
+        Raises:
+            QuotaError: ``owner`` keeps ``max_games_per_client`` games, or the server keeps
+                ``max_games`` (checked before the game is built, and again when it is
+                stored).
+            UnknownGameError, InvalidParameterError, MoveError, ...: see
+                :class:`GameSession`.
+        """
+        with self._lock:
+            dropped = self._expire()
+            full = self._full(owner)
+        self._close(dropped)
+        if full is not None:
+            raise full
         session = GameSession(
-            secrets.token_urlsafe(9),
+            secrets.token_urlsafe(12),
             name,
             params,
             moves,
             seed=seed,
             ai=ai,
+            owner=owner,
             limits=self.limits,
-            searches=self._searches,
+            slots=self._slots,
         )
-        dropped: list[GameSession] = []
         with self._lock:
-            dropped += self._expire()
-            self._sessions[session.id] = session
-            while len(self._sessions) > self.limits.max_games:
-                dropped.append(self._sessions.popitem(last=False)[1])
-        for old in dropped:
-            old.close()
+            dropped = self._expire()
+            full = self._full(owner)
+            if full is None:
+                self._sessions[session.id] = session
+        self._close(dropped)
+        if full is not None:  # another request of a client took the room meanwhile
+            session.close()
+            raise full
         return session
 
-    def get(self, session_id: str) -> GameSession:
-        """The game ``session_id`` (now the most recently used).
+    def get(self, session_id: str, owner: str | None = None) -> GameSession:
+        """The game ``session_id`` (now the most recently used); with ``owner``, only if
+        that client created it.
 
         Raises:
-            SessionNotFoundError: no such game, or it expired.
+            SessionNotFoundError: no such game (or not ``owner``'s), or it expired.
         """
         with self._lock:
             dropped = self._expire()
             session = self._sessions.get(session_id)
+            if session is not None and owner is not None and session.owner != owner:
+                session = None
             if session is not None:
                 self._sessions.move_to_end(session_id)
                 session.touch()
-        for old in dropped:
-            old.close()
+        self._close(dropped)
         if session is None:
             raise SessionNotFoundError(f"no game with id {session_id!r} (it may have expired)")
         return session
 
-    def delete(self, session_id: str) -> None:
+    def delete(self, session_id: str, owner: str | None = None) -> None:
+        """Drop the game (its search is cancelled); with ``owner``, only that client's.
+
+        Raises:
+            SessionNotFoundError: no such game (or not ``owner``'s).
+        """
         with self._lock:
-            session = self._sessions.pop(session_id, None)
+            session = self._sessions.get(session_id)
+            if session is not None and (owner is None or session.owner == owner):
+                del self._sessions[session_id]
+            else:
+                session = None
         if session is None:
             raise SessionNotFoundError(f"no game with id {session_id!r} (it may have expired)")
         session.close()
+
+    def open_stream(self, owner: str) -> Callable[[], None]:
+        """Count an open event stream of ``owner``; the function that ends the count (once,
+        however many times it is called).
+
+        Raises:
+            QuotaError: ``owner`` has ``max_streams_per_client`` streams open already, or the
+                server has ``max_streams``.
+        """
+        limits = self.limits
+        with self._lock:
+            if self._streams[owner] >= limits.max_streams_per_client:
+                raise QuotaError(
+                    f"you have {self._streams[owner]} event streams open, the most for one "
+                    "client on this server: close one (a browser tab) first"
+                )
+            if self._streams.total() >= limits.max_streams:
+                raise QuotaError(
+                    f"the server has {limits.max_streams} event streams open, its most: "
+                    "try again in a moment"
+                )
+            self._streams[owner] += 1
+        closed = threading.Event()
+
+        def close() -> None:
+            with self._lock:
+                if closed.is_set():
+                    return
+                closed.set()
+                self._streams[owner] -= 1
+                if self._streams[owner] <= 0:
+                    del self._streams[owner]
+
+        return close
+
+    def streams(self, owner: str | None = None) -> int:
+        """Event streams open now: ``owner``'s, or all of them."""
+        with self._lock:
+            return self._streams.total() if owner is None else self._streams[owner]
 
     def close(self) -> None:
         """Stop every search (server shutdown)."""
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
+        self._close(sessions)
+
+    @staticmethod
+    def _close(sessions: list[GameSession]) -> None:
         for session in sessions:
             session.close()
+
+    def _full(self, owner: str) -> QuotaError | None:
+        """Why ``owner`` may not create a game now (None: it may). With the lock held."""
+        limits = self.limits
+        mine = [s for s in self._sessions.values() if s.owner == owner]
+        if len(mine) >= limits.max_games_per_client:
+            return QuotaError(
+                f"you have {len(mine)} games on this server, the most for one client: "
+                "delete one (DELETE /api/games/{id}) or wait for one to expire",
+                retry_after=self._first_expiry(mine),
+            )
+        if len(self._sessions) >= limits.max_games:
+            return QuotaError(
+                f"the server keeps {limits.max_games} games, its most: try again when one expires",
+                retry_after=self._first_expiry(list(self._sessions.values())),
+            )
+        return None
+
+    def _first_expiry(self, sessions: list[GameSession]) -> float:
+        """Seconds until the first of ``sessions`` that can expire does (1 when none can)."""
+        now = time.monotonic()
+        left = [
+            self.limits.ttl_seconds - (now - s.last_seen) for s in sessions if s.thinking is None
+        ]
+        return min(left, default=1.0)
 
     def _expire(self) -> list[GameSession]:
         now = time.monotonic()
@@ -610,13 +927,18 @@ class SessionStore:
 
 __all__ = [
     "AI_KINDS",
+    "SUPPORTED",
     "BusyError",
     "GameSession",
     "Limits",
+    "QuotaError",
     "SearchJob",
+    "SearchSlots",
     "SessionNotFoundError",
     "SessionStore",
+    "Ticket",
     "ai_kinds",
     "ai_options",
+    "check_supported",
     "zero_unavailable",
 ]

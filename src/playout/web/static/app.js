@@ -35,10 +35,17 @@ async function api(method, path, body) {
     let text = response.statusText;
     if (typeof detail === "string") text = detail;
     else if (Array.isArray(detail)) text = detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
-    throw new Error(text);
+    const error = new Error(text);
+    error.status = response.status;
+    // 429: a limit of this browser or of the server; Retry-After says when to try again.
+    error.retryAfter = Math.max(1, Number(response.headers.get("Retry-After")) || 1);
+    throw error;
   }
   return data;
 }
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const AI_RETRIES = 60; // a move the busy server refused (429) is asked again, this many times
 
 const gamePath = (suffix = "") => `/api/games/${app.view.id}${suffix}`;
 
@@ -112,7 +119,15 @@ async function newGame(moves) {
   app.analysedKey = null;
   clearChess();
   try {
-    const view = await api("POST", "/api/games", settings(moves));
+    let view;
+    try {
+      view = await api("POST", "/api/games", settings(moves));
+    } catch (error) {
+      // No room for one more game (this browser's or the server's): the old one makes room.
+      if (error.status !== 429 || !old) throw error;
+      await api("DELETE", `/api/games/${old.id}`).catch(() => {});
+      view = await api("POST", "/api/games", settings(moves));
+    }
     if (app.source) app.source.close();
     app.view = null;
     show(view);
@@ -153,10 +168,22 @@ async function requestAi() {
   if (!app.view || app.view.board.terminal || thinking()) return;
   app.aiPending = true;
   renderControls();
+  const id = app.view.id;
   let ok = false;
   try {
-    show(await api("POST", gamePath("/ai-move"), { ...budget(), wait: true }));
-    ok = true;
+    for (let attempt = 0; !ok; attempt += 1) {
+      try {
+        show(await api("POST", gamePath("/ai-move"), { ...budget(), wait: true }));
+        ok = true;
+        if (attempt > 0) say("");
+      } catch (error) {
+        // The server runs its most searches (or this browser does): wait for a free one.
+        if (error.status !== 429 || attempt >= AI_RETRIES || !app.view || app.view.id !== id) throw error;
+        say(`${error.message} (asking again in ${error.retryAfter} s)`);
+        await sleep(error.retryAfter * 1000);
+        if (!app.view || app.view.id !== id) return;
+      }
+    }
   } catch (error) {
     say(error.message);
   } finally {
@@ -916,6 +943,9 @@ function wire() {
 }
 
 async function start() {
+  // Opened from the URL that playout serve printed: the server keeps its token in a cookie
+  // now, so the address bar (and the history) need not show it.
+  if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
   wire();
   try {
     await loadCatalog();
