@@ -37,6 +37,9 @@ GAME_KEY = "game"
 START_ANEW = "or start a new run in another directory"
 """The way out every damaged-run message offers last."""
 
+RESTORE_SETTINGS = f"restore the run's {SETTINGS}, {START_ANEW}"
+"""What to do about a damaged ``settings.json``."""
+
 
 def read_settings(out_dir: Path) -> dict[str, Any] | None:
     """The JSON object in ``out_dir/settings.json``, or ``None`` when there is none.
@@ -51,17 +54,18 @@ def read_settings(out_dir: Path) -> dict[str, Any] | None:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         raise RunError(
-            f"{path}: unreadable settings ({_first_line(error)}); restore the run's "
-            f"settings.json, {START_ANEW}"
+            f"{path}: unreadable settings ({_first_line(error)}); {RESTORE_SETTINGS}"
         ) from error
     if not isinstance(data, dict):
-        raise RunError(f"{path}: not a run's settings (a JSON object); {START_ANEW}")
+        raise RunError(f"{path}: not a run's settings (a JSON object); {RESTORE_SETTINGS}")
     return data
 
 
-def write_settings(out_dir: Path, settings: dict[str, Any], game: dict[str, Any]) -> None:
-    """Write ``settings.json``: the settings and, under :data:`GAME_KEY`, the game."""
-    text = json.dumps({**settings, GAME_KEY: game}, indent=2)
+def write_settings(out_dir: Path, settings: dict[str, Any], game: dict[str, Any] | None) -> None:
+    """Write ``settings.json``: the settings and, under :data:`GAME_KEY`, the game (none for
+    a run begun before playout recorded it)."""
+    record = {} if game is None else {GAME_KEY: game}
+    text = json.dumps({**settings, **record}, indent=2)
     write_or_fail(out_dir / SETTINGS, lambda path: write_text_atomic(path, text))
 
 
@@ -128,6 +132,8 @@ def check_metrics(path: Path, fields: Sequence[str]) -> MetricsCheck:
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise RunError(f"{path}: not a metrics file ({_first_line(error)}); {advice}") from error
+    if "\x00" in text:
+        raise RunError(f"{path}: not a metrics file (it holds NUL bytes); {advice}")
     cut = None
     if text and not text.endswith("\n"):
         complete = text[: text.rfind("\n") + 1]
@@ -148,8 +154,8 @@ def check_metrics(path: Path, fields: Sequence[str]) -> MetricsCheck:
         kept = [dict(zip(fields, row, strict=True)) for row in body]  # a damaged header line
     else:
         raise RunError(
-            f"{path}: not a metrics file (its rows fit neither its header nor the columns "
-            f"{', '.join(fields)}); {advice}"
+            f"{path}: not a metrics file (its rows fit neither its header nor playout's "
+            f"columns); {advice}"
         )
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(fields), extrasaction="ignore")
@@ -214,6 +220,7 @@ __all__ = [
     "GAME_KEY",
     "METRICS",
     "MODEL",
+    "RESTORE_SETTINGS",
     "SETTINGS",
     "MetricsCheck",
     "append_metrics_row",

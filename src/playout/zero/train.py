@@ -62,6 +62,7 @@ from playout.zero.rundir import (
     GAME_KEY,
     METRICS,
     MODEL,
+    RESTORE_SETTINGS,
     SETTINGS,
     START_ANEW,
     MetricsCheck,
@@ -351,7 +352,7 @@ def saved_settings(out_dir: str | os.PathLike[str]) -> TrainConfig | None:
     except SettingError as error:
         raise SettingError(error.setting, error.problem, saved=path) from None
     except InvalidParameterError as error:
-        raise RunError(f"{path}: unreadable settings ({error}); {START_ANEW}") from None
+        raise RunError(f"{path}: unreadable settings ({error}); {RESTORE_SETTINGS}") from None
 
 
 def _resumed_config(
@@ -375,7 +376,7 @@ def _resumed_config(
             raise SettingError(error.setting, error.problem, saved=path) from None
         saved = _values_from_json({k: v for k, v in data.items() if k != error.setting})
     except InvalidParameterError as error:
-        raise RunError(f"{path}: unreadable settings ({error}); {START_ANEW}") from None
+        raise RunError(f"{path}: unreadable settings ({error}); {RESTORE_SETTINGS}") from None
     defaults = dataclasses.asdict(TrainConfig()) | {"architecture": TrainConfig().architecture}
     saved = defaults | saved
     values = _changed(saved, changes)
@@ -664,9 +665,12 @@ class Trainer:
                 f"{self.out_dir / CHECKPOINT}: missing, but {self.out_dir / METRICS} records "
                 f"iterations of a run; restore the run's {CHECKPOINT} to resume, {START_ANEW}"
             )
-        # Everything read: now the writes.
-        if data is None or self.changed or recorded is None:
-            write_settings(self.out_dir, self.config.to_json(), self.signature.to_json())
+        # Everything read: now the writes. A run begun before playout recorded its game
+        # stays without a record (its checkpoint's game, shapes and actions were checked):
+        # this game's could be the wrong one.
+        if data is None or self.changed:
+            game = self.signature.to_json() if data is None or recorded is not None else None
+            write_settings(self.out_dir, self.config.to_json(), game)
         repair_metrics(self.out_dir / METRICS, metrics)
         self._write_missing_row(saved_report, metrics)
 
@@ -693,7 +697,9 @@ class Trainer:
         try:
             found = GameSignature.from_json(recorded)
         except ValueError as error:
-            raise RunError(f"{path}: unreadable game record ({error}); {START_ANEW}") from None
+            raise RunError(
+                f"{path}: unreadable game record ({error}); {RESTORE_SETTINGS}"
+            ) from None
         if not found.fits(self.signature):
             raise RunError(
                 f"{path}: the run in {self.out_dir} trains {found}, not {self.signature}: "
@@ -1130,8 +1136,11 @@ def _lock_file(out_dir: Path) -> Any:
             stacklevel=3,
         )
         return None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(str(os.getpid()))
-    handle.flush()
+    try:  # who holds it, for another process's message; the lock holds without it
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+    except OSError:  # a full disk
+        pass
     return handle
