@@ -127,6 +127,14 @@ def test_every_training_setting_is_checked_when_given(
     assert caught.value.setting == next(iter(changes))
 
 
+def test_numpy_numbers_are_settings_saved_as_json_numbers(tmp_path: Path) -> None:
+    config = dataclasses.replace(TINY, games_per_iteration=np.int64(2), c=np.float32(1.5))
+    assert type(config.games_per_iteration) is int and type(config.c) is float
+    with Trainer(tictactoe(), tmp_path / "run", config):
+        pass
+    assert json.loads((tmp_path / "run" / "settings.json").read_text())["c"] == 1.5
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

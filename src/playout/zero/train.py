@@ -231,7 +231,11 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
-            _check_setting(field.name, str(field.type), getattr(self, field.name))
+            value = getattr(self, field.name)
+            _check_setting(field.name, str(field.type), value)
+            if field.type in ("int", "float"):  # numpy's numbers as Python's (for the JSON)
+                number = int(value) if field.type == "int" else float(value)
+                object.__setattr__(self, field.name, number)
         if self.seed > MAX_SEED:
             raise SettingError("seed", f"must be <= {MAX_SEED}, got {self.seed}")
         try:
@@ -271,14 +275,8 @@ class TrainConfig:
                 size, the replay buffer's size, the seed, the Expert Iteration warm start),
                 or an unknown one.
         """
-        values = _changed(dataclasses.asdict(self) | {"architecture": self.architecture}, changes)
-        for name in changes:
-            if name in FIXED_SETTINGS and values[name] != getattr(self, name):
-                raise SettingError(
-                    name,
-                    f"cannot change once a run has started (it is {getattr(self, name)!r}); "
-                    "start a new run in another directory",
-                )
+        values = _changed(_values(self), changes)
+        _refuse_fixed_changes(_values(self), values, changes)
         return TrainConfig(**values)
 
     @classmethod
@@ -308,6 +306,29 @@ def _values_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
         except (TypeError, InvalidParameterError) as error:
             raise SettingError("architecture", f"is bad: {error}") from None
     return values
+
+
+def _values(config: TrainConfig) -> dict[str, Any]:
+    """``config``'s keyword arguments (the architecture as itself, not a dictionary)."""
+    return dataclasses.asdict(config) | {"architecture": config.architecture}
+
+
+def _refuse_fixed_changes(
+    saved: Mapping[str, Any], values: Mapping[str, Any], changes: Mapping[str, Any]
+) -> None:
+    """Refuse ``changes`` that make ``values`` differ from ``saved`` in a setting a run
+    keeps (:data:`FIXED_SETTINGS`).
+
+    Raises:
+        SettingError: naming the first such setting.
+    """
+    for name in changes:
+        if name in FIXED_SETTINGS and values[name] != saved[name]:
+            raise SettingError(
+                name,
+                f"cannot change once a run has started (it is {saved[name]!r}); start a new "
+                "run in another directory",
+            )
 
 
 def _changed(values: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
@@ -377,16 +398,9 @@ def _resumed_config(
         saved = _values_from_json({k: v for k, v in data.items() if k != error.setting})
     except InvalidParameterError as error:
         raise RunError(f"{path}: unreadable settings ({error}); {RESTORE_SETTINGS}") from None
-    defaults = dataclasses.asdict(TrainConfig()) | {"architecture": TrainConfig().architecture}
-    saved = defaults | saved
+    saved = _values(TrainConfig()) | saved
     values = _changed(saved, changes)
-    for name in changes:
-        if name in FIXED_SETTINGS and values[name] != saved[name]:
-            raise SettingError(
-                name,
-                f"cannot change once a run has started (it is {saved[name]!r}); start a new "
-                "run in another directory",
-            )
+    _refuse_fixed_changes(saved, values, changes)
     try:
         config = TrainConfig(**values)
     except SettingError as error:
@@ -682,8 +696,7 @@ class Trainer:
         config = config or TrainConfig()
         if not changes:
             return config
-        values = dataclasses.asdict(config) | {"architecture": config.architecture}
-        return TrainConfig(**_changed(values, changes))
+        return TrainConfig(**_changed(_values(config), changes))
 
     def _check_game(self, recorded: Any) -> None:
         """Refuse a run made for another game, or the same game with other rules.
