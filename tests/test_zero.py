@@ -632,7 +632,7 @@ def test_train_command_runs_resumes_and_plots(
     assert (saved["schedule_iterations"], saved["learning_rate"]) == (7, 0.01)
     rows = len((out / "metrics.csv").read_text().splitlines())
     assert main([*argv, "--channels", "16"]) == 2
-    assert "architecture cannot change once a run has started" in capsys.readouterr().err
+    assert "--channels/--blocks cannot change once a run has started" in capsys.readouterr().err
     assert main([*argv, "--seed", "9"]) == 2
     assert "seed cannot change" in capsys.readouterr().err
     assert len((out / "metrics.csv").read_text().splitlines()) == rows  # nothing ran

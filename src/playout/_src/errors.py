@@ -77,6 +77,14 @@ class RunInUseError(PlayoutError, RuntimeError):
     train`` on the same ``--out``); the message names the directory and that process."""
 
 
+class RunError(ModelFileError):
+    """A training run's directory cannot be resumed or written: a file of it is missing,
+    damaged, made by a run of another game or size, or cannot be written (a full disk). The
+    message names the file and what the user can do (resume from the last good checkpoint, or
+    start anew in another directory). A :class:`ModelFileError`, which these were raised as
+    before."""
+
+
 class PlayoutWarning(UserWarning):
     """Something the caller should know about a result: a rollout cut short, a search that
     stopped at its memory bound. Filter it with :mod:`warnings` like any other warning."""
@@ -95,6 +103,7 @@ __all__ = [
     "PlayoutError",
     "PlayoutWarning",
     "RecordError",
+    "RunError",
     "RunInUseError",
     "SolverLimitError",
     "UnknownGameError",

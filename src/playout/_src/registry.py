@@ -87,6 +87,19 @@ def game_parameters(name: str) -> dict[str, Any]:
     return dict(_entry(name).defaults)
 
 
+def game_params(game: Game) -> dict[str, Any]:
+    """The registry parameters that rebuild ``game`` with ``make_game(name, **params)``.
+
+    The names come from the registry entry of ``game.spec.name`` (the factory's keyword
+    parameters) and the values from the game's attributes of the same names; ``{}`` for a game
+    that is not registered.
+    """
+    name = game.spec.name
+    if name not in _REGISTRY:
+        return {}
+    return {key: getattr(game, key) for key in game_parameters(name) if hasattr(game, key)}
+
+
 def _coerce(game: str, key: str, value: Any, default: Any) -> Any:
     """Convert text (from a command line) to the type of the parameter's default."""
     if not isinstance(value, str) or default is inspect.Parameter.empty or default is None:
@@ -193,6 +206,7 @@ __all__ = [
     "GameEntry",
     "game_names",
     "game_parameters",
+    "game_params",
     "game_summary",
     "make_game",
     "register_game",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from playout._src.optional import import_optional
@@ -35,56 +36,91 @@ SETTING_OPTIONS = {
 """Command-line options and the :class:`~playout.zero.TrainConfig` fields they set."""
 
 
-def given_settings(args: argparse.Namespace, base: Any = None) -> dict[str, Any]:
-    """The :class:`~playout.zero.TrainConfig` fields the options given set (``base``: the
-    settings the network's size is completed from, default :class:`~playout.zero.TrainConfig`)."""
-    from playout.zero import TrainConfig
+OPTION_NAMES = {field: f"--{option.replace('_', '-')}" for option, field in SETTING_OPTIONS.items()}
+OPTION_NAMES["architecture"] = "--channels/--blocks"
+"""The option that sets each :class:`~playout.zero.TrainConfig` field, as messages name it."""
 
+
+def given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`~playout.zero.TrainConfig` fields the options given set (the network's
+    size as a mapping of the :class:`~playout.zero.Architecture` fields given)."""
     changes: dict[str, Any] = {
         field: getattr(args, option)
         for option, field in SETTING_OPTIONS.items()
         if getattr(args, option, None) is not None
     }
-    if args.channels is not None or args.blocks is not None:
-        default = (base or TrainConfig()).architecture
-        changes["architecture"] = dataclasses.replace(
-            default,
-            channels=args.channels or default.channels,
-            blocks=args.blocks or default.blocks,
-        )
+    architecture = {
+        name: getattr(args, name)
+        for name in ("channels", "blocks")
+        if getattr(args, name, None) is not None
+    }
+    if architecture:
+        changes["architecture"] = architecture
     return changes
 
 
 def train_config(args: argparse.Namespace) -> Any:
-    """The run's :class:`~playout.zero.TrainConfig` from the options given."""
+    """The :class:`~playout.zero.TrainConfig` of a new run with the options given."""
+    import dataclasses
+
     from playout.zero import TrainConfig
 
-    return TrainConfig(**given_settings(args))
+    changes = given_settings(args)
+    with options_named():
+        if "architecture" in changes:
+            changes["architecture"] = dataclasses.replace(
+                TrainConfig().architecture, **changes["architecture"]
+            )
+        return TrainConfig(**changes)
+
+
+@contextlib.contextmanager
+def options_named() -> Iterator[None]:
+    """Turn a bad training setting's error into one that names its command-line option
+    (``--lr must be a finite number > 0``, not ``learning_rate ...``)."""
+    from playout._src.errors import InvalidParameterError
+    from playout.zero.train import SettingError
+
+    try:
+        yield
+    except SettingError as error:
+        name = OPTION_NAMES.get(error.setting, error.setting)
+        raise InvalidParameterError(error.text(name)) from None
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """``playout train``: self-play, training, evaluation, checkpoints in ``--out``."""
+    """``playout train``: self-play, training, evaluation, checkpoints in ``--out``.
+
+    Every option is checked before anything runs (``--plot``'s file name and matplotlib
+    included), on a new run and on a resumed one alike."""
     import_optional("torch", extra="zero", needed_by="playout train")
     from pathlib import Path
 
+    from playout._src.errors import InvalidParameterError
     from playout.zero import Trainer
-    from playout.zero.train import saved_settings
 
     game = make_game(args)
-    saved = saved_settings(args.out)
-    resuming = saved is not None
+    if args.plot:
+        from playout.plots import check_image_path, require_matplotlib
+
+        try:
+            check_image_path(args.plot)
+        except InvalidParameterError as error:
+            raise InvalidParameterError(f"--plot {error}") from None
+        require_matplotlib()
     executor = None if args.executor == "auto" else args.executor
-    trainer = Trainer(
-        game,
-        args.out,
-        None if resuming else train_config(args),
-        device=args.device,
-        workers=args.workers,
-        executor=executor,
-        ray_address=args.ray_address,
-        changes=given_settings(args, saved) if resuming else None,
-    )
-    if resuming:
+    with options_named():
+        trainer = Trainer(
+            game,
+            args.out,
+            None,
+            device=args.device,
+            workers=args.workers,
+            executor=executor,
+            ray_address=args.ray_address,
+            changes=given_settings(args),
+        )
+    if trainer.resumed:
         changed = ", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in trainer.changed.items())
         out(
             f"resuming the run in {args.out} after iteration {trainer.iteration} "

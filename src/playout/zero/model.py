@@ -10,10 +10,12 @@ al. 2017, at a small size) with the facts needed to use it on a game:
 * value: the expected return for the **player to move**, in [-1, 1] (tanh).
 
 The file (``.pt``, written by :meth:`Model.save`) is a dictionary saved with
-``torch.save``: a format tag and version, the game it was trained for (name, observation
-shape, number of actions), the architecture and the weights. It is read back with
-``torch.load(weights_only=True)``, which runs no code from the file; every way a file can be
-wrong raises :class:`~playout.ModelFileError` naming it.
+``torch.save``: a format tag and version, the game it was trained for (name, registry
+parameters such as an m,n,k board's ``width``, ``height`` and ``k``, observation shape,
+number of actions; :class:`GameSignature`), the architecture and the weights. It is read
+back with ``torch.load(weights_only=True)``, which runs no code from the file; every way a
+file can be wrong raises :class:`~playout.ModelFileError` naming it (a network made for
+other rules names both games).
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from typing import Any
 import numpy as np
 
 from playout._src.errors import InvalidParameterError, ModelFileError
+from playout._src.files import write_atomic
 from playout._src.optional import import_optional
+from playout._src.registry import game_params
 
 torch: Any = import_optional("torch", extra="zero", needed_by="playout.zero")
 nn: Any = torch.nn
@@ -116,11 +120,17 @@ class PolicyValueNet(nn.Module):  # type: ignore[misc]
 
 @dataclasses.dataclass(frozen=True)
 class GameSignature:
-    """What a network must agree on with a game: its name, observation shape and actions."""
+    """What a network must agree on with a game: its name, its registry parameters (the
+    rules: an m,n,k game's ``width``, ``height`` and ``k``; see :func:`~playout.make_game`),
+    its observation shape and its number of actions.
+
+    ``params`` is ``None`` for a model file written before playout recorded them (then only
+    the rest is compared)."""
 
     name: str
     observation_shape: tuple[int, ...]
     num_actions: int
+    params: tuple[tuple[str, Any], ...] | None = ()
 
     @classmethod
     def of(cls, game: Any) -> GameSignature:
@@ -141,7 +151,57 @@ class GameSignature:
             raise InvalidParameterError(
                 f"{game.spec.name} declares no num_actions: a network needs a fixed action set"
             )
-        return cls(game.spec.name, tuple(int(n) for n in shape), int(num_actions))
+        params = tuple(game_params(game).items())
+        return cls(game.spec.name, tuple(int(n) for n in shape), int(num_actions), params)
+
+    @classmethod
+    def from_json(cls, data: Any) -> GameSignature:
+        """The signature written by :meth:`to_json` (``params`` missing: ``None``).
+
+        Raises:
+            ValueError: not such a dictionary.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a dictionary, got {type(data).__name__}")
+        try:
+            params = data.get("params")
+            if params is not None and not isinstance(params, dict):
+                raise ValueError(f"params must be a dictionary, got {params!r}")
+            return cls(
+                str(data["game"]),
+                tuple(int(n) for n in data["observation_shape"]),
+                int(data["num_actions"]),
+                None if params is None else tuple(params.items()),
+            )
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"not a game signature ({error!r})") from error
+
+    def to_json(self) -> dict[str, Any]:
+        """``game``, ``params``, ``observation_shape`` and ``num_actions``, JSON-ready."""
+        return {
+            "game": self.name,
+            "params": None if self.params is None else dict(self.params),
+            "observation_shape": list(self.observation_shape),
+            "num_actions": self.num_actions,
+        }
+
+    def fits(self, other: GameSignature) -> bool:
+        """Whether a network made for ``self`` plays ``other``: the same name, observations
+        and actions, and the same parameters where both record them."""
+        return (self.name, self.observation_shape, self.num_actions) == (
+            other.name,
+            other.observation_shape,
+            other.num_actions,
+        ) and (
+            self.params is None or other.params is None or dict(self.params) == dict(other.params)
+        )
+
+    def __str__(self) -> str:
+        params = ", ".join(f"{key}={value!r}" for key, value in self.params or ())
+        rules = f" ({params})" if params else ""
+        return (
+            f"{self.name}{rules}, observations {self.observation_shape}, {self.num_actions} actions"
+        )
 
 
 RUNTIMES = ("auto", "torch", "onnx")
@@ -340,23 +400,24 @@ class Model:
         return {
             "format": FORMAT,
             "version": VERSION,
-            "game": self.signature.name,
-            "observation_shape": list(self.signature.observation_shape),
-            "num_actions": self.signature.num_actions,
+            **self.signature.to_json(),
             "architecture": dataclasses.asdict(self.architecture),
             "metadata": dict(self.metadata),
             "weights": {k: v.detach().cpu() for k, v in self.net.state_dict().items()},
         }
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the model to ``path`` atomically (a temporary file renamed over it, so a
-        crash never leaves half a file where a good one was). Returns the path."""
+        """Write the model to ``path`` atomically (a temporary file beside it, flushed to the
+        disk and renamed over it, so a crash or a full disk never leaves half a file where a
+        good one was, nor the temporary file). Returns the path.
+
+        Raises:
+            OSError: the file cannot be written; ``path`` is as it was.
+        """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(path.name + ".tmp")
-        torch.save(self.state(), temporary)
-        os.replace(temporary, path)
-        return path
+        state = self.state()
+        return write_atomic(path, lambda stream: torch.save(state, stream))
 
     def to_bytes(self) -> bytes:
         """The model file's contents (what :meth:`save` writes), in memory."""
@@ -390,8 +451,8 @@ class Model:
 
         Raises:
             ModelFileError: the file is missing or unreadable, not a playout model, of a
-                newer format, or made for another game (name, observation shape or action
-                count differ); the message names the file.
+                newer format, or made for another game (name, parameters, observation shape
+                or action count differ); the message names the file and both games.
         """
         path = Path(path)
         model = cls._from_data(read_model_file(path), str(path), game, device, runtime)
@@ -404,15 +465,13 @@ class Model:
     ) -> Model:
         """A model from a model file's checked dictionary (``path`` names it in errors)."""
         signature = GameSignature.of(game)
-        found = GameSignature(
-            str(data["game"]), tuple(data["observation_shape"]), int(data["num_actions"])
-        )
-        if found != signature:
+        try:
+            found = GameSignature.from_json(data)
+        except ValueError as error:
+            raise ModelFileError(f"{path}: bad game record: {error}") from error
+        if not found.fits(signature):
             raise ModelFileError(
-                f"{path}: the network was trained for {found.name} (observations "
-                f"{found.observation_shape}, {found.num_actions} actions), not for "
-                f"{signature.name} (observations {signature.observation_shape}, "
-                f"{signature.num_actions} actions)"
+                f"{path}: the network was trained for {found}, not for {signature}"
             )
         try:
             architecture = Architecture(**data["architecture"])

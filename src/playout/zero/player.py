@@ -11,6 +11,7 @@ actions, instead of PUCT; needs a simulation count, not ``seconds``).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from playout._src.keyvalue import parse_key_values, parse_number, parse_yes_no
 from playout._src.search import MCTS
 from playout._src.shipped import shipped_model_path
 from playout.zero.evaluator import NetworkEvaluator, masked_softmax
-from playout.zero.model import Model
+from playout.zero.model import Model, resolve_device
 from playout.zero.options import shared_model
 from playout.zero.selfplay import ZeroSearch
 
@@ -127,13 +128,27 @@ def _rebuild(
     )
 
 
-def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
-    """``zero[:simulations=N,seconds=S,model=PATH,c=X,batch=N,device=D,symmetries=yes|no,
-    gumbel=M]``.
+@dataclasses.dataclass(frozen=True)
+class ZeroOptions:
+    """The options of a ``zero:`` spec, read and checked (no model loaded yet)."""
+
+    simulations: int = 400
+    seconds: float | None = None
+    model: str | None = None
+    c: float | None = None
+    batch: int = 8
+    device: str | None = None
+    symmetries: bool = False
+    gumbel: Gumbel | None = None
+
+
+def parse_zero_options(rest: str) -> ZeroOptions:
+    """The options after ``zero:``, checked as far as they can be without a game (the model
+    file is read by :func:`parse_zero_player`).
 
     Raises:
-        InvalidParameterError: an unknown key or a bad value.
-        ModelFileError: the model file is missing, bad, or for another game.
+        InvalidParameterError: an unknown key or a bad value (a device this machine lacks
+            included).
     """
     values = parse_key_values(rest, "zero", ZERO_KEYS)
     simulations = 400
@@ -146,10 +161,7 @@ def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
         seconds = parse_number("seconds", values["seconds"], float)
         if not seconds > 0:
             raise InvalidParameterError(f"seconds must be > 0, got {seconds}")
-    model = shared_model(
-        values.get("model") or shipped_model_path(game), game, device=values.get("device")
-    )
-    c = parse_number("c", values["c"], float) if "c" in values else model.metadata.get("c", 2.0)
+    c = parse_number("c", values["c"], float) if "c" in values else None
     batch = parse_number("batch", values["batch"], int) if "batch" in values else 8
     symmetries = (
         parse_yes_no("symmetries", values["symmetries"]) if "symmetries" in values else False
@@ -163,13 +175,46 @@ def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
                 "not seconds"
             )
         gumbel = Gumbel(considered=considered)
-    search = ZeroSearch(simulations=max(1, simulations), c=c, leaf_batch=batch, gumbel=gumbel)
+    device = values.get("device")
+    if device is not None:
+        resolve_device(device)
+    # The search's own checks (c > 0, batch >= 1), with a stand-in for the model's c.
+    ZeroSearch(simulations=max(1, simulations), c=1.0 if c is None else c, leaf_batch=batch)
+    return ZeroOptions(
+        simulations=simulations,
+        seconds=seconds,
+        model=values.get("model"),
+        c=c,
+        batch=batch,
+        device=device,
+        symmetries=symmetries,
+        gumbel=gumbel,
+    )
+
+
+def parse_zero_player(text: str, rest: str, game: Any) -> ZeroPlayer:
+    """``zero[:simulations=N,seconds=S,model=PATH,c=X,batch=N,device=D,symmetries=yes|no,
+    gumbel=M]``.
+
+    Raises:
+        InvalidParameterError: an unknown key or a bad value.
+        ModelFileError: the model file is missing, bad, or for another game.
+    """
+    options = parse_zero_options(rest)
+    model = shared_model(options.model or shipped_model_path(game), game, device=options.device)
+    c = model.metadata.get("c", 2.0) if options.c is None else options.c
+    search = ZeroSearch(
+        simulations=max(1, options.simulations),
+        c=c,
+        leaf_batch=options.batch,
+        gumbel=options.gumbel,
+    )
     return ZeroPlayer(
         game,
         model,
         search,
-        seconds=seconds,
-        no_search=simulations == 0 and seconds is None,
-        symmetries=symmetries,
+        seconds=options.seconds,
+        no_search=options.simulations == 0 and options.seconds is None,
+        symmetries=options.symmetries,
         name=text,
     )

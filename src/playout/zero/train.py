@@ -21,26 +21,30 @@ another process's trainer there is refused.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import json
 import math
+import numbers
 import os
 import time
 import warnings
-from collections.abc import Callable
+import zipfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from playout._src.arena.specs import check_player_spec, parse_player
 from playout._src.config import DirichletNoise, Gumbel
 from playout._src.errors import (
     InvalidParameterError,
     ModelFileError,
+    PlayoutError,
     PlayoutWarning,
+    RunError,
     RunInUseError,
 )
+from playout._src.files import write_atomic
 from playout._src.processes import sigint_deferred
 from playout.render.formatting import number_text
 from playout.zero.evaluator import NetworkEvaluator
@@ -52,6 +56,24 @@ from playout.zero.model import (
     resolve_device,
     torch,
 )
+from playout.zero.rundir import (
+    BUFFER,
+    CHECKPOINT,
+    GAME_KEY,
+    METRICS,
+    MODEL,
+    RESTORE_SETTINGS,
+    SETTINGS,
+    START_ANEW,
+    MetricsCheck,
+    append_metrics_row,
+    check_metrics,
+    missing_settings,
+    read_settings,
+    repair_metrics,
+    write_or_fail,
+    write_settings,
+)
 from playout.zero.selfplay import (
     Example,
     SelfPlaySettings,
@@ -62,13 +84,77 @@ from playout.zero.selfplay import (
     stack_examples,
 )
 
-CHECKPOINT = "checkpoint.pt"
-BUFFER = "buffer.npz"
-METRICS = "metrics.csv"
-MODEL = "model.pt"
-SETTINGS = "settings.json"
 EVAL_NOISE = DirichletNoise(alpha=1.0, fraction=0.25)
 """Root noise of both players when the network plays its previous self."""
+
+
+class SettingError(InvalidParameterError):
+    """A training setting (a :class:`TrainConfig` field) with a bad value.
+
+    Attributes:
+        setting: the field's name.
+        problem: what is wrong, a phrase that follows the name ("must be >= 1, got 0").
+        saved: the ``settings.json`` that holds the value, when it came from a saved run
+            rather than from the caller.
+    """
+
+    def __init__(self, setting: str, problem: str, saved: Path | None = None) -> None:
+        self.setting = setting
+        self.problem = problem
+        self.saved = saved
+        super().__init__(self.text(setting))
+
+    def text(self, name: str) -> str:
+        """The message, with the setting called ``name`` (a command-line option, say)."""
+        if self.saved is None:
+            return f"{name} {self.problem}"
+        return f"{self.saved}: the run's saved {name} {self.problem}; give {name} anew to change it"
+
+
+_LOWEST = {
+    "games_per_iteration": 1, "simulations": 1, "leaf_batch": 1, "parallel_games": 1,
+    "temperature_moves": 0, "opening_moves": 0, "expert_iterations": 0,
+    "expert_simulations": 1, "gumbel": 0, "buffer_size": 1, "batch_size": 1,
+    "steps_per_iteration": 1, "schedule_iterations": 1, "eval_games": 0,
+    "eval_simulations": 1, "seed": 0, "threads": 1,
+}  # fmt: skip
+"""The smallest value of each whole-number setting."""
+
+MAX_SEED = 2**63 - 1
+"""The largest seed (PyTorch's generators take 64-bit seeds)."""
+
+_RANGES = {
+    "value_mix": (0.0, 1.0, "in [0, 1]"),
+    "dirichlet_alpha": (0.0, math.inf, "> 0"),
+    "dirichlet_fraction": (0.0, 1.0, "in [0, 1]"),
+    "c": (0.0, math.inf, "> 0"),
+    "learning_rate": (0.0, math.inf, "> 0"),
+    "weight_decay": (0.0, math.inf, ">= 0"),
+}
+"""Each number setting's bounds (exclusive where the phrase says ``>``)."""
+
+
+def _check_setting(name: str, kind: str, value: Any) -> None:
+    """Refuse ``value`` for the :class:`TrainConfig` field ``name`` of type ``kind``."""
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise SettingError(name, f"must be a whole number, got {value!r}")
+        if value < _LOWEST[name]:
+            raise SettingError(name, f"must be >= {_LOWEST[name]}, got {value}")
+    elif kind == "float":
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise SettingError(name, f"must be a number, got {value!r}")
+        low, high, phrase = _RANGES[name]
+        number = float(value)
+        inside = low <= number <= high if phrase.startswith(("in", ">=")) else low < number
+        if not (math.isfinite(number) and inside):
+            raise SettingError(name, f"must be a finite number {phrase}, got {value!r}")
+    elif kind == "bool" and not isinstance(value, bool):
+        raise SettingError(name, f"must be true or false, got {value!r}")
+    elif kind == "str" and not isinstance(value, str):
+        raise SettingError(name, f"must be a player spec (a string), got {value!r}")
+    elif kind == "Architecture" and not isinstance(value, Architecture):
+        raise SettingError(name, f"must be an Architecture, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -146,23 +232,17 @@ class TrainConfig:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if field.type in ("int", "float") and (
-                isinstance(value, bool) or not isinstance(value, int | float)
-            ):
-                raise InvalidParameterError(f"{field.name} must be a number, got {value!r}")
-        positive = (
-            "games_per_iteration", "simulations", "leaf_batch", "parallel_games",
-            "buffer_size", "batch_size", "steps_per_iteration", "schedule_iterations",
-            "threads", "expert_simulations",
-        )  # fmt: skip
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise InvalidParameterError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.gumbel < 0:
-            raise InvalidParameterError(f"gumbel must be >= 0, got {self.gumbel}")
-        self.self_play()  # checks the self-play settings (value_mix in [0, 1], ...)
-        if not self.learning_rate > 0 or self.weight_decay < 0:
-            raise InvalidParameterError("learning_rate must be > 0 and weight_decay >= 0")
+            _check_setting(field.name, str(field.type), value)
+            if field.type in ("int", "float"):  # numpy's numbers as Python's (for the JSON)
+                number = int(value) if field.type == "int" else float(value)
+                object.__setattr__(self, field.name, number)
+        if self.seed > MAX_SEED:
+            raise SettingError("seed", f"must be <= {MAX_SEED}, got {self.seed}")
+        try:
+            check_player_spec(self.eval_opponent)
+        except InvalidParameterError as error:
+            raise SettingError("eval_opponent", f"{self.eval_opponent!r}: {error}") from None
+        self.self_play()  # the self-play settings' own checks
 
     def self_play(self) -> SelfPlaySettings:
         """The self-play settings of this run."""
@@ -185,30 +265,88 @@ class TrainConfig:
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
-    def resumed_with(self, changes: dict[str, Any]) -> TrainConfig:
+    def resumed_with(self, changes: Mapping[str, Any]) -> TrainConfig:
         """These settings with ``changes`` for a run that goes on (checked like new ones).
+        ``changes["architecture"]`` may be a mapping of the :class:`Architecture` fields to
+        change.
 
         Raises:
             InvalidParameterError: a setting a run cannot change once started (its network's
                 size, the replay buffer's size, the seed, the Expert Iteration warm start),
                 or an unknown one.
         """
-        fields = {field.name for field in dataclasses.fields(self)}
-        for name in changes:
-            if name not in fields:
-                raise InvalidParameterError(f"unknown training setting {name!r}")
-            if name in FIXED_SETTINGS and changes[name] != getattr(self, name):
-                raise InvalidParameterError(
-                    f"{name} cannot change once a run has started (it is "
-                    f"{getattr(self, name)!r}); start a new run in another directory"
-                )
-        return dataclasses.replace(self, **changes)
+        values = _changed(_values(self), changes)
+        _refuse_fixed_changes(_values(self), values, changes)
+        return TrainConfig(**values)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TrainConfig:
-        data = dict(data)
-        data["architecture"] = Architecture(**data["architecture"])
-        return cls(**data)
+    def from_json(cls, data: Mapping[str, Any]) -> TrainConfig:
+        """The settings :meth:`to_json` wrote (fields it lacks at their defaults).
+
+        Raises:
+            InvalidParameterError: an unknown field, or a bad value.
+        """
+        return cls(**_values_from_json(data))
+
+
+def _values_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
+    """:class:`TrainConfig`'s keyword arguments from its JSON form, unchecked but for the
+    names and the architecture."""
+    names = {field.name for field in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise InvalidParameterError(f"unknown training setting(s) {', '.join(unknown)}")
+    values = dict(data)
+    if "architecture" in values:
+        architecture = values["architecture"]
+        if not isinstance(architecture, Mapping):
+            raise SettingError("architecture", f"must be an object, got {architecture!r}")
+        try:
+            values["architecture"] = Architecture(**architecture)
+        except (TypeError, InvalidParameterError) as error:
+            raise SettingError("architecture", f"is bad: {error}") from None
+    return values
+
+
+def _values(config: TrainConfig) -> dict[str, Any]:
+    """``config``'s keyword arguments (the architecture as itself, not a dictionary)."""
+    return dataclasses.asdict(config) | {"architecture": config.architecture}
+
+
+def _refuse_fixed_changes(
+    saved: Mapping[str, Any], values: Mapping[str, Any], changes: Mapping[str, Any]
+) -> None:
+    """Refuse ``changes`` that make ``values`` differ from ``saved`` in a setting a run
+    keeps (:data:`FIXED_SETTINGS`).
+
+    Raises:
+        SettingError: naming the first such setting.
+    """
+    for name in changes:
+        if name in FIXED_SETTINGS and values[name] != saved[name]:
+            raise SettingError(
+                name,
+                f"cannot change once a run has started (it is {saved[name]!r}); start a new "
+                "run in another directory",
+            )
+
+
+def _changed(values: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` (:class:`TrainConfig` keyword arguments) with ``changes``; a mapping under
+    ``architecture`` changes only the fields it names."""
+    names = {field.name for field in dataclasses.fields(TrainConfig)}
+    for name in changes:
+        if name not in names:
+            raise InvalidParameterError(f"unknown training setting {name!r}")
+    base = values.get("architecture") or Architecture()
+    values = values | dict(changes)
+    architecture = changes.get("architecture")
+    if isinstance(architecture, Mapping):
+        try:
+            values["architecture"] = dataclasses.replace(base, **architecture)
+        except (TypeError, InvalidParameterError) as error:
+            raise SettingError("architecture", f"is bad: {error}") from None
+    return values
 
 
 FIXED_SETTINGS = frozenset(
@@ -222,15 +360,55 @@ def saved_settings(out_dir: str | os.PathLike[str]) -> TrainConfig | None:
     """The settings of the run in ``out_dir``, or ``None`` when it holds none.
 
     Raises:
-        ModelFileError: an unreadable settings file.
+        RunError: an unreadable settings file.
+        SettingError: a bad value in it (:attr:`SettingError.saved` names the file).
     """
-    settings = Path(out_dir) / SETTINGS
-    if not settings.exists():
+    path = Path(out_dir) / SETTINGS
+    data = read_settings(Path(out_dir))
+    if data is None:
         return None
+    data.pop(GAME_KEY, None)
     try:
-        return TrainConfig.from_json(json.loads(settings.read_text()))
-    except (ValueError, TypeError, KeyError) as error:
-        raise ModelFileError(f"{settings}: unreadable settings ({error})") from error
+        return TrainConfig.from_json(data)
+    except SettingError as error:
+        raise SettingError(error.setting, error.problem, saved=path) from None
+    except InvalidParameterError as error:
+        raise RunError(f"{path}: unreadable settings ({error}); {RESTORE_SETTINGS}") from None
+
+
+def _resumed_config(
+    data: dict[str, Any], changes: Mapping[str, Any], path: Path
+) -> tuple[TrainConfig, dict[str, tuple[Any, Any]]]:
+    """The settings saved in ``data`` (``settings.json`` at ``path``) with ``changes``, and
+    what the changes changed (name -> (saved value, new value)).
+
+    A bad saved value that ``changes`` replaces is no error: an old run's bad setting can
+    be given anew.
+
+    Raises:
+        SettingError: a bad value given, or a bad saved one not given anew
+            (:attr:`SettingError.saved`), or a change to a setting a run keeps.
+        RunError: an unreadable file (an unknown setting).
+    """
+    try:
+        saved = _values_from_json(data)
+    except SettingError as error:
+        if error.setting not in changes:
+            raise SettingError(error.setting, error.problem, saved=path) from None
+        saved = _values_from_json({k: v for k, v in data.items() if k != error.setting})
+    except InvalidParameterError as error:
+        raise RunError(f"{path}: unreadable settings ({error}); {RESTORE_SETTINGS}") from None
+    saved = _values(TrainConfig()) | saved
+    values = _changed(saved, changes)
+    _refuse_fixed_changes(saved, values, changes)
+    try:
+        config = TrainConfig(**values)
+    except SettingError as error:
+        if error.setting in changes:
+            raise
+        raise SettingError(error.setting, error.problem, saved=path) from None
+    changed = {name: (saved[name], values[name]) for name in changes if saved[name] != values[name]}
+    return config, changed
 
 
 class ReplayBuffer:
@@ -274,38 +452,69 @@ class ReplayBuffer:
         return self.observations[rows], self.policies[rows], self.values[rows]
 
     def save(self, path: Path) -> None:
-        temporary = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(
-            temporary,
-            observations=self.observations[: self.size],
-            policies=self.policies[: self.size],
-            values=self.values[: self.size],
-            meta=np.array([self.next, self.added], dtype=np.int64),
-        )
-        os.replace(temporary, path)
+        """Write the buffer to ``path`` (``.npz``) atomically.
+
+        Raises:
+            OSError: it cannot be written; ``path`` is as it was.
+        """
+
+        def write(stream: Any) -> None:
+            np.savez_compressed(
+                stream,
+                observations=self.observations[: self.size],
+                policies=self.policies[: self.size],
+                values=self.values[: self.size],
+                meta=np.array([self.next, self.added], dtype=np.int64),
+            )
+
+        write_atomic(path, write)
 
     def load(self, path: Path) -> None:
+        """Read the buffer :meth:`save` wrote, checked against this buffer's shapes.
+
+        Raises:
+            RunError: the file is damaged or made for another run; the message names it.
+        """
+        advice = f"delete it to resume from {CHECKPOINT} with an empty replay buffer, {START_ANEW}"
         try:
-            with np.load(path) as data:
-                size = int(data["values"].shape[0])
+            with np.load(path, allow_pickle=False) as data:
+                observations, policies = data["observations"], data["policies"]
+                values, meta = data["values"], data["meta"]
+                size = int(values.shape[0])
                 if (
                     size > self.capacity
-                    or data["observations"].shape[1:] != (self.observations.shape[1:])
+                    or observations.shape != (size, *self.observations.shape[1:])
+                    or policies.shape != (size, *self.policies.shape[1:])
+                    or values.shape != (size,)
+                    or meta.shape != (2,)
                 ):
-                    raise ModelFileError(f"{path}: the replay buffer does not fit this run")
-                self.observations[:size] = data["observations"]
-                self.policies[:size] = data["policies"]
-                self.values[:size] = data["values"]
-                self.size = size
-                self.next, self.added = (int(x) for x in data["meta"])
-                self.next %= self.capacity
-        except (OSError, KeyError, ValueError) as error:
-            raise ModelFileError(f"{path}: unreadable replay buffer ({error})") from error
+                    raise RunError(
+                        f"{path}: the replay buffer does not fit this run (another game or "
+                        f"buffer size); {advice}"
+                    )
+                self.observations[:size] = observations
+                self.policies[:size] = policies
+                self.values[:size] = values
+                next_row, added = (int(x) for x in meta)
+        except RunError:
+            raise
+        except (OSError, EOFError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as error:
+            detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise RunError(f"{path}: damaged replay buffer ({detail}); {advice}") from error
+        if added < size or not 0 <= next_row < max(self.capacity, 1):
+            raise RunError(f"{path}: damaged replay buffer (bad counters); {advice}")
+        self.size, self.next, self.added = size, next_row % self.capacity, added
 
 
 @dataclasses.dataclass(frozen=True)
 class IterationReport:
-    """What one iteration did (a row of ``metrics.csv``)."""
+    """What one iteration did (a row of ``metrics.csv``).
+
+    ``positions`` counts the training positions the iteration added to the replay buffer
+    (every position played and its symmetric images), ``positions_per_second`` the same
+    count per second of self-play, ``simulations_per_second`` the search simulations (one
+    search per move played) per second of self-play; ``buffer`` is the buffer's size after.
+    """
 
     iteration: int
     games: int
@@ -368,8 +577,15 @@ class Trainer:
             applied to ``config``. :attr:`changed` lists what they changed.
 
     Raises:
-        ModelFileError: ``out_dir`` holds a run for another game or unreadable files.
-        InvalidParameterError: a bad setting, or a device this machine does not have.
+        RunError: ``out_dir`` holds a run of another game (or of the same game with other
+            rules, e.g. another ``k``), or a file of its run is damaged, missing or from
+            another run; the message names the file and what to do. Nothing in the
+            directory is written then.
+        SettingError: a bad setting (an :class:`~playout.InvalidParameterError` naming it),
+            ``eval_opponent`` included: checked against the game, even with no evaluation
+            games.
+        InvalidParameterError: a device this machine does not have, a bad ``workers`` or
+            ``executor``.
         RunInUseError: another process is training in ``out_dir``.
 
     The trainer holds ``out_dir`` (:class:`RunLock`) until :meth:`close`, the end of a
@@ -392,34 +608,56 @@ class Trainer:
             raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
         # A bad device or a game without observations fails before the directory is made.
         resolve_device(device)
-        GameSignature.of(game)
+        self.signature = GameSignature.of(game)
+        """The game the run trains (its name, rules, observations and actions)."""
         self.workers = workers
         if executor not in (None, "local", "pool", "ray"):
             raise InvalidParameterError(f"executor must be local, pool or ray, not {executor!r}")
+        if executor == "ray":
+            from playout._src.optional import import_optional
+
+            import_optional("ray", extra="ray", needed_by="executor='ray'")
         self.executor = executor
         self.ray_address = ray_address
         self.game = game
         self.out_dir = Path(out_dir)
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        self._lock = RunLock(self.out_dir)  # before anything in the directory is read
-        settings = self.out_dir / SETTINGS
         self.changed: dict[str, tuple[Any, Any]] = {}
         """Settings ``changes`` changed on resuming: name -> (saved value, new value)."""
-        saved = saved_settings(self.out_dir)
-        if saved is not None:
-            config = saved.resumed_with(changes or {})
-            self.changed = {
-                name: (getattr(saved, name), getattr(config, name))
-                for name in (changes or {})
-                if getattr(saved, name) != getattr(config, name)
-            }
-            if self.changed:
-                _write_atomic(settings, json.dumps(config.to_json(), indent=2))
-        elif changes:
-            config = (config or TrainConfig()).resumed_with(changes)
-        self.config = config or TrainConfig()
+        self.resumed = False
+        """Whether ``out_dir`` held a run, which this trainer goes on with."""
+        if not self.out_dir.exists():  # bad settings fail before the directory is made
+            self._check_opponent(self._new_config(config, changes))
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = RunLock(self.out_dir)  # before anything in the directory is read
+        try:
+            self._open(config, changes, device)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _open(
+        self, config: TrainConfig | None, changes: dict[str, Any] | None, device: str | None
+    ) -> None:
+        """Read the run in the directory, or begin one: every file is read and checked
+        before any is written (a failed resume changes nothing)."""
+        data = read_settings(self.out_dir)
+        recorded = None if data is None else data.pop(GAME_KEY, None)
+        if data is None:
+            missing = missing_settings(self.out_dir)
+            if missing is not None:
+                raise missing
+            self.config = self._new_config(config, changes)
+        else:
+            self._check_game(recorded)
+            self.config, self.changed = _resumed_config(
+                data, changes or {}, self.out_dir / SETTINGS
+            )
+            self.resumed = True
+        self._check_opponent(self.config)
         torch.set_num_threads(self.config.threads)
-        self.model = Model(game, self.config.architecture, device=device, seed=self.config.seed)
+        self.model = Model(
+            self.game, self.config.architecture, device=device, seed=self.config.seed
+        )
         self.model.metadata = {"c": float(self.config.c)}
         self.optimizer = torch.optim.AdamW(
             self.model.net.parameters(),
@@ -431,10 +669,68 @@ class Trainer:
         self.iteration = 0
         self.elapsed = 0.0
         self.rng = np.random.default_rng(self.config.seed)
+        saved_report: Any = None
+        metrics = MetricsCheck()
         if (self.out_dir / CHECKPOINT).exists():
-            self._resume()
-        else:
-            _write_atomic(settings, json.dumps(self.config.to_json(), indent=2))
+            saved_report = self._resume()
+            metrics = check_metrics(self.out_dir / METRICS, _METRICS_FIELDS)
+        elif data is not None and check_metrics(self.out_dir / METRICS, _METRICS_FIELDS).logged:
+            raise RunError(
+                f"{self.out_dir / CHECKPOINT}: missing, but {self.out_dir / METRICS} records "
+                f"iterations of a run; restore the run's {CHECKPOINT} to resume, {START_ANEW}"
+            )
+        # Everything read: now the writes. A run begun before playout recorded its game
+        # stays without a record (its checkpoint's game, shapes and actions were checked):
+        # this game's could be the wrong one.
+        if data is None or self.changed:
+            game = self.signature.to_json() if data is None or recorded is not None else None
+            write_settings(self.out_dir, self.config.to_json(), game)
+        repair_metrics(self.out_dir / METRICS, metrics)
+        self._write_missing_row(saved_report, metrics)
+
+    def _new_config(
+        self, config: TrainConfig | None, changes: Mapping[str, Any] | None
+    ) -> TrainConfig:
+        """The settings of a new run: ``config`` (default :class:`TrainConfig`) with
+        ``changes``."""
+        config = config or TrainConfig()
+        if not changes:
+            return config
+        return TrainConfig(**_changed(_values(config), changes))
+
+    def _check_game(self, recorded: Any) -> None:
+        """Refuse a run made for another game, or the same game with other rules.
+
+        Raises:
+            RunError: naming ``settings.json`` and both games.
+        """
+        if recorded is None:  # a run begun before playout recorded the game
+            return
+        path = self.out_dir / SETTINGS
+        try:
+            found = GameSignature.from_json(recorded)
+        except ValueError as error:
+            raise RunError(
+                f"{path}: unreadable game record ({error}); {RESTORE_SETTINGS}"
+            ) from None
+        if not found.fits(self.signature):
+            raise RunError(
+                f"{path}: the run in {self.out_dir} trains {found}, not {self.signature}: "
+                "give the run's game and parameters to resume it, or another directory for "
+                "a new run"
+            )
+
+    def _check_opponent(self, config: TrainConfig) -> None:
+        """Build the evaluation opponent now, against the game, not after an iteration.
+
+        Raises:
+            SettingError: ``eval_opponent`` cannot play the game (e.g. ``perfect`` on a large
+                board, ``zero:model=`` of another game).
+        """
+        try:
+            parse_player(config.eval_opponent, self.game)
+        except PlayoutError as error:
+            raise SettingError("eval_opponent", f"{config.eval_opponent!r}: {error}") from None
 
     def close(self) -> None:
         """Let go of the run's directory (another process may train there then)."""
@@ -448,19 +744,40 @@ class Trainer:
 
     # ----------------------------------------------------------------------------- state
 
-    def _resume(self) -> None:
+    def _resume(self) -> Any:
+        """Load the checkpoint and the replay buffer; the report saved with the checkpoint.
+
+        Raises:
+            RunError: a damaged checkpoint or buffer, or one of another run.
+        """
         path = self.out_dir / CHECKPOINT
-        data = read_model_file(path)
-        loaded = Model.load(path, self.game, device=str(self.model.device))
-        self.model.net.load_state_dict(loaded.net.state_dict())
+        how = f"the run cannot resume from it: restore the run's {CHECKPOINT}, {START_ANEW}"
+        try:
+            data = read_model_file(path)
+            architecture = data["architecture"]
+            if architecture != dataclasses.asdict(self.config.architecture):
+                raise RunError(
+                    f"{path}: a network of {_architecture_text(architecture)}, but the run's "
+                    f"{SETTINGS} says {_architecture_text(self.config.architecture)}: the "
+                    f"directory mixes two runs' files; restore the run's own {CHECKPOINT}, "
+                    f"{START_ANEW}"
+                )
+            loaded = Model.load(path, self.game, device=str(self.model.device))
+            self.model.net.load_state_dict(loaded.net.state_dict())
+        except RunError:
+            raise
+        except (ModelFileError, RuntimeError) as error:
+            detail = str(error).splitlines()[0]
+            raise RunError(f"{detail}; {how}") from error
         self.model.weights_changed()
         try:
             self.optimizer.load_state_dict(data["optimizer"])
             self.iteration = int(data["iteration"])
             self.elapsed = float(data.get("elapsed", 0.0))
             self.rng.bit_generator.state = data["rng"]
-        except (KeyError, ValueError, TypeError) as error:
-            raise ModelFileError(f"{path}: incomplete training checkpoint ({error})") from error
+        except (KeyError, ValueError, TypeError, RuntimeError) as error:
+            detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise RunError(f"{path}: incomplete training checkpoint ({detail}); {how}") from error
         buffer = self.out_dir / BUFFER
         if buffer.exists():
             self.buffer.load(buffer)
@@ -468,31 +785,32 @@ class Trainer:
             added = data.get("buffer_added")
             if isinstance(added, int) and self.buffer.added > added:
                 self.buffer.rewind(self.buffer.added - added)
-        self._write_missing_row(data.get("report"))
+        return data.get("report")
 
-    def _write_missing_row(self, saved: Any) -> None:
+    def _write_missing_row(self, saved: Any, metrics: MetricsCheck) -> None:
         """The metrics row of the last saved iteration, from its checkpoint, if the run
-        stopped before writing it (an interrupt during the evaluation): the training
-        figures, with no evaluation."""
+        stopped before writing it (an interrupt during the evaluation, a full disk): the
+        training figures, with no evaluation."""
         if not isinstance(saved, dict) or saved.get("iteration") != self.iteration:
             return
         try:
             report = IterationReport(**saved)
         except TypeError:  # written by another version of playout
             return
-        path = self.out_dir / METRICS
-        if path.exists():
-            with path.open(newline="") as handle:
-                logged = [row.get("iteration") for row in csv.DictReader(handle)]
-            if str(self.iteration) in logged:
-                return
-        self._append_metrics(report)
+        if str(self.iteration) not in metrics.logged:
+            self._append_metrics(report)
 
     def save(self, report: IterationReport | None = None) -> None:
         """Write the checkpoint, the buffer and the model (each atomically). ``report``, the
         iteration's training figures, goes into the checkpoint: a run resumed from it writes
         the iteration's metrics row if ``metrics.csv`` lacks it (an interrupt during the
-        evaluation). A Ctrl-C waits until the files are written."""
+        evaluation). A Ctrl-C waits until the files are written.
+
+        Raises:
+            RunError: a file cannot be written (a full disk); the message names it. The
+                files written before stay as they were: the run resumes from the last
+                iteration saved whole.
+        """
         with sigint_deferred():
             self._save(report)
 
@@ -505,11 +823,15 @@ class Trainer:
         state["buffer_added"] = self.buffer.added
         if report is not None:
             state["report"] = dataclasses.asdict(report)
-        self.buffer.save(self.out_dir / BUFFER)
-        temporary = self.out_dir / (CHECKPOINT + ".tmp")
-        torch.save(state, temporary)
-        os.replace(temporary, self.out_dir / CHECKPOINT)
-        self.model.save(self.out_dir / MODEL)
+        # The buffer first: a buffer ahead of its checkpoint is rewound on resuming.
+        kept = f"after iteration {self.iteration - 1}" if report is not None else ""
+        write_or_fail(self.out_dir / BUFFER, self.buffer.save, kept)
+        write_or_fail(
+            self.out_dir / CHECKPOINT,
+            lambda path: write_atomic(path, lambda stream: torch.save(state, stream)),
+            kept,
+        )
+        write_or_fail(self.out_dir / MODEL, self.model.save, f"after iteration {self.iteration}")
 
     # ----------------------------------------------------------------------------- loop
 
@@ -620,7 +942,7 @@ class Trainer:
             learning_rate=rate,
             self_play_seconds=play_seconds,
             train_seconds=train_seconds,
-            positions_per_second=moves / max(play_seconds, 1e-9),
+            positions_per_second=len(examples) / max(play_seconds, 1e-9),
             simulations_per_second=moves * simulations / max(play_seconds, 1e-9),
             eval_score=None,
             eval_opponent=config.eval_opponent,
@@ -721,35 +1043,35 @@ class Trainer:
         return float(result.score)
 
     def _append_metrics(self, report: IterationReport) -> None:
-        """Add the iteration's row to ``metrics.csv``. A file written by another version of
-        playout (other columns) is rewritten with its rows under the current columns first,
-        atomically, so that a resumed run never mixes two headers in one file."""
-        path = self.out_dir / METRICS
-        row = dataclasses.asdict(report)
-        fields = list(row)
-        if path.exists():
-            with path.open(newline="") as handle:
-                reader = csv.DictReader(handle)
-                if reader.fieldnames != fields:
-                    old = list(reader)
-                    temporary = path.with_name(path.name + ".tmp")
-                    with temporary.open("w", newline="") as out:
-                        writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore")
-                        writer.writeheader()
-                        writer.writerows(old)
-                    os.replace(temporary, path)
-        new = not path.exists()
-        with path.open("a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=fields)
-            if new:
-                writer.writeheader()
-            writer.writerow(row)
+        """Add the iteration's row to ``metrics.csv`` in one write. A file written by another
+        version of playout (other columns) is rewritten with its rows under the current
+        columns first, atomically, so that a resumed run never mixes two headers in one
+        file; a last line cut short (an interrupted write) is dropped first.
+
+        Raises:
+            RunError: a damaged metrics file, or the row cannot be written.
+        """
+        append_metrics_row(
+            self.out_dir / METRICS,
+            dataclasses.asdict(report),
+            f"after iteration {report.iteration}, its metrics row to be written on resuming",
+        )
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text)
-    os.replace(temporary, path)
+def _architecture_text(architecture: Any) -> str:
+    """An architecture (or its dictionary) as ``8 channels x 1 blocks, value head 64``."""
+    values = architecture if isinstance(architecture, dict) else dataclasses.asdict(architecture)
+    try:
+        return (
+            f"{values['channels']} channels x {values['blocks']} blocks, value head "
+            f"{values['value_hidden']}"
+        )
+    except (KeyError, TypeError):
+        return repr(architecture)
+
+
+_METRICS_FIELDS = tuple(field.name for field in dataclasses.fields(IterationReport))
+"""The columns of ``metrics.csv``."""
 
 
 LOCK = ".lock"
@@ -827,8 +1149,11 @@ def _lock_file(out_dir: Path) -> Any:
             stacklevel=3,
         )
         return None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(str(os.getpid()))
-    handle.flush()
+    try:  # who holds it, for another process's message; the lock holds without it
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+    except OSError:  # a full disk
+        pass
     return handle

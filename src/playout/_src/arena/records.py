@@ -20,23 +20,10 @@ from typing import IO, Any
 from playout._src.arena.play import GameRecord
 from playout._src.errors import InvalidParameterError, PlayoutError, RecordError
 from playout._src.game import Game, GameState
-from playout._src.registry import game_names, game_parameters, make_game
+from playout._src.registry import game_params, make_game
 
 RECORD_FORMAT = "playout-game/1"
 """The ``format`` field of a saved game line (see :func:`record_to_json`)."""
-
-
-def game_params(game: Game) -> dict[str, Any]:
-    """The registry parameters that rebuild ``game`` with ``make_game(name, **params)``.
-
-    The names come from the registry entry of ``game.spec.name`` (the factory's keyword
-    parameters) and the values from the game's attributes of the same names; ``{}`` for a game
-    that is not registered.
-    """
-    name = game.spec.name
-    if name not in game_names():
-        return {}
-    return {key: getattr(game, key) for key in game_parameters(name) if hasattr(game, key)}
 
 
 def _move_texts(game: Game, actions: tuple[int, ...]) -> list[str]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from playout._src.arena.players import (
+    NEIGHBOR_ALIASES,
     EngineFactory,
     MctsOptions,
     MctsPlayer,
@@ -205,11 +206,52 @@ def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None 
         return _openspiel_player(text, rest, game)
     if kind == "zero":
         return _zero_player(text, rest, game)
-    raise InvalidParameterError(
+    raise _unknown_player(spec)
+
+
+def _unknown_player(spec: str) -> InvalidParameterError:
+    """The error for a spec of no known kind."""
+    return InvalidParameterError(
         f"unknown player {spec!r}; use random, perfect, zero[:key=value,...], "
         "mcts[:key=value,...] "
         "(e.g. mcts:simulations=400,rollout=neighbors) or openspiel-mcts[:simulations=N]"
     )
+
+
+def check_player_spec(spec: str) -> None:
+    """Check a player spec as far as it can be without a game: the kind and its options
+    (:func:`parse_player` checks the rest against the game, e.g. a model file's rules).
+
+    Raises:
+        InvalidParameterError: an unknown player or a bad option, as :func:`parse_player`.
+        MissingDependencyError: ``zero`` without PyTorch.
+    """
+    if not isinstance(spec, str):
+        raise InvalidParameterError(f"a player spec is a string, got {spec!r}")
+    text = spec.strip()
+    kind, _, rest = text.partition(":")
+    kind = kind.strip().lower()
+    if kind in ("random", "perfect"):
+        _no_options(kind, rest, spec)
+    elif kind == "mcts":
+        options = parse_mcts_options(rest)
+        if options.rollout != "random" and options.rollout not in NEIGHBOR_ALIASES:
+            raise InvalidParameterError(
+                f"unknown rollout {options.rollout!r}; choose random or neighbors"
+            )
+    elif kind in ("openspiel-mcts", "openspiel_mcts"):
+        from playout.interop.openspiel_bot import parse_openspiel_options
+
+        parse_openspiel_options(rest)
+    elif kind == "zero":
+        from playout._src.optional import import_optional
+
+        import_optional("torch", extra="zero", needed_by="the zero player")
+        from playout.zero.player import parse_zero_options
+
+        parse_zero_options(rest)
+    else:
+        raise _unknown_player(spec)
 
 
 def as_player(spec: str | Player, game: Game, factory: EngineFactory | None) -> Player:
@@ -237,6 +279,7 @@ def describe_players() -> Mapping[str, str]:
 __all__ = [
     "MCTS_KEYS",
     "as_player",
+    "check_player_spec",
     "describe_players",
     "parse_mcts_options",
     "parse_player",
