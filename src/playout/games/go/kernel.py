@@ -82,10 +82,17 @@ from playout.games.go.board import (
 
 GO_JIT: JitOptions = {
     **kernel_api.JIT_OPTIONS,
+    "_nrt": False,
     "sources_digest": files_digest(kernel_api.__file__, rng_module.__file__, board.__file__),
 }
-"""The kernel options with the cache keyed on :mod:`.board` too (its constants are compiled
-in)."""
+"""The kernel options, with the cache keyed on :mod:`.board` too (its constants are compiled
+in), and without numba's reference counting: for the functions that allocate nothing (all but
+two), which would otherwise count every array argument up and down through the runtime at
+every call, at more cost than the work of most of them."""
+
+GO_JIT_ALLOCATING: JitOptions = {**GO_JIT, "_nrt": True}
+""":data:`GO_JIT` with reference counting, for ``legal_actions`` and ``play``, which allocate
+their working arrays."""
 
 BORDER = 3
 """A point of the playout board's sentinel border."""
@@ -375,20 +382,21 @@ def _in_history(state: np.ndarray, start: int, key: np.uint64) -> bool:
     return i < length
 
 
-@jit(**GO_JIT)
+@jit(**GO_JIT_ALLOCATING)
 def go_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
     """The legal moves, points in increasing order then the pass (the Python game's order):
     empty points where the stone keeps or makes a liberty (no suicide) and the position it
     makes is not in the history (positional superko)."""
     points = params[P_POINTS]
     history = S_BOARD + 2 * params[P_WORDS]
-    colour = np.empty(points, dtype=np.int64)
-    chain = np.empty(points, dtype=np.int64)
-    liberties = np.empty(points, dtype=np.int64)
+    work = np.empty(5 * points + 4, dtype=np.int64)
+    colour = work[:points]
+    chain = work[points : 2 * points]
+    liberties = work[2 * points : 3 * points]
+    stack = work[3 * points : 4 * points]
+    mark = work[4 * points : 5 * points]
+    captured = work[5 * points :]
     chain_hash = np.empty(points, dtype=np.uint64)
-    stack = np.empty(points, dtype=np.int64)
-    mark = np.empty(points, dtype=np.int64)
-    captured = np.empty(4, dtype=np.int64)
     read_board(params, state, colour)
     label_chains(params, colour, chain, liberties, chain_hash, stack, mark)
     own = int(state[MOVES] & _ONE) + 1
@@ -411,7 +419,7 @@ def go_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> 
     return count + 1
 
 
-@jit(**GO_JIT)
+@jit(**GO_JIT_ALLOCATING)
 def go_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     """Play ``action`` (legal) for the player to move: a stone and its captures, or the pass;
     the status (the game ends after two passes in a row or the ``max_length``-th move)."""
@@ -420,18 +428,19 @@ def go_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     moves = int(state[MOVES])
     mover = moves & 1
     own = mover + 1
-    colour = np.empty(points, dtype=np.int64)
-    stack = np.empty(points, dtype=np.int64)
-    mark = np.empty(points, dtype=np.int64)
+    work = np.empty(5 * points + 4, dtype=np.int64)
+    colour = work[:points]
+    stack = work[points : 2 * points]
+    mark = work[2 * points : 3 * points]
     read_board(params, state, colour)
     if action == points:
         state[S_PASSES] += _ONE
         state[S_KO] = 0
     else:
-        chain = np.empty(points, dtype=np.int64)
-        liberties = np.empty(points, dtype=np.int64)
+        chain = work[3 * points : 4 * points]
+        liberties = work[4 * points : 5 * points]
+        captured = work[5 * points :]
         chain_hash = np.empty(points, dtype=np.uint64)
-        captured = np.empty(4, dtype=np.int64)
         label_chains(params, colour, chain, liberties, chain_hash, stack, mark)
         num_captured = _captured_chains(params, colour, chain, liberties, action, own, captured)
         key = state[S_HASH] ^ _key(params, own, action)
@@ -540,11 +549,13 @@ def _is_playable(
     not one of its own eyes (Dailey's definition, in the module docstring), not suicide."""
     if cell == ko:
         return False
-    other = 3 - own
     up = colour[cell - stride]
     left = colour[cell - 1]
     right = colour[cell + 1]
     down = colour[cell + stride]
+    if up == EMPTY or left == EMPTY or right == EMPTY or down == EMPTY:
+        return True  # a liberty, and no eye
+    other = 3 - own
     if up & left & right & down & own:  # each is own or BORDER (both colour bits)
         enemies = (
             (colour[cell - stride - 1] == other)
@@ -555,8 +566,6 @@ def _is_playable(
         on_edge = up == BORDER or left == BORDER or right == BORDER or down == BORDER
         if enemies == 0 or (enemies == 1 and not on_edge):
             return False  # an eye
-    if up == EMPTY or left == EMPTY or right == EMPTY or down == EMPTY:
-        return True
     for n in (cell - stride, cell - 1, cell + 1, cell + stride):
         if colour[n] == own and not _in_atari(libs, sums, squares, chain[n]):
             return True  # joins a chain that keeps another liberty
