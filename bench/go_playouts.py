@@ -71,62 +71,71 @@ KOMI_ROWS = (7.5, 0.0, 5.5, 6.0, 6.5, 7.0)
 
 
 def fidelity_rows(stats: PlayoutStatistics) -> list[dict[str, Any]]:
-    """One row per komi of Dailey's post: his figures, ours, standard errors, differences."""
+    """Dailey's figures against ours: moves per playout (his komi 7.5 run, and his five runs
+    pooled: playouts do not depend on komi), then Black's score at each komi of his post.
+    Standard errors: ours from the sample; his moves from our spread over his playouts, his
+    scores binomial; ``z``: ours minus his over the two combined."""
     n = stats.num_playouts
     spread = stats.moves_standard_error * math.sqrt(n)  # one playout's standard deviation
-    his_moves_se = spread / math.sqrt(DAILEY_PLAYOUTS)
+    pooled = sum(DAILEY_MOVES.values()) / (DAILEY_PLAYOUTS * len(DAILEY_MOVES))
+    moves = [
+        ("moves per playout, his komi 7.5 run", DAILEY_MOVES[7.5] / DAILEY_PLAYOUTS, 1),
+        ("moves per playout, his 5 runs pooled", pooled, len(DAILEY_MOVES)),
+    ]
     rows = []
+    for figure, his, runs in moves:
+        his_se = spread / math.sqrt(DAILEY_PLAYOUTS * runs)
+        rows.append(
+            {
+                "figure": figure,
+                "dailey": round(his, 4),
+                "dailey_se": round(his_se, 4),
+                "dailey_playouts": DAILEY_PLAYOUTS * runs,
+                "ours": round(stats.mean_moves, 4),
+                "ours_se": round(stats.moves_standard_error, 4),
+                "z": round(
+                    (stats.mean_moves - his) / math.hypot(stats.moves_standard_error, his_se), 2
+                ),
+            }
+        )
     for komi in KOMI_ROWS:
-        his_score = DAILEY_BLACK_SCORE[komi]
-        his_score_se = math.sqrt(his_score * (1 - his_score) / DAILEY_PLAYOUTS)
-        ours_score = stats.black_score(komi)
-        ours_score_se = stats.black_score_standard_error(komi)
-        row: dict[str, Any] = {
-            "komi": komi,
-            "dailey_score": his_score,
-            "ours_score": round(ours_score, 6),
-            "ours_score_se": round(ours_score_se, 6),
-            "score_z": round((ours_score - his_score) / math.hypot(ours_score_se, his_score_se), 2),
-        }
-        if komi in DAILEY_MOVES:
-            his_moves = DAILEY_MOVES[komi] / DAILEY_PLAYOUTS
-            row["dailey_moves"] = his_moves
-            row["moves_z"] = round(
-                (stats.mean_moves - his_moves)
-                / math.hypot(stats.moves_standard_error, his_moves_se),
-                2,
-            )
-        rows.append(row)
+        his = DAILEY_BLACK_SCORE[komi]
+        his_se = math.sqrt(his * (1 - his) / DAILEY_PLAYOUTS)
+        ours = stats.black_score(komi)
+        ours_se = stats.black_score_standard_error(komi)
+        rows.append(
+            {
+                "figure": f"Black's score, komi {komi:g}",
+                "dailey": his,
+                "dailey_se": round(his_se, 6),
+                "dailey_playouts": DAILEY_PLAYOUTS,
+                "ours": round(ours, 6),
+                "ours_se": round(ours_se, 6),
+                "z": round((ours - his) / math.hypot(ours_se, his_se), 2),
+            }
+        )
     return rows
 
 
 def fidelity_text(stats: PlayoutStatistics, rows: list[dict[str, Any]], seed: int) -> str:
     lines = [
-        f"Dailey's reference bot, 9x9 from the empty board: his {DAILEY_PLAYOUTS:,} playouts "
-        f"per row, ours {stats.num_playouts:,} (seed {seed}) for every row",
-        f"ours: {stats.mean_moves:.3f} moves per playout (both final passes counted), "
-        f"standard error {stats.moves_standard_error:.3f}",
+        f"Dailey's reference bot against ours, light playouts from the empty 9x9 board; ours: "
+        f"{stats.num_playouts:,} playouts (seed {seed}); moves count both final passes; "
+        "score: wins, draws counted half; (standard error)",
         "",
-        "| komi | moves per playout: Dailey | ours | z | Black's score: Dailey | ours "
-        "(standard error) | z |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "| figure | Dailey | playouts | ours | z |",
+        "|---|---:|---:|---:|---:|",
     ]
     for row in rows:
-        moves = (
-            f"{row['dailey_moves']:.3f} | {stats.mean_moves:.3f} | {row['moves_z']:+.2f}"
-            if "dailey_moves" in row
-            else "(not given) | | "
-        )
+        digits = 3 if row["figure"].startswith("moves") else 4
         lines.append(
-            f"| {row['komi']:g} | {moves} | {row['dailey_score']:.4f} | "
-            f"{row['ours_score']:.4f} ({row['ours_score_se']:.4f}) | {row['score_z']:+.2f} |"
+            f"| {row['figure']} | {row['dailey']:.{digits}f} ({row['dailey_se']:.{digits}f}) | "
+            f"{row['dailey_playouts']:,} | {row['ours']:.{digits}f} ({row['ours_se']:.{digits}f}) "
+            f"| {row['z']:+.2f} |"
         )
-    worst = max(abs(row[key]) for row in rows for key in ("score_z", "moves_z") if key in row)
+    worst = max(abs(row["z"]) for row in rows)
     lines.append("")
-    lines.append(
-        f"largest difference: {worst:.2f} combined standard errors (z: ours minus his, over "
-        "the two standard errors combined)"
-    )
+    lines.append(f"largest difference: {worst:.2f} combined standard errors")
     return "\n".join(lines)
 
 

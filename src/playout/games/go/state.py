@@ -344,11 +344,11 @@ class GoState:
     """
 
     game: GoGame
-    board: bytes
+    board: bytes = dataclasses.field(repr=False)
     num_moves: int
     passes: int
-    history: tuple[int, ...]
-    seen: frozenset[int]
+    history: tuple[int, ...] = dataclasses.field(repr=False)
+    seen: frozenset[int] = dataclasses.field(repr=False)
     position_hash: int
     ko_point: int
     _legal: list[tuple[int, ...]] = dataclasses.field(default_factory=list, repr=False, init=False)
