@@ -432,7 +432,7 @@ def test_light_playout_statistics_match_daileys_reference_bot() -> None:
     # Dailey's figures over 1,000,000 playouts from the empty 9x9 board; ours over 20,000,
     # within 4 standard errors of the two samples combined (ours from the sample, his from
     # the same spread over his 1,000,000, binomial for the scores). Each part of his eye rule
-    # moves the length by 6 to 18 moves per playout (60 standard errors and more at 20,000).
+    # moves the length by 6 to 18 moves per playout (50 standard errors and more at 20,000).
     stats = light_playouts(GoGame(9), 20_000, seed=2008)
     spread = stats.moves_standard_error * math.sqrt(stats.num_playouts)
     his_moves = DAILEY_MOVES[7.5] / DAILEY_PLAYOUTS
