@@ -272,8 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="play against MCTS in the terminal",
         description="Play against MCTS. Type moves in the notation of the board's labels "
         "('b3': column b, row 3 for grid games, also 0-based 'x,y'; a column number for "
-        "connect four; UCI or SAN for chess); 'help' lists the legal moves, 'quit' ends the "
-        "game.",
+        "connect four; D4 or pass for go; UCI or SAN for chess); 'help' lists the legal moves, "
+        "'quit' ends the game.",
     )
     add_position_search_arguments(play, start="play from the position")
     play.add_argument(
