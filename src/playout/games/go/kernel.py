@@ -23,7 +23,8 @@ stack) and check each candidate's resulting hash against the history; they run o
 node, the rollout once per simulation.
 
 The rollout is the light playout of Don Dailey's reference bot (computer-go mailing list,
-"java reference bot", October 2008), the benchmark of Monte Carlo Go programs:
+"java reference bot", October 2008), a conformance and speed test for Monte Carlo Go
+programs:
 
 * the player to move picks uniformly among its legal moves that do not fill one of its own
   one-point eyes, and passes only when there is none;
@@ -36,7 +37,8 @@ The rollout is the light playout of Don Dailey's reference bot (computer-go mail
   ``3 * size * size``, his cap), and is scored by area with komi.
 
 From the empty 9x9 board his bot played 111.05 moves per playout (both final passes counted)
-and Black won 42.13% at komi 7.5, 52.45% at komi 0; ``bench/go_playouts.py`` reproduces them.
+and Black scored 0.4213 at komi 7.5, 0.5245 at komi 0 (wins, draws counted half);
+``bench/go_playouts.py`` reproduces them.
 The playout board lives in the rollout's scratch: a mailbox with a border of sentinel points,
 chains as rings of stones with pseudo-liberty counts, and the sum and sum of squares of the
 pseudo-liberties' positions, so that a chain is in atari exactly when ``sum ** 2 == count *
@@ -99,7 +101,7 @@ BORDER = 3
 
 # params (int64): a header, then the tables of the board.
 P_SIZE, P_KOMI2, P_MAX_LENGTH, P_POINTS, P_WORDS, P_STRIDE, P_CELLS = range(7)
-P_TABLES = 8
+P_TABLES = 7
 """``params[P_TABLES:]``: each point's four neighbours (-1 past the last), then the Zobrist
 keys of Black's and White's stones (``int64`` bit patterns), then each point's cell on the
 playout board."""
