@@ -20,6 +20,7 @@ Parts left out, on purpose:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -92,6 +93,7 @@ def test_every_script_is_covered() -> None:
         "zero_throughput.py",
         "zero_connect4.py",
         "web_load.py",
+        "go_playouts.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
     }
@@ -209,6 +211,41 @@ def test_compiled_vs_peers() -> None:
             assert "c_median" not in row
     if not with_c:
         assert "no C reference" in err
+
+
+def test_go_playouts() -> None:
+    out, _ = run_bench("go_playouts.py", "--smoke")
+    assert out.startswith("# python bench/go_playouts.py --smoke\n")
+    assert 100 < numbers_after(out, "| moves per playout, his komi 7.5 run |")[-3] < 125
+    assert 0.3 < numbers_after(out, "| Black's score, komi 7.5 |")[-3] < 0.55
+    assert figure(out, "largest difference:") >= 0
+    assert positive(numbers_after(out, "| playout: light playouts (")[-1])
+    assert positive(numbers_after(out, "| playout: compiled MCTS,")[-1])
+    if importlib.util.find_spec("pyspiel") is not None:
+        assert "playouts" in numbers_line(out, "| OpenSpiel: C++ MCTSBot")
+    else:
+        assert "open-spiel is not installed" in out
+
+
+def test_go_playouts_json() -> None:
+    out, _ = run_bench("go_playouts.py", "--smoke", "--json")
+    report = json.loads(out)
+    assert report["command"] == "python bench/go_playouts.py --smoke --json"
+    assert report["playouts"] == 20_000 and len(report["fidelity"]) == 8
+    for row in report["fidelity"]:
+        assert positive(row["ours"]) and positive(row["ours_se"]) and math.isfinite(row["z"])
+    assert positive(report["speed"]["playouts_per_second"])
+    assert positive(report["speed"]["mcts_simulations_per_second"])
+    if "openspiel_simulations_per_second" in report["speed"]:
+        assert positive(report["speed"]["playouts_over_openspiel"])
+        assert positive(report["speed"]["openspiel_rollout_moves"])
+
+
+def numbers_line(text: str, label: str) -> str:
+    """The line holding ``label``."""
+    line = next((ln for ln in text.splitlines() if label in ln), None)
+    assert line is not None, f"no line with {label!r} in:\n{text}"
+    return line
 
 
 def test_compiled_vs_peers_without_the_c_reference() -> None:

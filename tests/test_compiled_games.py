@@ -15,6 +15,7 @@ import pytest
 
 from playout._src.compiled import (
     DRAW,
+    MOVER_LOST,
     MOVER_WON,
     ONGOING,
     compiled_kernel_for,
@@ -25,6 +26,8 @@ from playout._src.errors import InvalidParameterError
 from playout._src.tree.rng import new_rng_state
 from playout.games import Connect4Game, MnkGame, gomoku, tictactoe
 from playout.games.connect4.kernel import connect4_kernel, wide_connect4_kernel
+from playout.games.go import GoGame, GoState
+from playout.games.go.kernel import area_margin, read_board
 from playout.games.mnk.kernel import mnk_kernel
 
 
@@ -226,3 +229,83 @@ def test_make_kernel_checks_sizes_and_signatures() -> None:
         make_kernel(**{**fields, "state_size": 0})
     with pytest.raises(InvalidParameterError, match=r"numba\.njit"):
         make_kernel(**{**fields, "play": lambda params, state, action: 0})
+
+
+# ---------------------------------------------------------------------------------------- Go
+
+
+def go_lockstep(start: GoState, num_games: int, seed: int, pass_share: float | None) -> int:
+    """Random games from ``start`` on the Python game and on the kernel in lockstep: at
+    every move the same legal actions, player, compact position and area count, and at the
+    end the same result. ``pass_share=None`` picks uniformly among the legal actions (the
+    pass included); a number passes with that chance only, so that games run long, with
+    captures, ko and superko. Returns how many times a ko or superko rule kept an empty
+    point off the legal list."""
+    game = start.game
+    kernel = start.compiled_kernel()
+    assert kernel.encode is not None
+    rng = random.Random(seed)
+    points = game.size * game.size
+    colour = np.zeros(points, dtype=np.int64)
+    work = np.zeros(points, dtype=np.int64)
+    mark = np.zeros(points, dtype=np.int64)
+    repetitions = 0
+    for _ in range(num_games):
+        state = start
+        compact = kernel.encode(state)
+        status = ONGOING
+        while not state.is_terminal():
+            legal = list(state.legal_actions())
+            assert kernel.legal(compact) == legal
+            assert kernel.current_player(kernel.params, compact) == state.current_player()
+            read_board(kernel.params, compact, colour)
+            black, white = state.area()
+            assert area_margin(kernel.params, colour, work, mark) == black - white
+            repetitions += sum(
+                "repeat" in state.illegal_reason(p)
+                for p in range(points)
+                if state.board[p] == 0 and p not in legal
+            )
+            stones = [a for a in legal if a != game.pass_action]
+            if pass_share is None or not stones:
+                action = rng.choice(legal)
+            else:
+                action = game.pass_action if rng.random() < pass_share else rng.choice(stones)
+            mover = state.current_player()
+            state = state.play(action)
+            status = kernel.play(kernel.params, compact, action)
+            assert np.array_equal(compact, kernel.encode(state))
+            if not state.is_terminal():
+                assert status == ONGOING
+        outcome = state.returns()[mover]
+        assert status == (MOVER_WON if outcome > 0 else MOVER_LOST if outcome < 0 else DRAW)
+    return repetitions
+
+
+@pytest.mark.parametrize(
+    ("game", "num_games"),
+    [
+        (GoGame(2, komi=0), 150),  # draws: a whole-number komi
+        (GoGame(3), 100),
+        (GoGame(4, komi=0.5), 60),
+        (GoGame(5), 40),
+        (GoGame(7, komi=-3), 15),
+        (GoGame(9), 10),
+        (GoGame(13, max_length=300), 2),
+        (GoGame(19, max_length=400), 1),  # 361 points: six words per colour
+    ],
+    ids=repr,
+)
+def test_go_kernel_plays_like_the_python_game(game: GoGame, num_games: int) -> None:
+    start = game.initial_state()
+    go_lockstep(start, num_games, seed=game.size, pass_share=None)
+    repetitions = go_lockstep(start, num_games, seed=game.size + 1, pass_share=0.02)
+    if game.size <= 7:  # long games on small boards: ko and superko come up
+        assert repetitions > 0
+
+
+def test_go_kernel_plays_like_the_python_game_from_a_set_position() -> None:
+    # The position drawn counts as the first of the game (its hash starts the history).
+    game = GoGame(5, komi=0.5)
+    start = game.from_board(["XX.OO", "XX.OO", "XXXOO", "XXXOO", "XXXOO"], to_move=1)
+    go_lockstep(start, 30, seed=9, pass_share=0.05)

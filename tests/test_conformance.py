@@ -30,7 +30,7 @@ from .seed_tictactoe import TicTacToeGameState
 @pytest.mark.parametrize("name", game_names())
 def test_every_registered_game_conforms(name: str) -> None:
     game = make_game(name)
-    num_games = {"gomoku": 15, "chess": 10}.get(name, 100)
+    num_games = {"gomoku": 15, "chess": 10, "go": 10}.get(name, 100)
     report = check_game(game, num_games=num_games, seed=1)
     assert isinstance(report, ConformanceReport)
     assert report.game_name == name

@@ -575,11 +575,11 @@ def test_registry_parameters() -> None:
 
 def test_registry_errors() -> None:
     with pytest.raises(UnknownGameError, match=r"known games: .*tictactoe") as info:
-        make_game("go")
+        make_game("shogi")
     assert isinstance(info.value, KeyError)
     assert "\n" not in str(info.value)
     with pytest.raises(UnknownGameError):
-        game_summary("go")
+        game_summary("shogi")
     with pytest.raises(
         InvalidParameterError, match="unknown parameter size; accepted: width, height, k"
     ):

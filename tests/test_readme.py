@@ -60,6 +60,7 @@ NOT_RUN = {
         "resumes it for hours more again"
     ),
     # a human at the keyboard
+    "playout play go --size 9": "interactive",
     "playout play connect4 --first ai --seconds 2": "interactive",
     "playout play mnk --width 6 --height 6 --k 4 --simulations 5000": "interactive",
     'playout play tictactoe --moves "b2" --no-solver --final best-value --max-depth 4': (
@@ -69,6 +70,8 @@ NOT_RUN = {
     "python bench/symmetry.py --match ttt-perfect --games 2000": "a benchmark of minutes",
     "python bench/symmetry.py --match ttt-h2h --games 400 --simulations 50": "minutes",
     "python bench/symmetry.py --match mnk6-h2h --games 1000 --simulations 1000": "an hour",
+    "python bench/go_playouts.py": "a minute (bench/go_playouts.py --smoke runs in "
+    "test_bench_scripts.py)",
     # no smaller size: it adds 1,000,000-simulation decisions, each in a fresh process
     "playout bench --game connect4 --reps 3 --big": "1M-simulation decisions (about a minute)",
 }

@@ -172,6 +172,18 @@ def _register_builtin_games() -> None:
         "bandit", BanditTreeGame, "Seed 002's one-player bandit tree (optimal 0 -> 2 -> 6)"
     )
 
+    def go(size: int = 9, komi: float = 7.5) -> Game:
+        from playout.games.go import GoGame
+
+        return GoGame(size, komi)
+
+    register_game(
+        "go",
+        go,
+        "Go: size=9 (13, 19, any of 2..19), area scoring (Tromp-Taylor), komi=7.5, "
+        "positional superko, no suicide; moves like D4 or pass",
+    )
+
     def pig(target: int = 20, max_turns: int = 100) -> Game:
         from playout.games.pig import PigGame
 

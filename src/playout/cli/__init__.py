@@ -3,7 +3,8 @@
 Usage::
 
     playout games
-    playout play GAME [--width W --height H --k K] [--first human|ai] [--moves MOVES]
+    playout play GAME [--width W --height H --k K | --size N --komi K] [--first human|ai]
+                 [--moves MOVES]
                  [--simulations N | --seconds S] [--seed K] [--rollout random|neighbors]
                  [--solver | --no-solver] [--final most-visits|best-value|sample]
                  [--max-depth N]

@@ -92,12 +92,26 @@ def positive_float(text: str) -> float:
     return value
 
 
+def finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
 def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", metavar="GAME", help="game name (see 'playout games')")
-    group = parser.add_argument_group("game parameters (mnk, gomoku, connect4)")
+    group = parser.add_argument_group("game parameters (mnk, gomoku, connect4; go)")
     group.add_argument("--width", type=positive_int, help="board width (columns)")
     group.add_argument("--height", type=positive_int, help="board height (rows)")
     group.add_argument("--k", type=positive_int, help="stones in a row needed to win")
+    group.add_argument(
+        "--size", type=positive_int, help="go: the board's side (9, 13 or 19; default 9)"
+    )
+    group.add_argument("--komi", type=finite_float, help="go: points White receives (default 7.5)")
 
 
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:
@@ -258,8 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="play against MCTS in the terminal",
         description="Play against MCTS. Type moves in the notation of the board's labels "
         "('b3': column b, row 3 for grid games, also 0-based 'x,y'; a column number for "
-        "connect four; UCI or SAN for chess); 'help' lists the legal moves, 'quit' ends the "
-        "game.",
+        "connect four; D4 or pass for go; UCI or SAN for chess); 'help' lists the legal moves, "
+        "'quit' ends the game.",
     )
     add_position_search_arguments(play, start="play from the position")
     play.add_argument(

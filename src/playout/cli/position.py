@@ -1,5 +1,5 @@
-"""Games and positions from the command line: ``GAME --width --height --k --fen`` and
-``--moves``."""
+"""Games and positions from the command line: ``GAME --width --height --k --size --komi
+--fen`` and ``--moves``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def make_game(args: argparse.Namespace) -> Any:
     """The game named by ``args.game`` with the parameters given on the command line."""
     params = {
         name: getattr(args, name)
-        for name in ("width", "height", "k", "fen")
+        for name in ("width", "height", "k", "size", "komi", "fen")
         if getattr(args, name, None) is not None
     }
     return playout.make_game(args.game, **params)

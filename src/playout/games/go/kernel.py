@@ -1,0 +1,798 @@
+"""Go as a compiled kernel: the game's rules on a compact state, and light playouts.
+
+The tree's functions (``legal_actions``, ``play``) follow :mod:`playout.games.go.state`
+exactly: suicide is illegal, a move may not repeat an earlier position (positional superko,
+by Zobrist hash), two passes in a row end the game, so does the ``max_length``-th move, and
+the score is Tromp-Taylor's area count with komi. Compact state (``uint64`` words),
+``W = ceil(size * size / 64)``::
+
+    [0]                moves played, passes included (Black moves when it is even)
+    [1]                passes in a row at the end of the game so far (2 ends it)
+    [2]                the point of a simple ko (1 + point; 0 for none): where the player to
+                       move may not retake at once; only the playouts read it
+    [3]                the position's Zobrist hash (:func:`~.board.zobrist_keys`)
+    [4]                how many positions the history holds
+    [5 .. 5 + W)       Black's stones, a bit per point ``y * size + x``
+    [5 + W .. 5 + 2W)  White's stones
+    [5 + 2W ..]        the history: the hash of every position a real move (or the setup)
+                       has made, oldest first, room for ``max_length + 1``
+
+so a node costs ``8 * (6 + 2W + max_length)`` bytes: 2 KiB on 9x9. ``play`` and
+``legal_actions`` read the board into points, label its chains (flood fills on an explicit
+stack) and check each candidate's resulting hash against the history; they run once per new
+node, the rollout once per simulation.
+
+The rollout is the light playout of Don Dailey's reference bot (computer-go mailing list,
+"java reference bot", October 2008), a conformance and speed test for Monte Carlo Go
+programs:
+
+* the player to move picks uniformly among its legal moves that do not fill one of its own
+  one-point eyes, and passes only when there is none;
+* an eye: an empty point whose orthogonal neighbours are all the mover's stones (or the edge),
+  and of whose diagonal neighbours at most one is an opponent's stone, none when the point is
+  on the edge or in a corner (otherwise it is a false eye, and may be filled);
+* suicide is illegal; the ko rule is simple ko (no immediate recapture of a single stone),
+  not superko: a cycle such as a triple ko runs until the length cap;
+* the playout ends after two passes in a row or at the game's ``max_length`` (default
+  ``3 * size * size``, his cap), and is scored by area with komi.
+
+From the empty 9x9 board his bot played 111.05 moves per playout (both final passes counted)
+and Black scored 0.4213 at komi 7.5, 0.5245 at komi 0 (wins, draws counted half);
+``bench/go_playouts.py`` reproduces them.
+The playout board lives in the rollout's scratch: a mailbox with a border of sentinel points,
+chains as rings of stones with pseudo-liberty counts, and the sum and sum of squares of the
+pseudo-liberties' positions, so that a chain is in atari exactly when ``sum ** 2 == count *
+sum_of_squares`` (every pseudo-liberty is the same point); the empty points are a list with
+swap-removal. After each rollout ``scratch[LAST_LENGTH]`` holds the moves it played (passes
+included) and ``scratch[LAST_MARGIN]`` Black's area minus White's (without komi), for
+statistics (:mod:`playout.games.go.playouts`).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Protocol
+
+import numpy as np
+
+from playout._src.compiled import kernel as kernel_api
+from playout._src.compiled.kernel import (
+    DRAW,
+    MOVER_LOST,
+    MOVER_WON,
+    MOVES,
+    ONGOING,
+    Kernel,
+    alternating_player,
+    empty_state,
+    make_kernel,
+)
+from playout._src.jit import JitOptions, files_digest, int64, jit
+from playout._src.tree import rng as rng_module
+from playout._src.tree.rng import random_below
+from playout.games.go import board
+from playout.games.go.board import (
+    BLACK,
+    EMPTY,
+    WHITE,
+    check_komi,
+    check_max_length,
+    check_size,
+    neighbour_table,
+    zobrist_keys,
+)
+
+GO_JIT: JitOptions = {
+    **kernel_api.JIT_OPTIONS,
+    "_nrt": False,
+    "sources_digest": files_digest(kernel_api.__file__, rng_module.__file__, board.__file__),
+}
+"""The kernel options, with the cache keyed on :mod:`.board` too (its constants are compiled
+in), and without numba's reference counting: for the functions that allocate nothing (all but
+two), which would otherwise count every array argument up and down through the runtime at
+every call, at more cost than the work of most of them."""
+
+GO_JIT_ALLOCATING: JitOptions = {**GO_JIT, "_nrt": True}
+""":data:`GO_JIT` with reference counting, for ``legal_actions`` and ``play``, which allocate
+their working arrays."""
+
+BORDER = 3
+"""A point of the playout board's sentinel border."""
+
+# params (int64): a header, then the tables of the board.
+P_SIZE, P_KOMI2, P_MAX_LENGTH, P_POINTS, P_WORDS, P_STRIDE, P_CELLS = range(7)
+P_TABLES = 7
+"""``params[P_TABLES:]``: each point's four neighbours (-1 past the last), then the Zobrist
+keys of Black's and White's stones (``int64`` bit patterns), then each point's cell on the
+playout board."""
+
+# The compact state's words.
+S_PASSES, S_KO, S_HASH, S_HISTORY_LENGTH, S_BOARD = 1, 2, 3, 4, 5
+
+LAST_LENGTH = 0
+"""``scratch[LAST_LENGTH]``: the moves the last rollout played, passes included."""
+LAST_MARGIN = 1
+"""``scratch[LAST_MARGIN]``: Black's area minus White's at the end of the last rollout."""
+_SCRATCH_HEADER = 2
+
+_ONE = np.uint64(1)
+
+
+class GoPosition(Protocol):
+    """What :func:`encode` reads of a :class:`~playout.games.go.state.GoState`."""
+
+    @property
+    def board(self) -> bytes: ...
+    @property
+    def num_moves(self) -> int: ...
+    @property
+    def passes(self) -> int: ...
+    @property
+    def ko_point(self) -> int: ...
+    @property
+    def position_hash(self) -> int: ...
+    @property
+    def history(self) -> tuple[int, ...]: ...
+
+
+def num_words(size: int) -> int:
+    """64-bit words of one colour's stones on a ``size`` x ``size`` board."""
+    return (size * size + 63) // 64
+
+
+def state_size(size: int, max_length: int) -> int:
+    """Words of the compact state (see the module docstring)."""
+    return S_BOARD + 2 * num_words(size) + max_length + 1
+
+
+def encode(state: GoPosition, size: int, max_length: int) -> np.ndarray:
+    """The compact state of a Python position (the layout of the module docstring)."""
+    words = num_words(size)
+    out = np.zeros(state_size(size, max_length), dtype=np.uint64)
+    out[MOVES] = state.num_moves
+    out[S_PASSES] = state.passes
+    out[S_KO] = state.ko_point + 1
+    out[S_HASH] = state.position_hash
+    history = state.history
+    out[S_HISTORY_LENGTH] = len(history)
+    black = 0
+    white = 0
+    for point, colour in enumerate(state.board):
+        if colour == BLACK:
+            black |= 1 << point
+        elif colour == WHITE:
+            white |= 1 << point
+    mask = (1 << 64) - 1
+    for word in range(words):
+        out[S_BOARD + word] = (black >> (64 * word)) & mask
+        out[S_BOARD + words + word] = (white >> (64 * word)) & mask
+    start = S_BOARD + 2 * words
+    out[start : start + len(history)] = np.array(history, dtype=np.uint64)
+    return out
+
+
+def kernel_params(size: int, komi: float, max_length: int) -> np.ndarray:
+    """The kernel's ``params``: the header and the board's tables (see :data:`P_TABLES`)."""
+    points = size * size
+    stride = size + 1
+    neighbours = np.full((points, 4), -1, dtype=np.int64)
+    for point, around in enumerate(neighbour_table(size)):
+        neighbours[point, : len(around)] = around
+    keys = zobrist_keys()[:, :points].view(np.int64).reshape(-1)
+    cells = np.array(
+        [(y + 1) * stride + x + 1 for y in range(size) for x in range(size)], dtype=np.int64
+    )
+    header = np.zeros(P_TABLES, dtype=np.int64)
+    header[P_SIZE] = size
+    header[P_KOMI2] = round(2 * komi)
+    header[P_MAX_LENGTH] = max_length
+    header[P_POINTS] = points
+    header[P_WORDS] = num_words(size)
+    header[P_STRIDE] = stride
+    header[P_CELLS] = (size + 2) * stride + 1
+    return np.concatenate([header, neighbours.reshape(-1), keys, cells])
+
+
+def scratch_size(size: int) -> int:
+    """``int64`` words of the rollout's scratch: the header, nine arrays over the playout
+    board's cells, three over the points."""
+    cells = (size + 2) * (size + 1) + 1
+    return _SCRATCH_HEADER + 9 * cells + 3 * size * size
+
+
+# ------------------------------------------------------------------------- the tree's rules
+
+
+@jit(**GO_JIT)
+def _key(params: np.ndarray, colour: int, point: int) -> np.uint64:
+    """The Zobrist key of a ``colour`` stone on ``point``."""
+    points = params[P_POINTS]
+    return np.uint64(params[P_TABLES + 4 * points + (colour - 1) * points + point])
+
+
+@jit(**GO_JIT)
+def read_board(params: np.ndarray, state: np.ndarray, colour: np.ndarray) -> None:
+    """``colour[p]``: what point ``p`` holds in the compact ``state``."""
+    words = params[P_WORDS]
+    for p in range(params[P_POINTS]):
+        shift = np.uint64(p & 63)
+        word = p >> 6
+        if (state[S_BOARD + word] >> shift) & _ONE:
+            colour[p] = BLACK
+        elif (state[S_BOARD + words + word] >> shift) & _ONE:
+            colour[p] = WHITE
+        else:
+            colour[p] = EMPTY
+
+
+@jit(**GO_JIT)
+def label_chains(
+    params: np.ndarray,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    liberties: np.ndarray,
+    chain_hash: np.ndarray,
+    stack: np.ndarray,
+    mark: np.ndarray,
+) -> None:
+    """Label every chain by its lowest point: ``chain[p]`` for each stone (-1 on empty
+    points), and for each label its number of liberties and the xor of its stones' keys.
+    Flood fills on ``stack``; ``mark`` records which chain last counted a liberty."""
+    points = params[P_POINTS]
+    for p in range(points):
+        chain[p] = -1
+        mark[p] = -1
+    for start in range(points):
+        own = colour[start]
+        if own == EMPTY or chain[start] >= 0:
+            continue
+        chain[start] = start
+        stack[0] = start
+        top = 1
+        count = 0
+        key = np.uint64(0)
+        while top > 0:
+            top -= 1
+            q = stack[top]
+            key ^= _key(params, own, q)
+            for k in range(4):
+                n = params[P_TABLES + 4 * q + k]
+                if n < 0:
+                    break
+                if colour[n] == EMPTY:
+                    if mark[n] != start:
+                        mark[n] = start
+                        count += 1
+                elif colour[n] == own and chain[n] < 0:
+                    chain[n] = start
+                    stack[top] = n
+                    top += 1
+        liberties[start] = count
+        chain_hash[start] = key
+
+
+@jit(**GO_JIT)
+def area_margin(params: np.ndarray, colour: np.ndarray, stack: np.ndarray, mark: np.ndarray) -> int:
+    """Black's area minus White's (Tromp-Taylor): stones, plus the empty points of each
+    region that reaches stones of one colour only. Flood fills on ``stack``."""
+    points = params[P_POINTS]
+    for p in range(points):
+        mark[p] = 0
+    margin = int64(0)
+    for start in range(points):
+        own = colour[start]
+        if own == BLACK:
+            margin += 1
+        elif own == WHITE:
+            margin -= 1
+        elif mark[start] == 0:
+            mark[start] = 1
+            stack[0] = start
+            top = 1
+            size = 0
+            reaches = 0  # bit 0: Black, bit 1: White
+            while top > 0:
+                top -= 1
+                q = stack[top]
+                size += 1
+                for k in range(4):
+                    n = params[P_TABLES + 4 * q + k]
+                    if n < 0:
+                        break
+                    if colour[n] == EMPTY:
+                        if mark[n] == 0:
+                            mark[n] = 1
+                            stack[top] = n
+                            top += 1
+                    else:
+                        reaches |= colour[n]
+            if reaches == BLACK:
+                margin += size
+            elif reaches == WHITE:
+                margin -= size
+    return margin
+
+
+@jit(**GO_JIT)
+def final_status(params: np.ndarray, margin: int, mover: int) -> int:
+    """``play``'s status at the end of a game whose area margin (Black minus White) is
+    ``margin``, for ``mover`` (0 Black, 1 White) who just played."""
+    score2 = 2 * margin - params[P_KOMI2]  # twice Black's score after komi
+    if score2 == 0:
+        return DRAW
+    black_won = score2 > 0
+    return MOVER_WON if black_won == (mover == 0) else MOVER_LOST
+
+
+@jit(**GO_JIT)
+def _captured_chains(
+    params: np.ndarray,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    liberties: np.ndarray,
+    point: int,
+    own: int,
+    out: np.ndarray,
+) -> int:
+    """The distinct opponent chains a stone of colour ``own`` on empty ``point`` captures
+    (those whose only liberty it is), written to ``out``; how many."""
+    count = 0
+    for k in range(4):
+        n = params[P_TABLES + 4 * point + k]
+        if n < 0:
+            break
+        if colour[n] == 3 - own and liberties[chain[n]] == 1:
+            label = chain[n]
+            seen = False
+            for i in range(count):
+                if out[i] == label:
+                    seen = True
+            if not seen:
+                out[count] = label
+                count += 1
+    return count
+
+
+@jit(**GO_JIT)
+def _has_liberty_after(
+    params: np.ndarray,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    liberties: np.ndarray,
+    point: int,
+    own: int,
+) -> bool:
+    """Whether a stone of ``own`` on ``point`` keeps a liberty without capturing: an empty
+    neighbour, or a neighbouring chain of its own with another liberty."""
+    for k in range(4):
+        n = params[P_TABLES + 4 * point + k]
+        if n < 0:
+            break
+        if colour[n] == EMPTY or (colour[n] == own and liberties[chain[n]] > 1):
+            return True
+    return False
+
+
+@jit(**GO_JIT)
+def _in_history(state: np.ndarray, start: int, key: np.uint64) -> bool:
+    """Whether the history (``state[start:]``, ``state[S_HISTORY_LENGTH]`` entries) holds
+    ``key``."""
+    length = int(state[S_HISTORY_LENGTH])
+    i = 0
+    while i < length and state[start + i] != key:
+        i += 1
+    return i < length
+
+
+@jit(**GO_JIT_ALLOCATING)
+def go_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
+    """The legal moves, points in increasing order then the pass (the Python game's order):
+    empty points where the stone keeps or makes a liberty (no suicide) and the position it
+    makes is not in the history (positional superko)."""
+    points = params[P_POINTS]
+    history = S_BOARD + 2 * params[P_WORDS]
+    work = np.empty(5 * points + 4, dtype=np.int64)
+    colour = work[:points]
+    chain = work[points : 2 * points]
+    liberties = work[2 * points : 3 * points]
+    stack = work[3 * points : 4 * points]
+    mark = work[4 * points : 5 * points]
+    captured = work[5 * points :]
+    chain_hash = np.empty(points, dtype=np.uint64)
+    read_board(params, state, colour)
+    label_chains(params, colour, chain, liberties, chain_hash, stack, mark)
+    own = int(state[MOVES] & _ONE) + 1
+    key = state[S_HASH]
+    count = 0
+    for p in range(points):
+        if colour[p] != EMPTY:
+            continue
+        num_captured = _captured_chains(params, colour, chain, liberties, p, own, captured)
+        if num_captured == 0 and not _has_liberty_after(params, colour, chain, liberties, p, own):
+            continue  # suicide
+        after = key ^ _key(params, own, p)
+        for i in range(num_captured):
+            after ^= chain_hash[captured[i]]
+        if _in_history(state, history, after):
+            continue  # superko
+        out[count] = p
+        count += 1
+    out[count] = points  # the pass
+    return count + 1
+
+
+@jit(**GO_JIT_ALLOCATING)
+def go_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
+    """Play ``action`` (legal) for the player to move: a stone and its captures, or the pass;
+    the status (the game ends after two passes in a row or the ``max_length``-th move)."""
+    points = params[P_POINTS]
+    words = params[P_WORDS]
+    moves = int(state[MOVES])
+    mover = moves & 1
+    own = mover + 1
+    work = np.empty(5 * points + 4, dtype=np.int64)
+    colour = work[:points]
+    stack = work[points : 2 * points]
+    mark = work[2 * points : 3 * points]
+    read_board(params, state, colour)
+    if action == points:
+        state[S_PASSES] += _ONE
+        state[S_KO] = 0
+    else:
+        chain = work[3 * points : 4 * points]
+        liberties = work[4 * points : 5 * points]
+        captured = work[5 * points :]
+        chain_hash = np.empty(points, dtype=np.uint64)
+        label_chains(params, colour, chain, liberties, chain_hash, stack, mark)
+        num_captured = _captured_chains(params, colour, chain, liberties, action, own, captured)
+        key = state[S_HASH] ^ _key(params, own, action)
+        state[S_BOARD + mover * words + (action >> 6)] |= _ONE << np.uint64(action & 63)
+        colour[action] = own
+        num_stones = 0
+        last = -1
+        opponent_words = S_BOARD + (1 - mover) * words
+        for i in range(num_captured):
+            label = captured[i]
+            key ^= chain_hash[label]
+            for p in range(label, points):
+                if chain[p] == label:
+                    state[opponent_words + (p >> 6)] &= ~(_ONE << np.uint64(p & 63))
+                    colour[p] = EMPTY
+                    num_stones += 1
+                    last = p
+        state[S_HASH] = key
+        length = np.int64(state[S_HISTORY_LENGTH])
+        state[S_BOARD + 2 * words + length] = key
+        state[S_HISTORY_LENGTH] = length + 1
+        state[S_PASSES] = 0
+        state[S_KO] = 0
+        if num_stones == 1:  # a simple ko: a lone stone, its one liberty the point it took
+            alone = True
+            free = 0
+            for k in range(4):
+                n = params[P_TABLES + 4 * action + k]
+                if n < 0:
+                    break
+                if colour[n] == own:
+                    alone = False
+                elif colour[n] == EMPTY:
+                    free += 1
+            if alone and free == 1:
+                state[S_KO] = last + 1
+    moves += 1
+    state[MOVES] = moves
+    if state[S_PASSES] >= 2 or moves >= params[P_MAX_LENGTH]:
+        return final_status(params, area_margin(params, colour, stack, mark), mover)
+    return ONGOING
+
+
+# ------------------------------------------------------------------------- light playouts
+
+
+@jit(inline="always", **GO_JIT)
+def _in_atari(libs: np.ndarray, sums: np.ndarray, squares: np.ndarray, head: int) -> bool:
+    """Whether the chain ``head`` has exactly one liberty: all its pseudo-liberties are one
+    point when their sum squared equals their count times the sum of their squares."""
+    count = libs[head]
+    return bool(count > 0 and sums[head] * sums[head] == count * squares[head])
+
+
+@jit(**GO_JIT)
+def _remove_chain(
+    cell: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    ring: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    empty_at: np.ndarray,
+    empties: np.ndarray,
+    num_empty: int,
+    stride: int,
+) -> int:
+    """Take the chain through ``cell`` off the board: its points become empty (appended to
+    the empty list) and pseudo-liberties of the chains around them; the new empty count."""
+    stone = cell
+    while True:
+        colour[stone] = EMPTY
+        empty_at[stone] = num_empty
+        empties[num_empty] = stone
+        num_empty += 1
+        stone = ring[stone]
+        if stone == cell:
+            break
+    while True:
+        for n in (stone - stride, stone - 1, stone + 1, stone + stride):
+            if EMPTY < colour[n] < BORDER:
+                head = chain[n]
+                libs[head] += 1
+                sums[head] += stone
+                squares[head] += stone * stone
+        stone = ring[stone]
+        if stone == cell:
+            break
+    return num_empty
+
+
+@jit(**GO_JIT)
+def _is_playable(
+    cell: int,
+    own: int,
+    ko: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    stride: int,
+) -> bool:
+    """Whether the playout may put a stone of ``own`` on empty ``cell``: not the ko point,
+    not one of its own eyes (Dailey's definition, in the module docstring), not suicide."""
+    if cell == ko:
+        return False
+    up = colour[cell - stride]
+    left = colour[cell - 1]
+    right = colour[cell + 1]
+    down = colour[cell + stride]
+    if up == EMPTY or left == EMPTY or right == EMPTY or down == EMPTY:
+        return True  # a liberty, and no eye
+    other = 3 - own
+    if up & left & right & down & own:  # each is own or BORDER (both colour bits)
+        enemies = (
+            (colour[cell - stride - 1] == other)
+            + (colour[cell - stride + 1] == other)
+            + (colour[cell + stride - 1] == other)
+            + (colour[cell + stride + 1] == other)
+        )
+        on_edge = up == BORDER or left == BORDER or right == BORDER or down == BORDER
+        if enemies == 0 or (enemies == 1 and not on_edge):
+            return False  # an eye
+    for n in (cell - stride, cell - 1, cell + 1, cell + stride):
+        if colour[n] == own and not _in_atari(libs, sums, squares, chain[n]):
+            return True  # joins a chain that keeps another liberty
+        if colour[n] == other and _in_atari(libs, sums, squares, chain[n]):
+            return True  # captures
+    return False  # suicide
+
+
+@jit(**GO_JIT)
+def go_rollout(
+    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
+) -> float:
+    """A light playout (module docstring) from ``state`` (unchanged) to the end: +1 if Black
+    wins, -1 if White does, 0 for a draw; its length and area margin go to
+    ``scratch[LAST_LENGTH]`` and ``scratch[LAST_MARGIN]``."""
+    points = params[P_POINTS]
+    stride = params[P_STRIDE]
+    cells = params[P_CELLS]
+    cell_of = P_TABLES + 6 * points
+    base = _SCRATCH_HEADER
+    colour = scratch[base : base + cells]
+    chain = scratch[base + cells : base + 2 * cells]
+    ring = scratch[base + 2 * cells : base + 3 * cells]
+    libs = scratch[base + 3 * cells : base + 4 * cells]
+    sums = scratch[base + 4 * cells : base + 5 * cells]
+    squares = scratch[base + 5 * cells : base + 6 * cells]
+    empty_at = scratch[base + 6 * cells : base + 7 * cells]
+    empties = scratch[base + 7 * cells : base + 8 * cells]
+    stones = scratch[base + 8 * cells : base + 9 * cells]
+    rest = base + 9 * cells
+    by_point = scratch[rest : rest + points]
+    stack = scratch[rest + points : rest + 2 * points]
+    mark = scratch[rest + 2 * points : rest + 3 * points]
+
+    # The position onto the playout board: colours, the empty list, then the chains.
+    for c in range(cells):
+        colour[c] = BORDER
+    read_board(params, state, by_point)
+    num_empty = int64(0)
+    for p in range(points):
+        cell = params[cell_of + p]
+        colour[cell] = by_point[p]
+        chain[cell] = -1
+        if by_point[p] == EMPTY:
+            empty_at[cell] = num_empty
+            empties[num_empty] = cell
+            num_empty += 1
+    for p in range(points):
+        start = params[cell_of + p]
+        own = colour[start]
+        if own == EMPTY or chain[start] >= 0:
+            continue
+        chain[start] = start
+        ring[start] = start
+        stones[start] = 1
+        libs[start] = 0
+        sums[start] = 0
+        squares[start] = 0
+        stack[0] = start
+        top = 1
+        while top > 0:
+            top -= 1
+            stone = stack[top]
+            for n in (stone - stride, stone - 1, stone + 1, stone + stride):
+                if colour[n] == EMPTY:
+                    libs[start] += 1
+                    sums[start] += n
+                    squares[start] += n * n
+                elif colour[n] == own and chain[n] < 0:
+                    chain[n] = start
+                    ring[n] = ring[start]
+                    ring[start] = n
+                    stones[start] += 1
+                    stack[top] = n
+                    top += 1
+
+    moves = int(state[MOVES])
+    first = moves
+    passes = int(state[S_PASSES])
+    ko = int(state[S_KO])
+    ko = int(params[cell_of + ko - 1]) if ko > 0 else -1
+    own = (moves & 1) + 1
+    max_length = params[P_MAX_LENGTH]
+    while moves < max_length and passes < 2:
+        # Uniform among the playable points: draw, and move a refused one past the window.
+        window = num_empty
+        cell = int64(-1)
+        while window > 0:
+            i = random_below(rng, window)
+            candidate = empties[i]
+            if _is_playable(candidate, own, ko, colour, chain, libs, sums, squares, stride):
+                cell = candidate
+                break
+            window -= 1
+            last = empties[window]
+            empties[i] = last
+            empty_at[last] = i
+            empties[window] = candidate
+            empty_at[candidate] = window
+        moves += 1
+        other = 3 - own
+        if cell < 0:
+            passes += 1
+            ko = -1
+            own = other
+            continue
+        passes = 0
+        # Put the stone down: off the empty list, pseudo-liberties taken from its neighbours.
+        num_empty -= 1
+        moved = empties[num_empty]
+        empties[empty_at[cell]] = moved
+        empty_at[moved] = empty_at[cell]
+        colour[cell] = own
+        chain[cell] = cell
+        ring[cell] = cell
+        stones[cell] = 1
+        libs[cell] = 0
+        sums[cell] = 0
+        squares[cell] = 0
+        for n in (cell - stride, cell - 1, cell + 1, cell + stride):
+            if colour[n] == EMPTY:
+                libs[cell] += 1
+                sums[cell] += n
+                squares[cell] += n * n
+            elif colour[n] < BORDER:
+                head = chain[n]
+                libs[head] -= 1
+                sums[head] -= cell
+                squares[head] -= cell * cell
+        # Join the chains of its own around it (the smaller ring relabelled).
+        for n in (cell - stride, cell - 1, cell + 1, cell + stride):
+            if colour[n] == own:
+                big = chain[n]
+                small = chain[cell]
+                if big == small:
+                    continue
+                if stones[big] < stones[small]:
+                    big, small = small, big
+                stone = small
+                while True:
+                    chain[stone] = big
+                    stone = ring[stone]
+                    if stone == small:
+                        break
+                after_big = ring[big]
+                ring[big] = ring[small]
+                ring[small] = after_big
+                stones[big] += stones[small]
+                libs[big] += libs[small]
+                sums[big] += sums[small]
+                squares[big] += squares[small]
+        # Capture the opponent's chains left without a liberty.
+        taken = 0
+        taken_cell = int64(-1)
+        for n in (cell - stride, cell - 1, cell + 1, cell + stride):
+            if colour[n] == other and libs[chain[n]] == 0:
+                before = num_empty
+                num_empty = _remove_chain(
+                    n, colour, chain, ring, libs, sums, squares, empty_at, empties,
+                    num_empty, stride,
+                )  # fmt: skip
+                taken += num_empty - before
+                taken_cell = n
+        head = chain[cell]
+        ko = taken_cell if taken == 1 and stones[head] == 1 and libs[head] == 1 else -1
+        own = other
+
+    for p in range(points):
+        by_point[p] = colour[params[cell_of + p]]
+    margin = area_margin(params, by_point, stack, mark)
+    scratch[LAST_LENGTH] = moves - first
+    scratch[LAST_MARGIN] = margin
+    score2 = 2 * margin - params[P_KOMI2]
+    if score2 > 0:
+        return 1.0
+    if score2 < 0:
+        return -1.0
+    return 0.0
+
+
+# ------------------------------------------------------------------------------ the kernel
+
+
+@functools.lru_cache(maxsize=32)
+def go_kernel(size: int = 9, komi: float = 7.5, max_length: int | None = None) -> Kernel:
+    """The kernel of Go on a ``size`` x ``size`` board with ``komi``, the game ending at the
+    ``max_length``-th move at the latest (default ``3 * size * size``); built once per
+    board and rules.
+
+    Raises:
+        InvalidParameterError: a size, komi or length the game refuses (see
+            :mod:`playout.games.go.board`).
+    """
+    size = check_size(size)
+    komi = check_komi(komi)
+    max_length = check_max_length(max_length, size)
+    return make_kernel(
+        name="go",
+        params=kernel_params(size, komi, max_length),
+        state_size=state_size(size, max_length),
+        num_actions=size * size + 1,
+        max_length=max_length,
+        scratch_size=scratch_size(size),
+        initial_state=empty_state,
+        legal_actions=go_legal_actions,
+        play=go_play,
+        current_player=alternating_player,
+        rollout=go_rollout,
+        encode=functools.partial(encode, size=size, max_length=max_length),
+    )
+
+
+__all__ = [
+    "GO_JIT",
+    "LAST_LENGTH",
+    "LAST_MARGIN",
+    "area_margin",
+    "encode",
+    "go_kernel",
+    "go_legal_actions",
+    "go_play",
+    "go_rollout",
+    "kernel_params",
+    "label_chains",
+    "read_board",
+    "scratch_size",
+    "state_size",
+]
