@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 
 NOT_RUN = {
+    # a GTP engine waits for commands on stdin (tests/test_gtp.py runs it over pipes)
+    "playout gtp --size 9 --komi 7.5 --seconds 2": "a GTP engine reading stdin",
     # installs, and the whole test suite (this test is part of it)
     "pip install . && playout play tictactoe": "installs the package; interactive",
     'pip install ".[test]" && python -m pytest -q': "installs the package; runs every test",

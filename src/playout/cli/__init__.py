@@ -25,6 +25,7 @@ Usage::
     playout bench [--game tictactoe|connect4|mnk9 ...] [--sims N] [--python-sims N] [--reps R]
                   [--big [--big-reps R]] [--seed K] [--json]
     playout serve [--host 127.0.0.1] [--port 8000] [--token T] [--open]
+    playout gtp [--size 9] [--komi 7.5] [--simulations N | --seconds S] [--seed K]
 
 ``match`` and ``tournament`` run games on ``--workers`` processes (default: one per CPU; 1 runs
 in this process) or, with ``--executor ray``, on a Ray cluster; ``--backend ray`` is accepted
@@ -42,7 +43,7 @@ everything shown here is rendered from its results by :mod:`playout.render`.
 Modules: :mod:`.parser` (arguments), :mod:`.engine` (engines from options),
 :mod:`.position` (games and moves), :mod:`.progress` (progress bars), one module per command
 group (:mod:`.analyze`, :mod:`.play`, :mod:`.match`, :mod:`.bench`, :mod:`.games`,
-:mod:`.serve`) and
+:mod:`.serve`, :mod:`.gtp`) and
 :mod:`.common` (exit codes, output).
 """
 

@@ -14,6 +14,7 @@ from playout.cli.bench import BENCH_GAMES, cmd_bench
 from playout.cli.common import DEFAULT_PLAYOUTS, DEFAULT_SIMULATIONS, PROG
 from playout.cli.engine import FINAL_CHOICES
 from playout.cli.games import cmd_games
+from playout.cli.gtp import cmd_gtp
 from playout.cli.match import cmd_match, cmd_replay, cmd_tournament
 from playout.cli.play import cmd_play
 from playout.cli.serve import cmd_serve
@@ -508,6 +509,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.set_defaults(handler=cmd_bench)
+
+    gtp = commands.add_parser(
+        "gtp",
+        help="play go through a GUI (Sabaki, Lizzie, GoGui): a GTP engine on stdin/stdout",
+        description="A Go Text Protocol (version 2) engine for go on stdin and stdout: "
+        "GUIs and other programs send commands (play, genmove, undo, final_score, "
+        "time_settings, ...) and read the answers. Each genmove searches with "
+        "--simulations or --seconds unless the GUI sets a clock (time_settings/time_left).",
+    )
+    gtp.add_argument(
+        "--size", type=positive_int, help="the board's side until boardsize (default 9)"
+    )
+    gtp.add_argument(
+        "--komi", type=finite_float, help="points White receives until komi (default 7.5)"
+    )
+    add_search_arguments(gtp)
+    gtp.set_defaults(handler=cmd_gtp)
 
     serve = commands.add_parser(
         "serve",

@@ -1,0 +1,419 @@
+"""``playout gtp``: Go over the Go Text Protocol (GTP version 2), for GUIs such as Sabaki.
+
+The protocol is Gunnar Farnebäck's specification (GTP version 2, draft 2,
+https://www.lysator.liu.se/~gunnar/gtp/). :class:`GtpEngine` holds the protocol logic, one
+command line in and one response out (:meth:`GtpEngine.handle`), apart from any I/O;
+:func:`cmd_gtp` connects it to stdin and stdout.
+
+Choices made where GTP leaves room or playout's Go differs:
+
+* playout's Go alternates Black and White. ``play`` or ``genmove`` for the colour that is
+  **not** to move (a GUI placing handicap stones, or setting up a position) first plays a
+  pass for the side to move, then the move; ``undo`` takes both back. The passes count as
+  moves (two in a row end the game), so ``play w pass`` with Black to move ends it.
+* ``genmove`` never resigns. Once the game is over (two passes, or the game's length cap) it
+  answers ``pass`` and plays nothing.
+* ``final_score`` is the Tromp-Taylor area score of the board as it stands (the game's own
+  scoring): ``B+3.5``, ``W+0.5`` or ``0``. Dead stones are not removed.
+* ``komi`` must be a multiple of 0.5 (the compiled kernel counts half points); other values
+  are refused with the reason.
+* ``time_settings`` / ``time_left`` turn the clock into the next search's seconds (see
+  :meth:`GtpEngine.move_budget`); without them the command line's ``--simulations`` or
+  ``--seconds`` apply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+import playout
+from playout._src.errors import IllegalMoveError, InvalidParameterError, PlayoutError
+from playout.cli.common import EXIT_OK
+from playout.cli.engine import search_budget, search_config
+from playout.games.go import MAX_SIZE, MIN_SIZE, PLAYER_NAMES, GoGame, GoState
+from playout.games.go.board import point_from_name
+
+PROTOCOL_VERSION = "2"
+ENGINE_NAME = "playout"
+
+COMMANDS = (
+    "boardsize",
+    "clear_board",
+    "final_score",
+    "genmove",
+    "known_command",
+    "komi",
+    "list_commands",
+    "name",
+    "play",
+    "protocol_version",
+    "quit",
+    "showboard",
+    "time_left",
+    "time_settings",
+    "undo",
+    "version",
+)
+"""The commands :class:`GtpEngine` answers, in the order ``list_commands`` gives them."""
+
+COLOURS = {"b": 0, "black": 0, "w": 1, "white": 1}
+"""GTP colours (any case) and the players they name: 0 Black, 1 White."""
+
+MIN_MOVES_LEFT = 10
+"""The fewest moves a clock in main time is shared out over (see :meth:`GtpEngine.move_budget`)."""
+TIME_SAFETY = 0.8
+"""The share of the time worked out for a move that the search may use (the rest covers
+the protocol's round trip and the search's start and stop)."""
+MIN_SECONDS = 0.01
+"""The least time a move is given."""
+
+_VERTEX = re.compile(r"^[a-z][0-9]+$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+SearchFactory = Callable[[GoState], playout.MCTS]
+"""Builds the search engine for a position (the command line's options bound)."""
+
+
+class GtpError(PlayoutError):
+    """A command that fails: the message is the GTP error text (after ``?``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Clock:
+    """GTP's Canadian byo-yomi settings (``time_settings``) and what ``time_left`` last said
+    for one colour; times in seconds.
+
+    Attributes:
+        main_time: main time.
+        byo_yomi_time: the time of one byo-yomi period.
+        byo_yomi_stones: stones to play in a period (0 with a period of time: no limit).
+    """
+
+    main_time: float
+    byo_yomi_time: float
+    byo_yomi_stones: int
+
+    @property
+    def is_unlimited(self) -> bool:
+        """GTP's "no time limits": byo-yomi time with no stones."""
+        return self.byo_yomi_time > 0 and self.byo_yomi_stones == 0
+
+
+class GtpEngine:
+    """The GTP engine: one command line in, one response out, no I/O.
+
+    Args:
+        size: the board's side (:data:`~playout.games.go.MIN_SIZE` .. ``MAX_SIZE``).
+        komi: points White receives.
+        budget: the search's budget per move when no clock is set.
+        make_search: builds the search for a position (:class:`playout.MCTS` with the
+            command line's options); the search is kept between moves (tree reuse).
+
+    Raises:
+        InvalidParameterError: a size or komi the game refuses.
+    """
+
+    def __init__(
+        self, size: int, komi: float, budget: playout.Budget, make_search: SearchFactory
+    ) -> None:
+        self.budget = budget
+        self._make_search = make_search
+        self.game = GoGame(size, komi)
+        self.state: GoState = self.game.initial_state()
+        self.moves: list[tuple[int, ...]] = []
+        """The actions of each ``play`` / ``genmove`` (two where a pass was put first)."""
+        self.clock: Clock | None = None
+        self.time_left: dict[int, tuple[float, int]] = {}
+        """Per player, the seconds and byo-yomi stones ``time_left`` last gave."""
+        self.is_done = False
+        """Whether ``quit`` was received."""
+        self._search: playout.MCTS | None = None
+
+    # ------------------------------------------------------------------------------ framing
+
+    def handle(self, line: str) -> str:
+        """The response to one command line: ``=[id] text`` or ``?[id] error``, ending with
+        an empty line; ``""`` for a line GTP ignores (empty, or a comment)."""
+        text = _CONTROL.sub("", line.replace("\t", " ")).split("#", 1)[0].strip()
+        if not text:
+            return ""
+        words = text.split()
+        ident = ""
+        if words[0].isdecimal():
+            ident = words.pop(0)
+            if not words:
+                return f"?{ident} missing command\n\n"
+        name, arguments = words[0], words[1:]
+        try:
+            answer = self._dispatch(name, arguments)
+        except GtpError as error:
+            return f"?{ident} {error}\n\n"
+        return f"={ident} {answer}".rstrip(" ") + "\n\n"
+
+    def _dispatch(self, name: str, arguments: list[str]) -> str:
+        if name not in COMMANDS:
+            raise GtpError("unknown command")
+        method: Callable[[list[str]], str] = getattr(self, f"cmd_{name}")
+        return method(arguments)
+
+    # ------------------------------------------------------------------------------ commands
+
+    def cmd_protocol_version(self, arguments: list[str]) -> str:
+        return PROTOCOL_VERSION
+
+    def cmd_name(self, arguments: list[str]) -> str:
+        return ENGINE_NAME
+
+    def cmd_version(self, arguments: list[str]) -> str:
+        return playout.__version__
+
+    def cmd_known_command(self, arguments: list[str]) -> str:
+        _count(arguments, 1)
+        return "true" if arguments[0] in COMMANDS else "false"
+
+    def cmd_list_commands(self, arguments: list[str]) -> str:
+        return "\n".join(COMMANDS)
+
+    def cmd_quit(self, arguments: list[str]) -> str:
+        self.is_done = True
+        return ""
+
+    def cmd_boardsize(self, arguments: list[str]) -> str:
+        _count(arguments, 1)
+        size = _int(arguments[0])
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise GtpError("unacceptable size")
+        self._restart(GoGame(size, self.game.komi), [])
+        return ""
+
+    def cmd_clear_board(self, arguments: list[str]) -> str:
+        self._restart(self.game, [])
+        return ""
+
+    def cmd_komi(self, arguments: list[str]) -> str:
+        _count(arguments, 1)
+        try:
+            komi = float(arguments[0])
+        except ValueError:
+            raise GtpError("syntax error") from None
+        try:
+            game = GoGame(self.game.size, komi)
+        except InvalidParameterError as error:
+            raise GtpError(str(error)) from None
+        self._restart(game, self.moves)
+        return ""
+
+    def cmd_play(self, arguments: list[str]) -> str:
+        _count(arguments, 2)
+        player = _colour(arguments[0])
+        action = self._vertex(arguments[1])
+        if self.state.is_terminal():
+            raise GtpError("illegal move (the game is over)")
+        actions = self._with_pass(player, action)
+        for index, step in enumerate(actions):
+            state = self.state
+            for earlier in actions[:index]:
+                state = state.play(earlier)
+            if step not in state.legal_actions():
+                raise GtpError(f"illegal move ({state.illegal_reason(step)})")
+        self._play(actions)
+        return ""
+
+    def cmd_genmove(self, arguments: list[str]) -> str:
+        _count(arguments, 1)
+        player = _colour(arguments[0])
+        if self.state.is_terminal():
+            return "pass"
+        prefix: tuple[int, ...] = ()
+        if self.state.current_player() != player:
+            prefix = (self.game.pass_action,)
+            self._advance(self.game.pass_action)
+            if self.state.is_terminal():  # that pass ended the game
+                self.moves.append(prefix)
+                return "pass"
+        search = self._current_search()
+        action = int(search.run(self.move_budget(player)).best_action)
+        vertex = self.game.action_to_string(self.state, action)
+        self._advance(action)
+        self.moves.append((*prefix, action))
+        return vertex
+
+    def cmd_undo(self, arguments: list[str]) -> str:
+        if not self.moves:
+            raise GtpError("cannot undo")
+        self._restart(self.game, self.moves[:-1])
+        return ""
+
+    def cmd_showboard(self, arguments: list[str]) -> str:
+        state = self.state
+        if state.is_terminal():
+            status = "game over"
+        else:
+            status = f"{PLAYER_NAMES[state.current_player()]} to move"
+        return f"\n{self.game.render(state)}\n{status}"
+
+    def cmd_final_score(self, arguments: list[str]) -> str:
+        score = self.state.score()
+        if score > 0:
+            return f"B+{score:g}"
+        if score < 0:
+            return f"W+{-score:g}"
+        return "0"
+
+    def cmd_time_settings(self, arguments: list[str]) -> str:
+        _count(arguments, 3)
+        main_time, byo_yomi_time = _seconds(arguments[0]), _seconds(arguments[1])
+        self.clock = Clock(main_time, byo_yomi_time, _int(arguments[2]))
+        self.time_left = {}
+        return ""
+
+    def cmd_time_left(self, arguments: list[str]) -> str:
+        _count(arguments, 3)
+        player = _colour(arguments[0])
+        self.time_left[player] = (_seconds(arguments[1]), _int(arguments[2]))
+        return ""
+
+    # ------------------------------------------------------------------------------ the clock
+
+    def move_budget(self, player: int) -> playout.Budget:
+        """The budget of ``player``'s next search.
+
+        Without a clock (no ``time_settings``, or GTP's "no time limits") it is the command
+        line's. With one, the search gets :data:`TIME_SAFETY` times the time for one move:
+        in byo-yomi (``time_left`` with stones) the time left over the stones left; in
+        main time the time left (the main time until ``time_left`` says) over an estimate of
+        the moves left, half the empty points but at least :data:`MIN_MOVES_LEFT`, or one
+        byo-yomi period's time per stone when that is more. The command line's
+        ``--max-depth``, ``--max-nodes`` and ``--max-memory`` still apply.
+        """
+        clock = self.clock
+        if clock is None or clock.is_unlimited:
+            return self.budget
+        seconds, stones = self.time_left.get(player, (clock.main_time, 0))
+        if stones > 0:
+            per_move = seconds / stones
+        else:
+            empty = self.state.board.count(0)
+            per_move = seconds / max(MIN_MOVES_LEFT, empty // 2)
+            if clock.byo_yomi_stones > 0:
+                per_move = max(per_move, clock.byo_yomi_time / clock.byo_yomi_stones)
+        return dataclasses.replace(
+            self.budget, simulations=None, seconds=max(MIN_SECONDS, per_move * TIME_SAFETY)
+        )
+
+    # ------------------------------------------------------------------------------ positions
+
+    def _vertex(self, text: str) -> int:
+        """The action of a GTP vertex (any case) or ``pass``."""
+        lowered = text.lower()
+        if lowered == "pass":
+            return self.game.pass_action
+        if not _VERTEX.match(lowered):
+            raise GtpError("syntax error")
+        try:
+            point = point_from_name(self.game.size, lowered)
+        except IllegalMoveError as error:
+            raise GtpError(f"illegal move ({error})") from None
+        if point is None:
+            raise GtpError("syntax error")
+        return point
+
+    def _with_pass(self, player: int, action: int) -> tuple[int, ...]:
+        """``action`` for ``player``, after a pass for the other side when it is to move."""
+        if self.state.current_player() == player:
+            return (action,)
+        return (self.game.pass_action, action)
+
+    def _play(self, actions: tuple[int, ...]) -> None:
+        """Play ``actions`` (legal) as one GTP move, moving the search's root along."""
+        for action in actions:
+            self._advance(action)
+        self.moves.append(actions)
+
+    def _advance(self, action: int) -> None:
+        """Play the legal ``action``, moving the search's root along (tree reuse)."""
+        if self._search is not None:
+            self._search.advance(action)
+        self.state = self.state.play(action)
+
+    def _restart(self, game: GoGame, moves: list[tuple[int, ...]]) -> None:
+        """Start ``game`` anew and replay ``moves`` (a fresh search tree)."""
+        self.game = game
+        self.state = game.initial_state()
+        self._search = None
+        replayed = list(moves)
+        self.moves = []
+        for actions in replayed:
+            self._play(actions)
+
+    def _current_search(self) -> playout.MCTS:
+        """The search at the current position (built on first use, then moved along)."""
+        if self._search is None:
+            self._search = self._make_search(self.state)
+        return self._search
+
+
+def _count(arguments: list[str], expected: int) -> None:
+    if len(arguments) != expected:
+        raise GtpError("syntax error")
+
+
+def _colour(text: str) -> int:
+    player = COLOURS.get(text.lower())
+    if player is None:
+        raise GtpError("syntax error")
+    return player
+
+
+def _int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    if value < 0:
+        raise GtpError("syntax error")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    if not value >= 0 or value == float("inf"):
+        raise GtpError("syntax error")
+    return value
+
+
+def serve(engine: GtpEngine, lines: TextIO, output: TextIO) -> None:
+    """Answer the commands read from ``lines`` on ``output`` until ``quit`` or the end."""
+    for line in lines:
+        response = engine.handle(line)
+        if response:
+            output.write(response)
+            output.flush()
+        if engine.is_done:
+            return
+
+
+def cmd_gtp(args: argparse.Namespace) -> int:
+    """``playout gtp``: a GTP engine on stdin and stdout."""
+    size = 9 if args.size is None else args.size
+    komi = 7.5 if args.komi is None else args.komi
+    game = GoGame(size, komi)
+    search_config(game.initial_state(), args)  # option errors before the first command
+
+    def make_search(state: GoState) -> playout.MCTS:
+        return playout.MCTS(state, search_config(state, args))
+
+    engine = GtpEngine(size, komi, search_budget(args), make_search)
+    serve(engine, sys.stdin, sys.stdout)
+    return EXIT_OK
+
+
+__all__ = ["COMMANDS", "Clock", "GtpEngine", "GtpError", "cmd_gtp", "serve"]

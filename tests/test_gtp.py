@@ -1,0 +1,171 @@
+"""``playout gtp``: the GTP engine's responses, command by command, and the command over pipes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import playout
+from playout.cli.gtp import COMMANDS, TIME_SAFETY, GtpEngine
+from playout.games.go import GoState
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def make_engine(size: int = 5, komi: float = 0.5, simulations: int = 30) -> GtpEngine:
+    def make_search(state: GoState) -> playout.MCTS:
+        return playout.MCTS(state, simulations=simulations, seed=0, backend="python")
+
+    return GtpEngine(size, komi, playout.Budget(simulations=simulations), make_search)
+
+
+def transcript(engine: GtpEngine, lines: str) -> str:
+    return "".join(engine.handle(line) for line in lines.splitlines())
+
+
+def test_framing_ids_comments_and_errors() -> None:
+    engine = make_engine()
+    lines = "# a comment\n\n5 protocol_version\nname\n  7 known_command play\nfoo bar\n3 foo\n"
+    lines += "known_command foo\nplay x C3\nplay b\nplay b zz\n"
+    assert transcript(engine, lines) == (
+        "=5 2\n\n"
+        "= playout\n\n"
+        "=7 true\n\n"
+        "? unknown command\n\n"
+        "?3 unknown command\n\n"
+        "= false\n\n"
+        "? syntax error\n\n"
+        "? syntax error\n\n"
+        "? syntax error\n\n"
+    )
+    assert engine.handle("list_commands") == "= " + "\n".join(COMMANDS) + "\n\n"
+    assert engine.handle("version") == f"= {playout.__version__}\n\n"
+
+
+def test_capture_showboard_and_undo() -> None:
+    engine = make_engine()
+    moves = "play b C3\nplay w c4\nplay b B4\nplay w pass\nplay b D4\nplay w pass\n"
+    assert transcript(engine, moves) == "=\n\n" * 6
+    assert engine.handle("play b c5") == "=\n\n"  # takes the white stone on C4
+    board = (
+        "= \n"
+        "  A B C D E\n"
+        "5 . . X . . 5\n"
+        "4 . X . X . 4\n"
+        "3 . . X . . 3\n"
+        "2 . . . . . 2\n"
+        "1 . . . . . 1\n"
+        "  A B C D E\n"
+        "White to move\n\n"
+    )
+    assert engine.handle("showboard") == board
+    assert engine.handle("play w C4") == "? illegal move (C4 is suicide)\n\n"
+    assert engine.handle("play w Z9").startswith("? illegal move ('z9' is off the 5x5 board")
+    assert engine.handle("2 undo") == "=2\n\n"
+    assert "4 . X O X . 4" in engine.handle("showboard")
+    assert engine.handle("play b C3") == "? illegal move (C3 is occupied)\n\n"
+
+
+def test_undo_of_nothing_and_of_a_pass_put_first() -> None:
+    engine = make_engine()
+    assert engine.handle("undo") == "? cannot undo\n\n"
+    # Black moves first, so "play w" puts a pass for Black first; undo takes back both.
+    assert engine.handle("play w C3") == "=\n\n"
+    assert engine.state.num_moves == 2
+    assert engine.handle("undo") == "=\n\n"
+    assert engine.state == engine.game.initial_state()
+    assert engine.handle("undo") == "? cannot undo\n\n"
+
+
+def test_final_score_of_a_finished_position() -> None:
+    engine = make_engine(komi=0.5)
+    # Black's wall on column B, White's on column C.
+    wall = "".join(f"play b B{row}\nplay w C{row}\n" for row in range(1, 6))
+    assert transcript(engine, wall + "play b pass\nplay w pass\n") == "=\n\n" * 12
+    assert engine.state.is_terminal()
+    # Black: 5 stones + 5 empty (A) = 10; White: 5 stones + 10 empty (D, E) = 15, + 0.5.
+    assert engine.handle("final_score") == "= W+5.5\n\n"
+    assert engine.handle("play b A1") == "? illegal move (the game is over)\n\n"
+    assert engine.handle("genmove b") == "= pass\n\n"
+    assert engine.handle("komi -5") == "=\n\n"
+    assert engine.handle("final_score") == "= 0\n\n"
+    assert engine.handle("komi -7.5") == "=\n\n"
+    assert engine.handle("final_score") == "= B+2.5\n\n"
+    assert engine.handle("komi 0.25").startswith("? komi must be a multiple of 0.5")
+    assert engine.handle("komi x") == "? syntax error\n\n"
+
+
+def test_genmove_plays_a_legal_vertex_and_keeps_the_tree() -> None:
+    engine = make_engine()
+    engine.handle("play b C3")
+    before = engine.state
+    answer = engine.handle("1 genmove white")
+    assert answer.startswith("=1 ") and answer.endswith("\n\n")
+    vertex = answer[3:-2]
+    action = engine.game.string_to_action(before, vertex)  # a legal move there
+    assert engine.state == before.play(action)
+    search = engine._search
+    assert search is not None and search.root_state == engine.state
+    engine.handle("play b pass")
+    assert engine._search is search  # moved along, not rebuilt
+    assert search.root_state == engine.state
+    again = make_engine()
+    assert transcript(again, "play b C3\n1 genmove w\n") == "=\n\n" + answer  # the seed
+
+
+def test_boardsize_and_clear_board() -> None:
+    engine = make_engine()
+    assert engine.handle("boardsize 7") == "=\n\n"
+    assert engine.game.size == 7 and engine.game.komi == 0.5
+    assert engine.handle("play b G7") == "=\n\n"
+    assert engine.handle("clear_board") == "=\n\n"
+    assert engine.state == engine.game.initial_state() and engine.moves == []
+    assert engine.handle("boardsize 25") == "? unacceptable size\n\n"
+    assert engine.handle("boardsize 1") == "? unacceptable size\n\n"
+    assert engine.handle("boardsize seven") == "? syntax error\n\n"
+    assert engine.game.size == 7
+
+
+def test_time_settings_and_time_left_set_the_budget() -> None:
+    engine = make_engine(size=9, simulations=30)
+    assert engine.move_budget(0) == playout.Budget(simulations=30)
+    assert engine.handle("time_settings 60 0 0") == "=\n\n"  # absolute time, 60 s
+    budget = engine.move_budget(0)
+    assert budget.simulations is None
+    assert budget.seconds == pytest.approx(60 / 40 * TIME_SAFETY)  # 81 empty points: 40 moves
+    assert engine.handle("time_left b 5 0") == "=\n\n"
+    assert engine.move_budget(0).seconds == pytest.approx(5 / 40 * TIME_SAFETY)
+    assert engine.move_budget(1).seconds == pytest.approx(60 / 40 * TIME_SAFETY)
+    assert engine.handle("time_settings 0 30 5") == "=\n\n"  # byo-yomi: 5 stones in 30 s
+    assert engine.move_budget(0).seconds == pytest.approx(6 * TIME_SAFETY)
+    assert engine.handle("time_left white 12 3") == "=\n\n"
+    assert engine.move_budget(1).seconds == pytest.approx(4 * TIME_SAFETY)
+    assert engine.handle("time_settings 0 1 0") == "=\n\n"  # GTP's "no time limits"
+    assert engine.move_budget(1) == playout.Budget(simulations=30)
+    assert engine.handle("time_left w -1 0") == "? syntax error\n\n"
+
+
+def test_quit() -> None:
+    engine = make_engine()
+    assert engine.handle("9 quit") == "=9\n\n"
+    assert engine.is_done
+
+
+def test_gtp_command_over_pipes() -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    commands = "1 name\n2 boardsize 9\n3 play black E5\n4 final_score\n5 quit\n6 name\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "playout", "gtp", "--komi", "6.5", "--simulations", "10"],
+        input=commands,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "=1 playout\n\n=2\n\n=3\n\n=4 B+74.5\n\n=5\n\n"
