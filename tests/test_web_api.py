@@ -732,3 +732,15 @@ def test_the_ai_replies_at_chess_with_a_heat_map_per_target_square(client: TestC
     schema = client.get("/openapi.json").json()["components"]["schemas"]
     assert {"from_square", "to_square", "promotion"} <= set(schema["LegalMove"]["properties"])
     assert {"pieces", "fen", "check"} <= set(schema["Board"]["properties"])
+
+
+def test_moves_past_the_end_at_creation_are_a_bad_request(client: TestClient) -> None:
+    """Found by the fuzzer: a game made from a finished position (a stalemate) with a move
+    to play answered 409, a status the creation route does not document; the move string is
+    bad input (400), as any other illegal move string there."""
+    stalemate = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"
+    response = client.post("/api/games", json={"game": "chess", "fen": stalemate, "moves": "h7"})
+    assert response.status_code == 400, response.text
+    assert "over" in response.json()["detail"]
+    response = client.post("/api/games", json={"game": "tictactoe", "moves": "a1 a2 b1 b2 c1 c2"})
+    assert response.status_code == 400, response.text

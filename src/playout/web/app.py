@@ -515,7 +515,11 @@ def create_app(limits: Limits | None = None, *, access: Access | None = None) ->
             for key in ("width", "height", "k", "fen")
             if getattr(body, key) is not None
         }
-        return view(store.create(body.game, params, body.moves, body.seed, body.ai, owner=owner))
+        try:
+            game = store.create(body.game, params, body.moves, body.seed, body.ai, owner=owner)
+        except GameOverError as exc:  # moves past the end of the game asked for: bad input
+            raise InvalidParameterError(str(exc)) from exc
+        return view(game)
 
     @app.get("/api/games/{game_id}", response_model=GameView, responses=errors(404))
     def get_game(game_id: str, owner: ClientName) -> dict[str, Any]:
