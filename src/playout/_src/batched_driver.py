@@ -198,8 +198,7 @@ class BatchedDriver(PythonDriver):
         if self._checks and (state is parent_state or state is None):
             checks.child(self._spec, parent_state, state)  # raises
         if self._determinism_checks:
-            self._determinism_checks -= 1
-            checks.same_position(self._spec, parent_state, action, state, parent_state.play(action))
+            self._check_determinism(parent_state, action, state)
         reward0 = 0.0
         if self._spec.has_intermediate_rewards:
             reward0 = float(state.returns()[0]) - float(parent_state.returns()[0])

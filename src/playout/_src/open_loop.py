@@ -130,10 +130,7 @@ class OpenLoopDriver(PythonDriver):
                 parent_state = state
                 state = state.play(int(edges[edge, T.E_ACTION]))
                 # This replay's reward into the child (games with rewards on the way).
-                reward0 = 0.0
-                if rewards:
-                    now0 = self._returns0(state) if self._checks else float(state.returns()[0])
-                    reward0 = now0 - float(parent_state.returns()[0])
+                reward0 = self._reward0(parent_state, state) if rewards else 0.0
                 child = int(edges[edge, T.E_CHILD])
                 if child == T.UNVISITED:
                     self._add_leaf(node, edge, state, reward0, path, depth, chunk - ran)

@@ -453,13 +453,8 @@ class PythonDriver:
             if check and (state is parent_state or state is None):
                 checks.child(spec, parent_state, state)  # raises
             if self._determinism_checks:
-                self._determinism_checks -= 1
-                checks.same_position(spec, parent_state, action, state, parent_state.play(action))
-            reward0 = 0.0
-            if rewards:
-                # Returns so far, checked against the declared bounds on the way.
-                now0 = self._returns0(state) if check else float(state.returns()[0])
-                reward0 = now0 - float(parent_state.returns()[0])
+                self._check_determinism(parent_state, action, state)
+            reward0 = self._reward0(parent_state, state) if rewards else 0.0
             if table is not None:
                 leaf = int(meta[T.M_NUM_NODES])
                 table.node_entry[leaf] = table.entry(key(state))
@@ -555,6 +550,19 @@ class PythonDriver:
                 states.append(state)
         self.max_depth_seen = max_seen
         return ran, bool(solved)
+
+    def _check_determinism(self, parent: GameState, action: int, child: GameState) -> None:
+        """Play ``action`` from ``parent`` again and check it gives ``child``
+        (:func:`playout._src.checks.same_position`); counts one of the driver's
+        :data:`~playout._src.checks.DETERMINISM_CHECKS`."""
+        self._determinism_checks -= 1
+        checks.same_position(self._spec, parent, action, child, parent.play(action))
+
+    def _reward0(self, parent: GameState, child: GameState) -> float:
+        """The reward to player 0 on the move from ``parent`` to ``child`` (games with
+        intermediate rewards), the child's returns checked when checks are on."""
+        now0 = self._returns0(child) if self._checks else float(child.returns()[0])
+        return now0 - float(parent.returns()[0])
 
     def _returns0(self, state: GameState) -> float:
         """Player 0's return in ``state`` (terminal, or on the way in a game with
