@@ -94,14 +94,16 @@ def parallel_search(
 
     Args:
         state: the position (picklable, for processes).
-        config, options: the search's configuration, as for :class:`~playout.MCTS`.
-        threads: searches in threads of this process.
+        config: the search's configuration, as for :class:`~playout.MCTS`.
+        **options: keyword shortcuts for the configuration's fields, as for
+            :class:`~playout.MCTS`.
+        threads: searches in threads of this process. With neither ``threads`` nor
+            ``workers``: one search per available CPU, in threads when the compiled driver
+            runs the configuration, else in processes. The budget's memory bound is shared
+            out among the searches.
         workers: searches in worker processes (1 runs in this process).
         executor: for ``workers``: an executor to run them on (e.g. a process pool kept
             between moves); by default a new ``"spawn"`` pool is made for the call.
-        With neither ``threads`` nor ``workers``: one search per available CPU, in threads
-        when the compiled driver runs the configuration, else in processes. The budget's
-        memory bound is shared out among the searches.
         shared_tree: one search whose simulations ``threads`` threads (default: one per
             available CPU) run on one shared tree, lock-free with virtual loss
             (``SearchConfig.tree_threads``, :mod:`playout._src.compiled.shared`): the budget

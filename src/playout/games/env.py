@@ -128,7 +128,8 @@ class EnvGame:
         max_length: an episode is cut off after this many steps (>= 1).
         legal_actions: ``legal_actions(observation) -> actions``, when not every action is
             always legal (``None``: all ``num_actions`` are).
-        min_return, max_return: bounds of an episode's total reward (unbounded by default).
+        min_return: lower bound of an episode's total reward (unbounded by default).
+        max_return: upper bound of an episode's total reward (unbounded by default).
         deterministic: False when ``step`` draws at random (the solver is then off).
         restore: ``"deepcopy"`` or ``"replay"`` (see the module docstring).
         name: the name reported in :attr:`spec`.

@@ -238,8 +238,10 @@ def run_match(
 
     Args:
         game: a two-player game.
-        spec1, spec2: player specs (see :func:`~playout._src.arena.specs.parse_player`) or
-            ready players (which must pickle to run in other processes).
+        spec1: the first player: a player spec (see
+            :func:`~playout._src.arena.specs.parse_player`) or a ready player (which must
+            pickle to run in other processes).
+        spec2: the second player, as ``spec1``.
         games: number of games (>= 1); p1 moves first in games 0, 2, 4, ...
         seed: match seed; game ``i`` is played with ``game_seed(seed, i)``.
         progress: called after each game (in the order games finish).
