@@ -1,6 +1,8 @@
 """MkDocs hook: the command-line reference, written from ``playout``'s argparse parser.
 
-A page line ``<!-- cli-reference -->`` becomes one section per subcommand (its usage, its
+A page line ``<!-- player-kinds -->`` becomes a table of the player kinds that specs name
+(:func:`playout._src.arena.specs.describe_players`, the command's own help text). A page line
+``<!-- cli-reference -->`` becomes one section per subcommand (its usage, its
 description and a table of its options) built from :func:`playout.cli.parser.build_parser`
 at build time, so the reference cannot drift from the command.
 """
@@ -12,6 +14,7 @@ import re
 from typing import Any
 
 MARKER = "<!-- cli-reference -->"
+PLAYERS = "<!-- player-kinds -->"
 
 
 def _escape(text: str) -> str:
@@ -82,9 +85,19 @@ def render(parser: argparse.ArgumentParser) -> str:
     return "\n".join(parts)
 
 
-def on_page_markdown(markdown: str, **kwargs: Any) -> str:
-    if MARKER not in markdown:
-        return markdown
-    from playout.cli.parser import build_parser
+def render_players() -> str:
+    """The player kinds and what each takes, as a Markdown table."""
+    from playout._src.arena.specs import describe_players
 
-    return markdown.replace(MARKER, render(build_parser()))
+    rows = [f"| `{kind}` | {_escape(text)} |" for kind, text in describe_players().items()]
+    return "\n".join(["| kind | what it plays, and its options |", "|---|---|", *rows]) + "\n"
+
+
+def on_page_markdown(markdown: str, **kwargs: Any) -> str:
+    if PLAYERS in markdown:
+        markdown = markdown.replace(PLAYERS, render_players())
+    if MARKER in markdown:
+        from playout.cli.parser import build_parser
+
+        markdown = markdown.replace(MARKER, render(build_parser()))
+    return markdown
