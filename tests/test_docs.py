@@ -32,6 +32,7 @@ import re
 import shlex
 import subprocess
 import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +99,7 @@ def pages() -> list[Path]:
 
 
 def page_id(page: Path) -> str:
-    return page.relative_to(ROOT).as_posix()
+    return page.relative_to(ROOT).as_posix() if page.is_relative_to(ROOT) else page.name
 
 
 def blocks_of(page: Path) -> list[Block]:
@@ -182,15 +183,20 @@ def run_cli(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 def run_python_blocks(page: Path) -> tuple[dict[str, Any], list[str]]:
     """Run the page's unmarked python blocks in one namespace, in the current directory:
     the namespace and what each block printed."""
-    namespace: dict[str, Any] = {"__name__": "docs_page"}
+    module = types.ModuleType("docs_page")  # a real module: dataclasses look theirs up
+    namespace: dict[str, Any] = module.__dict__
     printed: list[str] = []
-    for block in blocks_of(page):
-        if block.language != "python" or block.not_run is not None:
-            continue
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(block.text, f"{page_id(page)}:{block.line}", "exec"), namespace)
-        printed.append(out.getvalue())
+    sys.modules[module.__name__] = module
+    try:
+        for block in blocks_of(page):
+            if block.language != "python" or block.not_run is not None:
+                continue
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                exec(compile(block.text, f"{page_id(page)}:{block.line}", "exec"), namespace)
+            printed.append(out.getvalue())
+    finally:
+        del sys.modules[module.__name__]
     return namespace, printed
 
 
@@ -239,21 +245,33 @@ def check_seed_examples(ns: dict[str, Any], printed: list[str]) -> None:
 
 
 def check_your_own_game(ns: dict[str, Any], printed: list[str]) -> None:
-    # -> True: the conformance checker passes the game
-    assert printed[0].split() == ["True"]
-    assert ns["report"].ok
-    # -> 2 2: take two, leaving a multiple of three
-    assert printed[1].split() == ["2", "2"]
+    # -> 100 random games played and checked
+    assert printed[1].split() == ["100"] and ns["report"].num_games == 100
+    # -> 2 win: take two, leaving a multiple of four, proven
+    assert printed[2].split() == ["2", "win"]
+
+
+def check_file_formats(ns: dict[str, Any], printed: list[str]) -> None:
+    from playout._src.arena.records import RECORD_FORMAT
+
+    # -> playout-game/1 and the keys the docstring shown under it lists
+    keys = {"format", "game", "params", "index", "seed", "players", "actions", "moves",
+            "returns", "winner", "result", "seconds"}  # fmt: skip
+    assert printed[0].split()[0] == RECORD_FORMAT
+    assert set(ns["line"]) == keys | {"p1", "p2"}  # a match's extra: the two specs
 
 
 def check_matches(ns: dict[str, Any], printed: list[str]) -> None:
-    import playout
-
     match = ns["result"]
     assert match.wins + match.draws + match.losses == 20
     assert match.wins >= 15  # MCTS at 400 simulations against random tic-tac-toe moves
     assert len(ns["saved"]) == 20
     assert len(ns["table"].standings()) == 3
+
+
+def check_search(ns: dict[str, Any], printed: list[str]) -> None:
+    import playout
+
     # RAVE and progressive bias (the defaults the comments state).
     assert playout.RAVE().c == 0.1 and playout.RAVE().bias == 0.05
     assert playout.ProgressiveBias().c == pytest.approx(math.sqrt(2))
@@ -291,6 +309,8 @@ CHECKS: dict[str, Check] = {
     "docs/tutorials/your-own-game.md": check_your_own_game,
     "docs/tutorials/train-your-game.md": check_train_your_game,
     "docs/how-to/matches.md": check_matches,
+    "docs/explanation/search.md": check_search,
+    "docs/reference/file-formats.md": check_file_formats,
     "docs/how-to/analyse.md": check_analyse,
 }
 NEEDS = {"docs/how-to/analyse.md": "pyspiel"}  # the module a page's python needs
@@ -429,7 +449,7 @@ def test_cli_reference_follows_the_parser() -> None:
         assert f"## `playout {name}`" in text
         for action in sub._actions:
             for option in action.option_strings:
-                if action.help != "==SUPPRESS==":
+                if action.help != "==SUPPRESS==" and option not in ("-h", "--help"):
                     assert f"`{option}`" in text, (name, option)
 
 
@@ -483,3 +503,13 @@ def test_not_run_markers() -> None:
         parse_blocks("<!-- not run: -->\n```bash\nplayout serve\n```\n")
     with pytest.raises(ValueError, match="reason"):
         parse_blocks("<!-- not run:  -->\n```python\nx = 1\n```\n")
+
+
+def test_help_and_metadata_point_to_the_documentation() -> None:
+    import tomllib
+
+    from playout.cli.parser import build_parser
+
+    assert "docs/index.md" in " ".join(build_parser().format_help().split())
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert (ROOT / project["urls"]["Documentation"]).is_file()

@@ -32,6 +32,14 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+DOCUMENTATION = (
+    "Documentation: docs/index.md in playout's source repository (tutorials, how-to guides, "
+    "the API and command-line reference); 'pip install \".[docs]\" && mkdocs serve' there "
+    "builds the site and serves it on http://127.0.0.1:8000/."
+)
+"""Where ``playout --help`` sends its reader (there is no public host)."""
+
+
 # ------------------------------------------------------------------------------ arguments
 
 
@@ -261,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG,
         description="Monte Carlo Tree Search for games: play, analyse positions, run matches.",
+        epilog=DOCUMENTATION,
     )
     parser.add_argument("--version", action="version", version=f"playout {playout.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
