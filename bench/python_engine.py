@@ -21,7 +21,7 @@ ratios are those of the medians (the medians of the per-repetition ratios are in
 Usage::
 
     python bench/python_engine.py [--games tictactoe,connect4] [--simulations N] [--reps R]
-                                  [--json]
+                                  [--json [PATH]]  (PATH: the result file the docs render)
 """
 
 from __future__ import annotations
@@ -410,7 +410,14 @@ def main(argv: list[str] | None = None) -> int:
         help="simulations per decision (and playouts per bare rep) for every game; default 2000",
     )
     parser.add_argument("--reps", type=int, default=5, help="repetitions (default 5)")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="PATH",
+        help="print the results as JSON; with PATH, also write the result file the "
+        "documentation renders there (bench/results/python_engine.json)",
+    )
     args = parser.parse_args(argv)
     names = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in names if g not in GAMES]
@@ -438,12 +445,54 @@ def main(argv: list[str] | None = None) -> int:
         "ratios": ratios(results),
         "wall_seconds": time.perf_counter() - started,
     }
-    if args.json:
+    if args.json == "-":
         json.dump(report, sys.stdout, indent=2)
         print()
     else:
         print_table(report)
+    if args.json not in (None, "-"):
+        write_result_file(args.json, report)
     return 0
+
+
+def write_result_file(path: str, report: dict[str, Any]) -> None:
+    """The documentation's table (docs/explanation/performance.md) as a result file."""
+    from results import write_results  # bench/results.py, beside this script
+
+    def rate(value: float) -> str:
+        return f"{value / 1000:#.3g}k" if value < 1e6 else f"{value / 1e6:#.3g}M"
+
+    rows = []
+    for game_name, by_entry in report["results"].items():
+        by_ratio = report["ratios"][game_name]
+        rows.append(
+            [
+                {"tictactoe": "tic-tac-toe", "connect4": "connect four"}.get(game_name, game_name),
+                rate(by_entry["bare"]["median"]),
+                rate(by_entry["engine"]["median"]),
+                *(
+                    f"{by_ratio[name]['ratio_of_medians']:.2f}" if name in by_ratio else "n/a"
+                    for name in ("engine/bare", "engine/seed", "engine/mcts_pkg")
+                ),
+            ]
+        )
+    simulations = {r["engine"]["simulations"] for r in report["results"].values()}
+    write_results(
+        path,
+        title="playout's Python driver against bare random playouts, a seed-000-style object "
+        f"MCTS and the monte-carlo-tree-search package (one decision from the empty board, "
+        f"{', '.join(f'{n:,}' for n in sorted(simulations))} simulations, median of "
+        f"{report['reps']} interleaved repetitions)",
+        columns=[
+            "game",
+            "bare playouts/s",
+            "playout (Python driver)",
+            "engine / bare",
+            "engine / seed-style",
+            "engine / `monte-carlo-tree-search`",
+        ],
+        rows=rows,
+    )
 
 
 if __name__ == "__main__":

@@ -56,9 +56,10 @@ def write_results(
     for row in rows:
         if len(row) != len(columns):
             raise ValueError(f"row {row!r} has {len(row)} cells, not {len(columns)}")
-    argv = [Path(sys.argv[0]).as_posix(), *sys.argv[1:]]
-    if "bench/" not in argv[0]:
-        argv[0] = f"bench/{Path(argv[0]).name}"
+    script = Path(sys.argv[0]).resolve()
+    repo = Path(__file__).resolve().parent.parent
+    shown = script.relative_to(repo) if script.is_relative_to(repo) else Path(script.name)
+    argv = [shown.as_posix(), *sys.argv[1:]]  # as run from the repository's root
     data = {
         "title": title,
         "command": "python " + shlex.join(argv),

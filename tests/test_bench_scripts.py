@@ -96,6 +96,7 @@ def test_every_script_is_covered() -> None:
         "go_playouts.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
+        "results.py",  # result files for the docs: test_python_engine_result_file
     }
     assert scripts == covered, f"a bench script without a smoke test: {scripts - covered}"
 
@@ -119,6 +120,25 @@ def test_python_engine() -> None:
     assert "rep 1/1 connect4: bare" in err  # the progress lines
     if not has_package:
         assert any("monte-carlo-tree-search is not installed" in n for n in report["notes"])
+
+
+def test_python_engine_result_file(tmp_path: Path) -> None:
+    """``--json PATH`` writes the result file the documentation renders: its command, date,
+    machine and one row per game, in the columns of the committed file."""
+    path = tmp_path / "python_engine.json"
+    out, _ = run_bench("python_engine.py", "--games", "tictactoe", "--simulations", "50",
+                       "--reps", "1", "--json", str(path))  # fmt: skip
+    assert "engine / bare playouts" in out  # the table is printed too
+    data = json.loads(path.read_text())
+    committed = json.loads((BENCH / "results" / "python_engine.json").read_text())
+    assert data["columns"] == committed["columns"]
+    assert data["source"] == "measured" and data["date"] and data["machine"]
+    assert data["command"] == (
+        f"python bench/python_engine.py --games tictactoe --simulations 50 --reps 1 --json {path}"
+    )
+    (row,) = data["rows"]
+    assert row[0] == "tic-tac-toe" and len(row) == len(data["columns"])
+    assert float(row[3]) > 0  # engine / bare
 
 
 def test_python_engine_table() -> None:
