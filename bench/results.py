@@ -4,7 +4,7 @@
 command line that made it (``sys.argv``), today's date (UTC), a description of the machine
 (CPU model, usable cores, load average: the numbers of a shared machine move with it) and the
 rows; ``docs/hooks/results.py`` renders it where a page says ``<!-- results: NAME -->``.
-The format is described in ``bench/results/README.md``.
+The format is described in ``docs/reference/file-formats.md``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PATHS = ["src", "tests", "bench", "examples"]
+PATHS = ["src", "tests", "bench", "examples", "docs/hooks"]
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:

@@ -58,9 +58,7 @@ def _option_row(action: argparse.Action) -> str | None:
             value += " ..."
     default = action.default
     shown = (
-        ""
-        if default in (None, False, argparse.SUPPRESS) or action.nargs == 0
-        else f"`{default}`"
+        "" if default in (None, False, argparse.SUPPRESS) or action.nargs == 0 else f"`{default}`"
     )
     help_text = (action.help or "") % {"default": default, "prog": "playout"}
     return f"| {name} | {_escape(value)} | {_escape(shown)} | {_escape(help_text)} |"

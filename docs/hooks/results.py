@@ -2,7 +2,7 @@
 
 A page line ``<!-- results: NAME -->`` becomes the table of ``bench/results/NAME.json`` with
 the command that made it, its date and its machine under it. A result file is one JSON object
-(``bench/results.py`` writes it; ``bench/results/README.md`` documents the fields)::
+(``bench/results.py`` writes it; ``docs/reference/file-formats.md`` documents the fields)::
 
     {"title": str, "command": str | [str, ...], "date": "YYYY-MM-DD", "machine": str,
      "columns": [str, ...], "rows": [[cell, ...], ...],
@@ -55,8 +55,7 @@ def render(name: str) -> str:
         provenance += f" Transcribed from {data.get('transcribed_from', 'the README')}."
     caption = [
         "",
-        f"*{data['title']}.* {provenance} "
-        f"Result file: `bench/results/{name}.json`. Made by:",
+        f"*{data['title']}.* {provenance} Result file: `bench/results/{name}.json`. Made by:",
         "",
         "```text",
         *commands,

@@ -145,8 +145,8 @@ class RAVE:
     taken and falls as its own visits ``n`` grow, the faster the larger ``bias`` (the assumed
     gap between AMAF and true values, on playout's [-1, 1] value scale: twice the bias on
     their [0, 1] scale). Edges with neither visits nor AMAF samples are tried first, in
-    random order. The defaults were tuned by matches on 7x7 boards, four in a row (README,
-    "Search options").
+    random order. The defaults were tuned by matches on 7x7 boards, four in a row (the
+    documentation's "Playing strength" page, docs/explanation/strength.md).
 
     Runs in the Python engine (``MCTS``; ``playout.search`` picks it); the AMAF statistics are
     kept in arrays parallel to the tree's edges and carried over by ``MCTS.advance``.
@@ -184,7 +184,8 @@ class ProgressiveBias:
     ``SearchResult.priors`` reports them.
 
     Runs in the Python engine (``MCTS``; ``playout.search`` picks it). The default weight was
-    tuned with ``threat_scores`` on 7x7 boards, four in a row (README, "Search options");
+    tuned with ``threat_scores`` on 7x7 boards, four in a row ("Playing strength",
+    docs/explanation/strength.md);
     a weaker heuristic wants a smaller one.
 
     Args:
