@@ -364,12 +364,16 @@ def test_unmarked_bash_is_runnable(page: Path) -> None:
 
 
 def _bash_cases() -> list[Any]:
-    return [
-        pytest.param(page, line, id=f"{page_id(page)}: {line[:70]}")
-        for page in pages()
-        for line in commands_of(page)
-        if line.startswith("playout ") and not line.startswith(INTERACTIVE)
-    ]
+    """One case per distinct command, on the first page that shows it (the README's lines
+    are the site's again); a line that saves games runs on every page that has it."""
+    cases, seen = [], set()
+    for page in pages():
+        for line in commands_of(page):
+            if line.startswith(INTERACTIVE) or (line in seen and "--save" not in line):
+                continue
+            seen.add(line)
+            cases.append(pytest.param(page, line, id=f"{page_id(page)}: {line[:70]}"))
+    return cases
 
 
 @pytest.fixture(scope="module")
