@@ -30,7 +30,7 @@
 Usage::
 
     python bench/go_playouts.py [--playouts 1000000] [--seed 0] [--reps 5] [--sims 10000]
-                                [--speed-playouts 100000] [--json]
+                                [--speed-playouts 100000] [--json [PATH]]
     python bench/go_playouts.py --smoke      # a few seconds: does it still run?
 """
 
@@ -273,7 +273,14 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=10_000, help="MCTS simulations per search")
     parser.add_argument("--speed-playouts", type=int, default=100_000)
     parser.add_argument("--openspiel-games", type=int, default=2000, help=argparse.SUPPRESS)
-    parser.add_argument("--json", action="store_true", help="one JSON object")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="PATH",
+        help="one JSON object; with PATH, print the tables and write the speed table's result "
+        "file, which the documentation renders (bench/results/go_speed.json)",
+    )
     parser.add_argument(
         "--smoke", action="store_true", help="tiny sizes: a few seconds, figures meaningless"
     )
@@ -283,15 +290,15 @@ def main() -> None:
         args.openspiel_games = 50
     if min(args.playouts, args.reps, args.sims, args.speed_playouts) < 1:
         parser.error("--playouts, --reps, --sims and --speed-playouts must be at least 1")
-    if not args.json:
+    if args.json != "-":
         print(f"# python bench/go_playouts.py {' '.join(sys.argv[1:])}".rstrip(), flush=True)
     stats = light_playouts(GoGame(9), args.playouts, seed=args.seed)
     rows = fidelity_rows(stats)
-    if not args.json:
+    if args.json != "-":
         print(fidelity_text(stats, rows, args.seed), flush=True)
         print(flush=True)
     row = speed(args)
-    if args.json:
+    if args.json == "-":
         report = {
             "command": f"python bench/go_playouts.py {' '.join(sys.argv[1:])}".rstrip(),
             "playouts": stats.num_playouts,
@@ -304,6 +311,47 @@ def main() -> None:
         print(json.dumps(report))
     else:
         print(speed_text(row))
+    if args.json not in (None, "-"):
+        write_speed_file(args.json, row)
+
+
+def write_speed_file(path: str, row: dict[str, Any]) -> None:
+    """The speed table of the documentation (docs/explanation/performance.md, "Go") as a
+    result file."""
+    from results import write_results  # bench/results.py, beside this script
+
+    rows = [
+        ["playout's light playouts (kernel rollouts)", f"{row['playouts_per_second']:,}", ""],
+        [
+            f"playout's compiled MCTS, {row['sims']:,} simulations, one light playout each",
+            f"{row['mcts_simulations_per_second']:,}",
+            "",
+        ],
+    ]
+    if "openspiel_simulations_per_second" in row:
+        rows.append(
+            [
+                f"OpenSpiel's C++ Go under its C++ `MCTSBot` (`RandomRolloutEvaluator(1)`), "
+                f"{row['sims']:,} simulations",
+                f"{row['openspiel_simulations_per_second']:,}",
+                f"{row['playouts_over_openspiel']:.1f}x (playouts), "
+                f"{row['mcts_over_openspiel']:.1f}x (MCTS)",
+            ]
+        )
+    rows.append(
+        [
+            "libego's light playouts on 2009 hardware (the anchor)",
+            f"about {row['libego_playouts_per_second']:,}",
+            f"{row['playouts_per_second'] / row['libego_playouts_per_second']:.2f}x",
+        ]
+    )
+    write_results(
+        path,
+        title="Go speed from the empty 9x9 board on one core, per CPU second (median of "
+        f"{row['reps']} interleaved repetitions)",
+        columns=["what", "per CPU second", "playout over it"],
+        rows=rows,
+    )
 
 
 if __name__ == "__main__":

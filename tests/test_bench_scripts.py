@@ -247,6 +247,20 @@ def test_go_playouts() -> None:
         assert "open-spiel is not installed" in out
 
 
+def test_go_playouts_result_file(tmp_path: Path) -> None:
+    """``--json PATH`` prints the tables and writes the speed table's result file, in the
+    columns of the committed one."""
+    path = tmp_path / "go_speed.json"
+    out, _ = run_bench("go_playouts.py", "--smoke", "--json", str(path))
+    assert "| playout: light playouts (" in out
+    data = json.loads(path.read_text())
+    committed = json.loads((BENCH / "results" / "go_speed.json").read_text())
+    assert data["columns"] == committed["columns"] and data["source"] == "measured"
+    assert data["command"] == f"python bench/go_playouts.py --smoke --json {path}"
+    assert float(data["rows"][0][1].replace(",", "")) > 0  # light playouts per CPU second
+    assert data["rows"][-1][0].startswith("libego")
+
+
 def test_go_playouts_json() -> None:
     out, _ = run_bench("go_playouts.py", "--smoke", "--json")
     report = json.loads(out)
