@@ -48,7 +48,7 @@ def _option_row(action: argparse.Action) -> str | None:
     else:
         name = f"`{action.metavar or action.dest}`"
     if action.choices is not None and not isinstance(action, argparse._SubParsersAction):
-        value = " \\| ".join(f"`{c}`" for c in action.choices)
+        value = ", ".join(f"`{c}`" for c in action.choices)
     elif action.nargs == 0:
         value = ""
     else:
@@ -58,7 +58,9 @@ def _option_row(action: argparse.Action) -> str | None:
             value += " ..."
     default = action.default
     shown = (
-        "" if default in (None, False, argparse.SUPPRESS) or action.nargs == 0 else f"`{default}`"
+        ""
+        if default in (None, False, "", argparse.SUPPRESS) or action.nargs == 0
+        else f"`{default}`"
     )
     help_text = (action.help or "") % {"default": default, "prog": "playout"}
     return f"| {name} | {_escape(value)} | {_escape(shown)} | {_escape(help_text)} |"
@@ -71,7 +73,8 @@ def render(parser: argparse.ArgumentParser) -> str:
         parts.append(f"## `playout {name}`\n")
         if aliases:
             parts.append("Also spelled " + ", ".join(f"`{a}`" for a in aliases) + ".\n")
-        parts.append(f"{sub.short_help.capitalize()}.\n" if sub.short_help else "")
+        short = sub.short_help
+        parts.append(f"{short[:1].upper()}{short[1:]}.\n" if short else "")
         if sub.description:
             parts.append(sub.description + "\n")
         usage = re.sub(r"^usage: ", "", sub.format_usage().strip())
