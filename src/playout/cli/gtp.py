@@ -36,7 +36,7 @@ from playout._src.errors import IllegalMoveError, InvalidParameterError, Playout
 from playout.cli.common import EXIT_OK
 from playout.cli.engine import search_budget, search_config
 from playout.games.go import MAX_SIZE, MIN_SIZE, PLAYER_NAMES, GoGame, GoState
-from playout.games.go.board import point_from_name
+from playout.games.go.board import point_from_name, score_text
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "playout"
@@ -258,12 +258,7 @@ class GtpEngine:
         return f"\n{self.game.render(state)}\n{status}"
 
     def cmd_final_score(self, arguments: list[str]) -> str:
-        score = self.state.score()
-        if score > 0:
-            return f"B+{score:g}"
-        if score < 0:
-            return f"W+{-score:g}"
-        return "0"
+        return score_text(self.state.score())
 
     def cmd_time_settings(self, arguments: list[str]) -> str:
         _count(arguments, 3)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from playout._src.arena.play import GameRecord
+from playout._src.arena.play import GameRecord, resignation_returns
 from playout._src.errors import InvalidParameterError, PlayoutError, RecordError
 from playout._src.game import Game, GameState
 from playout._src.registry import game_params, make_game
@@ -45,7 +45,9 @@ def record_to_json(
     :func:`~playout.make_game`), ``index``, ``seed``, ``players`` (player 0 first),
     ``actions`` (ids), ``moves`` (the game's notation), ``returns``, ``winner`` (player id or
     null), ``result`` (``1-0``, ``0-1``, ``1/2-1/2``), ``seconds``, ``opening`` (how many of the
-    first actions were a given opening; only when there was one), then ``extra``.
+    first actions were a given opening; only when there was one), ``resigned`` (the player
+    who resigned; only when one did), ``score_checks`` (results other programs reported, see
+    :class:`~playout._src.arena.play.ScoreCheck`; only when there are some), then ``extra``.
     """
     data: dict[str, Any] = {
         "format": RECORD_FORMAT,
@@ -63,6 +65,10 @@ def record_to_json(
     }
     if record.opening:
         data["opening"] = record.opening  # the first actions were a given opening
+    if record.resigned is not None:
+        data["resigned"] = record.resigned
+    if record.score_checks:
+        data["score_checks"] = [check.as_dict() for check in record.score_checks]
     if extra:
         data.update(extra)
     return data
@@ -307,6 +313,11 @@ def _check_fields(data: Mapping[str, Any], players: int, where: str) -> None:
             lambda v: _is_int(v) and 0 <= v <= len(data["actions"]),
             "a whole number from 0 to the number of actions",
         ),
+        "resigned": (lambda v: _is_int(v) and 0 <= v < players, "a player"),
+        "score_checks": (
+            lambda v: isinstance(v, list) and all(isinstance(c, dict) for c in v),
+            "a list of objects",
+        ),
     }
     for key, (check, expected) in checks.items():
         if key in data and not check(data[key]):
@@ -318,8 +329,11 @@ def _check_fields(data: Mapping[str, Any], players: int, where: str) -> None:
         )
 
 
-def _replay(game: Game, actions: list[int], where: str) -> list[GameState]:
-    """Every position of the game ``actions`` play from the initial one, which must end it.
+def _replay(
+    game: Game, actions: list[int], where: str, *, resigned: bool = False
+) -> list[GameState]:
+    """Every position of the game ``actions`` play from the initial one, which must end it
+    (unless a player ``resigned``).
 
     Raises:
         RecordError: an illegal move, a move after the end, or a game left unfinished.
@@ -332,7 +346,7 @@ def _replay(game: Game, actions: list[int], where: str) -> list[GameState]:
             raise RecordError(f"{where}: move {move} (action {action}): {reason}")
         state = state.play(action)
         states.append(state)
-    if not state.is_terminal():
+    if not state.is_terminal() and not resigned:
         raise RecordError(f"{where}: the game does not end after {len(actions)} moves")
     return states
 
@@ -340,7 +354,13 @@ def _replay(game: Game, actions: list[int], where: str) -> list[GameState]:
 def _check_returns(data: Mapping[str, Any], final: GameState, where: str) -> None:
     """Refuse a line whose ``returns`` (when given) differ from the final position's."""
     returns = data.get("returns")
-    if returns is not None and [float(r) for r in returns] != [float(r) for r in final.returns()]:
+    resigned = data.get("resigned")
+    expected = (
+        final.returns()
+        if resigned is None
+        else resignation_returns(2, int(resigned))  # a match is for two players
+    )
+    if returns is not None and [float(r) for r in returns] != [float(r) for r in expected]:
         raise RecordError(f"{where}: 'returns' {returns} do not match the final position")
 
 
@@ -382,7 +402,7 @@ def read_records(
         except TruncatedLine:
             skipped.append(number)
             continue
-        states = _replay(game, actions, where)
+        states = _replay(game, actions, where, resigned=data.get("resigned") is not None)
         _check_returns(data, states[-1], where)
         games.append(SavedGame(line=number, data=data, game=game, states=tuple(states)))
     if not games:

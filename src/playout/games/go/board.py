@@ -162,6 +162,34 @@ def point_from_name(size: int, text: str) -> int | None:
     return (size - row) * size + columns.index(letter)
 
 
+def score_text(score: float) -> str:
+    """A score (Black's points minus White's, komi included) as GTP's ``final_score`` and
+    SGF's ``RE`` write it: ``B+3.5``, ``W+0.5``, or ``0`` for a tie."""
+    if score > 0:
+        return f"B+{score:g}"
+    if score < 0:
+        return f"W+{-score:g}"
+    return "0"
+
+
+def score_from_text(text: str) -> float | None:
+    """The score that ``text`` (``B+3.5``, ``W+0.5``, ``0``, ``Draw``; any case) gives, Black's
+    points minus White's; ``None`` for a result without a margin (``B+R``, ``W+Resign``,
+    ``B+T``, ``?``) or text that is not a result."""
+    stripped = text.strip().upper()
+    if stripped in ("0", "DRAW", "JIGO"):
+        return 0.0
+    if len(stripped) < 3 or stripped[0] not in "BW" or stripped[1] != "+":
+        return None
+    try:
+        margin = float(stripped[2:])
+    except ValueError:
+        return None
+    if margin != margin or margin in (float("inf"), float("-inf")):
+        return None
+    return margin if stripped[0] == "B" else -margin
+
+
 __all__ = [
     "BLACK",
     "COLUMN_LETTERS",
@@ -177,5 +205,7 @@ __all__ = [
     "neighbour_table",
     "point_from_name",
     "point_name",
+    "score_from_text",
+    "score_text",
     "zobrist_keys",
 ]
