@@ -21,10 +21,21 @@ def match_game_line(game: Any, record: Any, planned_games: int) -> str:
     else:
         p1_won = winner == index % 2
         text = f"{'p1' if p1_won else 'p2'} ({player_label(game, winner)}) wins"
+    if record.resigned is not None:
+        text += f" by resignation of {player_label(game, record.resigned)}"
+    checks = "".join(_check_note(check) for check in record.score_checks)
     return (
         f"game {index + 1}/{planned_games}: {first} first, {text} in {record.num_moves} moves"
-        f" ({record.seconds:.1f} s)"
+        f" ({record.seconds:.1f} s){checks}"
     )
+
+
+def _check_note(check: Any) -> str:
+    """A game line's note of a result another program reported (a ``ScoreCheck``)."""
+    if check.same_score:
+        return f"; engine's score {check.reported} agrees"
+    agreement = "same winner" if check.same_winner else "OTHER WINNER"
+    return f"; engine's score {check.reported} vs ours {check.ours} ({agreement})"
 
 
 def match_text(result: Any, planned_games: int) -> str:
@@ -41,6 +52,21 @@ def match_text(result: Any, planned_games: int) -> str:
         f"p1 Elo: {format_elo(result.elo)} (95% CI {format_elo(elo_low)} .. "
         f"{format_elo(elo_high)})",
     ]
+    counts = result.score_check_counts()
+    if counts["checks"]:
+        lines.append(
+            f"engine scores: {counts['same_score']} of {counts['checks']} agree with ours "
+            f"(Tromp-Taylor), {counts['same_winner']} name the same winner"
+        )
+        for record in result.records:
+            for check in record.score_checks:
+                if not check.same_score:
+                    lines.append(
+                        f"  game {record.index + 1}: {check.player} says {check.reported}, "
+                        f"ours {check.ours}"
+                    )
+    if counts["resigned"]:
+        lines.append(f"games ended by resignation: {counts['resigned']}")
     if result.sprt is not None:
         status = result.sprt
         verdict = {
@@ -94,7 +120,14 @@ def replay_text(saved: Any) -> str:
         label = player_label(game, before.current_player())
         lines.append(f"\nmove {move}: {label} plays {game.action_to_string(before, action)}")
         lines.append(board_text(game, after))
-    lines.append(f"result: {outcome_text(game, saved.states[-1])}")
+    resigned = data.get("resigned")
+    if resigned is not None:
+        winner = player_label(game, 1 - int(resigned))
+        lines.append(f"result: {player_label(game, int(resigned))} resigned; {winner} wins")
+    else:
+        lines.append(f"result: {outcome_text(game, saved.states[-1])}")
+    for check in data.get("score_checks", []):
+        lines.append(f"{check.get('player')} scored it {check.get('reported')}")
     return "\n".join(lines)
 
 

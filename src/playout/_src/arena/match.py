@@ -130,18 +130,36 @@ class MatchResult:
         """The 95% score interval in Elo (clamped to +-800)."""
         return E.elo_interval(*self.confidence_interval)
 
+    def score_check_counts(self) -> dict[str, int]:
+        """How the results other programs reported (GTP engines' ``final_score``, see
+        :class:`~playout._src.arena.play.ScoreCheck`) compare with the game's own: ``checks``
+        (reports in all), ``same_score``, ``same_winner``, and ``resigned`` (games ended by a
+        resignation, which have no final score to compare)."""
+        checks = [check for record in self.records for check in record.score_checks]
+        return {
+            "checks": len(checks),
+            "same_score": sum(check.same_score for check in checks),
+            "same_winner": sum(check.same_winner for check in checks),
+            "resigned": sum(record.resigned is not None for record in self.records),
+        }
+
     def _game_results(self) -> list[dict[str, Any]]:
         """Per-game lines of :meth:`as_dict`."""
-        return [
-            {
+        results = []
+        for i, (r, s) in enumerate(zip(self.records, self.outcomes(), strict=True)):
+            line: dict[str, Any] = {
                 "index": i,
                 "p1_first": self.p1_seat(i) == 0,
                 "p1_score": s,
                 "moves": r.num_moves,
                 "seconds": r.seconds,
             }
-            for i, (r, s) in enumerate(zip(self.records, self.outcomes(), strict=True))
-        ]
+            if r.resigned is not None:
+                line["resigned"] = r.resigned
+            if r.score_checks:
+                line["score_checks"] = [check.as_dict() for check in r.score_checks]
+            results.append(line)
+        return results
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary (no per-move records, only per-game results)."""
@@ -164,6 +182,7 @@ class MatchResult:
             "elo_ci95": [elo_low, elo_high],
             "elo_limit": E.ELO_LIMIT,
             "sprt": None if self.sprt is None else self.sprt.as_dict(),
+            "score_checks": self.score_check_counts(),
             "results": self._game_results(),
         }
 
