@@ -283,6 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="human",
         help="who plays the side that moves first (X)",
     )
+    play.add_argument(
+        "--save",
+        metavar="FILE.sgf",
+        help="write the game to FILE.sgf (SGF, Go only) when it ends or you quit",
+    )
     play.set_defaults(handler=cmd_play)
 
     analyze = commands.add_parser(
@@ -436,7 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the boards of saved games move by move (every game in the file, "
         "or the one numbered --game-index).",
     )
-    replay.add_argument("file", metavar="FILE", help="a file written by --save (JSON lines)")
+    replay.add_argument(
+        "file", metavar="FILE", help="a file written by --save (JSON lines, or SGF: *.sgf)"
+    )
     replay.add_argument(
         "--game-index",
         type=non_negative_int,
@@ -588,6 +595,7 @@ def add_arena_arguments(parser: argparse.ArgumentParser) -> None:
         "--save",
         metavar="FILE",
         help="write every game to FILE as one JSON line as soon as it ends (see replay); "
+        "a FILE ending in .sgf gets an SGF collection instead (Go); "
         "added to the end of an existing FILE unless --overwrite",
     )
     parser.add_argument(

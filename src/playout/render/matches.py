@@ -124,8 +124,12 @@ def replay_text(saved: Any) -> str:
     if resigned is not None:
         winner = player_label(game, 1 - int(resigned))
         lines.append(f"result: {player_label(game, int(resigned))} resigned; {winner} wins")
-    else:
+    elif saved.states[-1].is_terminal():
         lines.append(f"result: {outcome_text(game, saved.states[-1])}")
+    else:
+        lines.append("result: none (the game was not finished)")
+    if data.get("format") == "sgf" and data.get("result"):
+        lines.append(f"the file's result: {data['result']}")
     for check in data.get("score_checks", []):
         lines.append(f"{check.get('player')} scored it {check.get('reported')}")
     return "\n".join(lines)

@@ -25,7 +25,7 @@ from playout._src.arena.play import (
     opening_for,
 )
 from playout._src.arena.players import EngineFactory, Player
-from playout._src.arena.records import RecordWriter, check_writable, record_to_json
+from playout._src.arena.records import RecordWriter, check_writable, open_writer, record_to_json
 from playout._src.arena.specs import as_player
 from playout._src.errors import InvalidParameterError
 from playout._src.game import Game
@@ -270,7 +270,7 @@ def run_match(
             and the test is checked after each batch.
         save: write every game as a JSON line to this file as soon as it ends (appended to
             what the file holds; opened once the executor is up, so a failed start leaves it
-            as it was).
+            as it was); a name ending in ``.sgf`` gets an SGF collection instead (Go only).
         ray_address: the cluster for ``executor="ray"`` (default: a local instance).
         overwrite: empty ``save`` first instead of appending to it.
         openings: each pair of games (``2k``, ``2k + 1``: the same players, seats swapped)
@@ -302,7 +302,7 @@ def run_match(
             # The executor is up (Ray connected) before the save file is opened: a failed
             # start leaves an existing file as it was.
             if save is not None:
-                writer = RecordWriter(save, overwrite=overwrite)
+                writer = open_writer(save, game, overwrite=overwrite)
             for start in range(0, games, batch):
                 for record in runner.run(jobs[start : start + batch], play_job):
                     records[record.index] = record

@@ -182,6 +182,59 @@ class RecordWriter:
         self.close()
 
 
+def is_sgf_path(path: str | os.PathLike[str]) -> bool:
+    """Whether games saved to ``path`` are written as SGF (its name ends in ``.sgf``)."""
+    return str(path).lower().endswith(".sgf")
+
+
+class SgfWriter(RecordWriter):
+    """Appends each game of a match to an SGF collection (a Go game tree per game, written
+    and synced as it ends, like :class:`RecordWriter`'s lines); see
+    :mod:`playout.games.go.sgf`.
+
+    Raises:
+        InvalidParameterError: a game that is not Go, or a file that cannot be written.
+        MissingDependencyError: sgfmill is not installed (``pip install "playout[go]"``).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], game: Game, *, overwrite: bool = False):
+        from playout.games.go import GoGame
+        from playout.games.go.sgf import game_to_sgf
+
+        if not isinstance(game, GoGame):
+            raise InvalidParameterError(
+                f"SGF files hold Go games, not {game.spec.name}: save to a .jsonl file"
+            )
+        self._game = game
+        self._to_sgf = game_to_sgf
+        game_to_sgf(game, ())  # sgfmill missing: fail before the file is touched
+        super().__init__(path, overwrite=overwrite)
+
+    def write(self, data: Mapping[str, Any]) -> None:
+        """Append the game of ``data`` (a :func:`record_to_json` object) as a game tree.
+
+        Raises:
+            RecordError: the game could not be written (the file keeps the games before it).
+        """
+        names = tuple(data.get("players", ("", "")))
+        players = (str(names[0]), str(names[1])) if len(names) == 2 else ("", "")
+        tree = self._to_sgf(
+            self._game, data["actions"], players=players, resigned=data.get("resigned")
+        )
+        self._write_bytes(tree)
+        self.written += 1
+
+
+def open_writer(
+    path: str | os.PathLike[str], game: Game, *, overwrite: bool = False
+) -> RecordWriter:
+    """The writer of saved games for ``path``: :class:`SgfWriter` for a ``.sgf`` name, else
+    :class:`RecordWriter` (JSON lines)."""
+    if is_sgf_path(path):
+        return SgfWriter(path, game, overwrite=overwrite)
+    return RecordWriter(path, overwrite=overwrite)
+
+
 @dataclasses.dataclass(frozen=True)
 class SavedGame:
     """A game read back from a saved file, checked move by move.
@@ -390,6 +443,8 @@ def read_records(
             names the line and the field), an unknown game, an illegal move, or no intact
             game in the file.
     """
+    if is_sgf_path(path):
+        return _read_sgf(path)
     text = _read_text(path)
     games: list[SavedGame] = []
     skipped: list[int] = []
@@ -418,8 +473,42 @@ def read_records(
     return games
 
 
+def _read_sgf(path: str | os.PathLike[str]) -> list[SavedGame]:
+    """The Go games of an SGF file as :class:`SavedGame` values (``data`` holds what SGF
+    says: players, actions, moves, result, resignation).
+
+    Raises:
+        RecordError: an unreadable file, malformed SGF or an illegal move.
+    """
+    from playout.games.go.sgf import games_from_sgf
+
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise RecordError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
+    games = []
+    for number, record in enumerate(games_from_sgf(raw, str(path)), start=1):
+        data: dict[str, Any] = {
+            "format": "sgf",
+            "game": record.game.spec.name,
+            "params": game_params(record.game),
+            "index": number - 1,
+            "players": list(record.players),
+            "actions": list(record.actions),
+            "moves": _move_texts(record.game, record.actions),
+            "result": record.result,
+        }
+        if record.resigned is not None:
+            data["resigned"] = record.resigned
+        games.append(SavedGame(line=number, data=data, game=record.game, states=record.states))
+    return games
+
+
 __all__ = [
     "RECORD_FORMAT",
+    "SgfWriter",
+    "is_sgf_path",
+    "open_writer",
     "RecordWriter",
     "SavedGame",
     "check_writable",
