@@ -37,8 +37,6 @@ def fake(mode: str = "normal") -> str:
     return f"gtp:{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} {mode}"
 
 
-
-
 def test_two_engines_play_a_whole_game_and_the_scores_agree() -> None:
     game = GoGame(5, 0.5)
     p0 = playout.parse_player(fake(), game)
@@ -74,7 +72,7 @@ def test_a_disagreeing_score_is_recorded_and_shown(tmp_path: Path) -> None:
     assert counts == {"checks": 2, "same_score": 1, "same_winner": 1 + odd.same_winner,
                       "resigned": 0}  # fmt: skip
     text = render.match_text(result, 1)
-    assert f"engine scores: 1 of 2 agree with ours (Tromp-Taylor)" in text
+    assert "engine scores: 1 of 2 agree with ours (Tromp-Taylor)" in text
     assert f"says W+99, ours {normal.ours}" in text
     line = json.loads(save.read_text())
     assert [c["reported"] for c in line["score_checks"]] == [normal.ours, "W+99"]
@@ -99,7 +97,10 @@ def test_resignation_ends_the_game_and_is_saved(tmp_path: Path) -> None:
     ("mode", "message"),
     [
         ("crash", r"exited \(code 3\) after command 'genmove b' \(its last error output: fake"),
-        ("garbage", r"answered out of protocol \('I am not a GTP engine'\) after command 'genmove b'"),
+        (
+            "garbage",
+            r"answered out of protocol \('I am not a GTP engine'\) after command 'genmove b'",
+        ),
         ("illegal", r"played 'a5', illegal here .* after command 'genmove b'"),
     ],
 )
@@ -118,7 +119,9 @@ def test_a_silent_engine_times_out_and_is_killed() -> None:
                        name="slow", timeout=3)  # fmt: skip
     engine.reset(game.initial_state(), 0)
     process = engine._connection._process  # type: ignore[union-attr]
-    with pytest.raises(EngineError, match=r"'slow' did not answer within 3 s after command 'genmove b'"):
+    with pytest.raises(
+        EngineError, match=r"'slow' did not answer within 3 s after command 'genmove b'"
+    ):
         engine.choose(game.initial_state())
     engine.close()
     assert process.poll() is not None  # killed, not left running

@@ -79,7 +79,9 @@ def test_save_then_load_gives_the_same_moves_and_result(
         assert record.result is not None
         expected = final.score()
         sign = 0 if expected == 0 else 1 if expected > 0 else -1
-        assert record.result == ("0" if sign == 0 else f"{'B' if sign > 0 else 'W'}+{abs(expected):g}")
+        assert record.result == (
+            "0" if sign == 0 else f"{'B' if sign > 0 else 'W'}+{abs(expected):g}"
+        )
     else:
         assert record.result is None
 

@@ -122,7 +122,9 @@ class GtpConnection:
         # when the process closes its pipes.
         assert self._process.stdout is not None and self._process.stderr is not None
         threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
-        threading.Thread(target=self._keep_stderr, args=(self._process.stderr,), daemon=True).start()
+        threading.Thread(
+            target=self._keep_stderr, args=(self._process.stderr,), daemon=True
+        ).start()
         # Kill the process if this object is dropped without close() (a crash of the caller).
         self._finalizer = weakref.finalize(self, _kill, self._process)
 
@@ -328,9 +330,7 @@ class GtpPlayer:
             self._generated = None
             colour = COLOURS[self._state.current_player()]
             vertex = (
-                "pass"
-                if action == self._game.pass_action
-                else point_name(self._game.size, action)
+                "pass" if action == self._game.pass_action else point_name(self._game.size, action)
             )
             self._connection.send(f"play {colour} {vertex}")
         self._state = self._state.play(action)
@@ -344,8 +344,8 @@ class GtpPlayer:
         ours = state.score()
         theirs = score_from_text(reported)
         same_score = theirs is not None and theirs == ours
-        same_winner = theirs is not None and (theirs > 0) == (ours > 0) and (theirs < 0) == (
-            ours < 0
+        same_winner = (
+            theirs is not None and (theirs > 0) == (ours > 0) and (theirs < 0) == (ours < 0)
         )
         return ScoreCheck(
             player=self._name,

@@ -20,7 +20,7 @@ from playout._src.evaluation import chance_action
 from playout._src.game import CHANCE, Game, GameState
 
 
-class Resignation(Exception):  # noqa: N818 (a player's move, not an error)
+class Resignation(Exception):
     """Raised by a player's :meth:`~playout._src.arena.players.Player.choose` to resign: the
     game ends there and the other player wins (a GTP engine answering ``resign``)."""
 

@@ -506,13 +506,13 @@ def _read_sgf(path: str | os.PathLike[str]) -> list[SavedGame]:
 
 __all__ = [
     "RECORD_FORMAT",
-    "SgfWriter",
-    "is_sgf_path",
-    "open_writer",
     "RecordWriter",
     "SavedGame",
+    "SgfWriter",
     "check_writable",
     "game_params",
+    "is_sgf_path",
+    "open_writer",
     "read_records",
     "record_to_json",
 ]

@@ -165,11 +165,7 @@ def _read_game(record: Any, where: str) -> SgfRecord:
         if colour != expected:
             whose = "after the end of the game" if expected is None else "out of turn"
             raise RecordError(f"{where}: move {number} ({colour.upper()}) is {whose}")
-        action = (
-            game.pass_action
-            if point is None
-            else (size - 1 - point[0]) * size + point[1]
-        )
+        action = game.pass_action if point is None else (size - 1 - point[0]) * size + point[1]
         if action not in state.legal_actions():
             name = game.action_to_string(state, action)
             raise RecordError(f"{where}: move {number} ({name}): {state.illegal_reason(action)}")
