@@ -21,9 +21,10 @@ def match_game_line(game: Any, record: Any, planned_games: int) -> str:
     else:
         p1_won = winner == index % 2
         text = f"{'p1' if p1_won else 'p2'} ({player_label(game, winner)}) wins"
-    if record.resigned is not None:
-        text += f" by resignation of {player_label(game, record.resigned)}"
-    checks = "".join(_check_note(check) for check in record.score_checks)
+    resigned = getattr(record, "resigned", None)
+    if resigned is not None:
+        text += f" by resignation of {player_label(game, resigned)}"
+    checks = "".join(_check_note(check) for check in getattr(record, "score_checks", ()))
     return (
         f"game {index + 1}/{planned_games}: {first} first, {text} in {record.num_moves} moves"
         f" ({record.seconds:.1f} s){checks}"
@@ -52,7 +53,8 @@ def match_text(result: Any, planned_games: int) -> str:
         f"p1 Elo: {format_elo(result.elo)} (95% CI {format_elo(elo_low)} .. "
         f"{format_elo(elo_high)})",
     ]
-    counts = result.score_check_counts()
+    counts_of = getattr(result, "score_check_counts", None)
+    counts = counts_of() if counts_of is not None else {"checks": 0, "resigned": 0}
     if counts["checks"]:
         lines.append(
             f"engine scores: {counts['same_score']} of {counts['checks']} agree with ours "
