@@ -768,10 +768,10 @@ def test_go_on_every_usual_board_with_a_pass_captures_and_analysis(
     board = view["board"]
     assert board["captures"] == [2, 0] and board["cells"][size - 1][0] is None
     assert view["last_move"]["move"] == "A3"
-    # Black's area is the whole board but for nothing: every empty point reaches only Black.
+    # Black's area is the whole board: every empty point reaches only Black.
     assert board["score"] == size * size - 6.5
-    # The analysis (White to move): shares on the points (the pass left out of the grid), summing to the
-    # points' visits.
+    # The analysis (White to move): shares on the points (the pass left out of the grid),
+    # summing to the points' visits.
     client.post(f"/api/games/{game_id}/analysis")
     views = events(client, game_id, 3)
     last = [v["analysis"] for v in views if v["analysis"]][-1]
