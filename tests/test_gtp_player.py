@@ -163,3 +163,19 @@ def test_a_real_game_against_gnugo_with_the_score_cross_checked(tmp_path: Path) 
     assert check.same_winner, check
     assert check.same_score, check
     assert arena.read_records(tmp_path / "g.jsonl")[0].data["score_checks"][0]["same_score"]
+
+
+def test_engines_play_in_worker_processes() -> None:
+    """The pool executor sends the specs; each worker starts its own engines."""
+    game = GoGame(5, 0.5)
+    result = arena.run_match(game, fake(), "mcts:simulations=30", 2, workers=2, executor="pool")
+    assert result.games == 2
+    assert [len(record.score_checks) for record in result.records] == [1, 1]
+    assert all(record.score_checks[0].player == fake() for record in result.records)
+
+
+def test_an_sgf_save_is_refused_for_other_games_before_any_game(tmp_path: Path) -> None:
+    with pytest.raises(InvalidParameterError, match="SGF files hold Go games"):
+        arena.run_match(playout.make_game("tictactoe"), "random", "random", 1,
+                        save=tmp_path / "t.sgf")  # fmt: skip
+    assert not (tmp_path / "t.sgf").exists()

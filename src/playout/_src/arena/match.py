@@ -25,7 +25,13 @@ from playout._src.arena.play import (
     opening_for,
 )
 from playout._src.arena.players import EngineFactory, Player
-from playout._src.arena.records import RecordWriter, check_writable, open_writer, record_to_json
+from playout._src.arena.records import (
+    RecordWriter,
+    check_save_format,
+    check_writable,
+    open_writer,
+    record_to_json,
+)
 from playout._src.arena.specs import as_player
 from playout._src.errors import InvalidParameterError
 from playout._src.game import Game
@@ -296,6 +302,7 @@ def run_match(
     batch = games if sprt is None else max(1, runner.workers)
     if save is not None:
         check_writable(save)
+        check_save_format(save, game)
     writer: RecordWriter | None = None
     try:
         with running(runner, own_executor):

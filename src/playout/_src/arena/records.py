@@ -198,13 +198,9 @@ class SgfWriter(RecordWriter):
     """
 
     def __init__(self, path: str | os.PathLike[str], game: Game, *, overwrite: bool = False):
-        from playout.games.go import GoGame
         from playout.games.go.sgf import game_to_sgf
 
-        if not isinstance(game, GoGame):
-            raise InvalidParameterError(
-                f"SGF files hold Go games, not {game.spec.name}: save to a .jsonl file"
-            )
+        check_save_format(path, game)
         self._game = game
         self._to_sgf = game_to_sgf
         game_to_sgf(game, ())  # sgfmill missing: fail before the file is touched
@@ -223,6 +219,20 @@ class SgfWriter(RecordWriter):
         )
         self._write_bytes(tree)
         self.written += 1
+
+
+def check_save_format(path: str | os.PathLike[str], game: Game) -> None:
+    """Refuse a ``.sgf`` save file for a game that is not Go, before any game is played.
+
+    Raises:
+        InvalidParameterError: an SGF name for another game.
+    """
+    from playout.games.go import GoGame
+
+    if is_sgf_path(path) and not isinstance(game, GoGame):
+        raise InvalidParameterError(
+            f"SGF files hold Go games, not {game.spec.name}: save to a .jsonl file"
+        )
 
 
 def open_writer(
