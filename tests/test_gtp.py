@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import playout
-from playout.cli.gtp import COMMANDS, TIME_SAFETY, GtpEngine
+from playout.cli.gtp import COMMANDS, TIME_SAFETY, GtpEngine, serve
 from playout.games.go import GoState
 
 HERE = Path(__file__).resolve().parent
@@ -343,3 +344,26 @@ def _check_reply(command: str, want: str, got: str, process: subprocess.Popen[st
     else:
         assert got == want, (command, got)
     assert process.stdout.readline() == "\n", command
+
+
+def test_lz_genmove_analyze_streams_then_plays_the_move() -> None:
+    engine = make_engine(size=5, komi=0.5, simulations=300)
+    engine.handle("play b C3")
+    before = engine.state
+    assert engine.handle("4 lz-genmove_analyze w 1") == "=4\n"
+    lines = list(engine.genmove_analyze())
+    assert lines[-1].startswith("play ") and lines[-1].endswith("\n\n")
+    vertex = lines[-1][5:-2]
+    assert engine.state == before.play(engine.game.string_to_action(before, vertex))
+    infos = [info_records(line.rstrip("\n")) for line in lines[:-1]]
+    assert infos and all(line.endswith("\n") for line in lines[:-1])
+    assert sum(int(r["visits"]) for r in infos[-1]) == 300  # the move's whole budget
+    assert infos[-1][0]["move"] == vertex  # the most visited move is played
+    assert engine.analysis is None
+    assert engine.handle("lz-genmove_analyze 50") == "? syntax error\n\n"  # needs a colour
+    # Over serve(): the response, then the next command's.
+    output = io.StringIO()
+    serve(engine, io.StringIO("lz-genmove_analyze b 1\nshowboard\nquit\n"), output)
+    text = output.getvalue()
+    assert text.startswith("=\ninfo move ")
+    assert re.search(r"\nplay ([A-E][1-5]|pass)\n\n= \n", text), text

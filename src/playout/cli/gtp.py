@@ -22,7 +22,8 @@ Choices made where GTP leaves room or playout's Go differs:
   ``--seconds`` apply.
 * ``lz-analyze`` (Leela Zero's extension, :mod:`playout.cli.gtp_analysis`) searches the
   position to move and streams ``info`` lines until the next command (:func:`serve`); the
-  tree is kept for the next ``genmove`` or analysis.
+  tree is kept for the next ``genmove`` or analysis. ``lz-genmove_analyze`` is ``genmove``
+  with the same lines while the move's search runs, then ``play VERTEX``.
 * Handicap stones (``fixed_handicap``, ``place_free_handicap``, ``set_free_handicap``, on an
   empty board) are Black moves with a White pass between two of them, taken back by one
   ``undo``; ``place_free_handicap`` chooses the fixed placement.
@@ -36,7 +37,7 @@ import queue
 import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 import playout
@@ -65,6 +66,7 @@ COMMANDS = (
     "komi",
     "list_commands",
     "lz-analyze",
+    "lz-genmove_analyze",
     "name",
     "place_free_handicap",
     "play",
@@ -171,8 +173,16 @@ class GtpEngine:
         name, arguments = words[0], words[1:]
         try:
             if name == "lz-analyze":
-                self.analysis = self._analyze_request(arguments)
+                request = self._analyze_request(arguments)
+                self._check_to_move(request)
+                self.analysis = request
                 return f"={ident}\n"  # the response stays open: see analyze()
+            if name == "lz-genmove_analyze":
+                request = self._analyze_request(arguments)
+                if request.player is None:
+                    raise GtpError("syntax error")
+                self.analysis = dataclasses.replace(request, genmove=True)
+                return f"={ident}\n"  # the response stays open: see genmove_analyze()
             answer = self._dispatch(name, arguments)
         except GtpError as error:
             return f"?{ident} {error}\n\n"
@@ -191,13 +201,16 @@ class GtpEngine:
             request = parse_analyze(arguments, COLOURS)
         except AnalyzeSyntaxError:
             raise GtpError("syntax error") from None
+        return request
+
+    def _check_to_move(self, request: AnalyzeRequest) -> None:
+        """Refuse an ``lz-analyze`` for the colour that is not to move."""
         if (
             request.player is not None
             and not self.state.is_terminal()
             and request.player != self.state.current_player()
         ):
             raise GtpError(f"{PLAYER_NAMES[self.state.current_player()]} is to move")
-        return request
 
     def analyze(
         self, budget: playout.Budget | None = None, stop: Callable[[], bool] | None = None
@@ -286,21 +299,62 @@ class GtpEngine:
     def cmd_genmove(self, arguments: list[str]) -> str:
         _count(arguments, 1)
         player = _colour(arguments[0])
-        if self.state.is_terminal():
+        prefix = self._pass_first(player)
+        if prefix is None:
             return "pass"
-        prefix: tuple[int, ...] = ()
-        if self.state.current_player() != player:
-            prefix = (self.game.pass_action,)
-            self._advance(self.game.pass_action)
-            if self.state.is_terminal():  # that pass ended the game
-                self.moves.append(prefix)
-                return "pass"
-        search = self._current_search()
-        action = int(search.run(self.move_budget(player)).best_action)
+        action = int(self._current_search().run(self.move_budget(player)).best_action)
+        return self._play_generated(prefix, action)
+
+    def _pass_first(self, player: int) -> tuple[int, ...] | None:
+        """Before ``player``'s generated move: a pass for the other side when it is to move
+        (the actions played), or ``None`` when the game is over (then, or after that pass)."""
+        if self.state.is_terminal():
+            return None
+        if self.state.current_player() == player:
+            return ()
+        self._advance(self.game.pass_action)
+        if self.state.is_terminal():  # that pass ended the game
+            self.moves.append((self.game.pass_action,))
+            return None
+        return (self.game.pass_action,)
+
+    def _play_generated(self, prefix: tuple[int, ...], action: int) -> str:
+        """Play the generated ``action`` (after ``prefix``) as one GTP move; its vertex."""
         vertex = self.game.action_to_string(self.state, action)
         self._advance(action)
         self.moves.append((*prefix, action))
         return vertex
+
+    def genmove_analyze(self) -> Iterator[str]:
+        """The lines of the ``lz-genmove_analyze`` running: an ``info`` line every interval
+        while the move's search (its usual budget, :meth:`move_budget`) runs, then ``play
+        VERTEX`` (the move, played) and the empty line that ends the response."""
+        request = self.analysis
+        assert request is not None and request.player is not None
+        self.analysis = None
+        prefix = self._pass_first(request.player)
+        if prefix is None:
+            yield "play pass\n\n"
+            return
+        budget = self.move_budget(request.player)
+        search = self._current_search()
+        simulations = budget.simulations
+        seconds = budget.seconds
+        result = None
+        while simulations is None or simulations > 0:
+            step = request.interval if seconds is None else min(request.interval, seconds)
+            result = search.run(dataclasses.replace(budget, simulations=simulations, seconds=step))
+            if simulations is not None:
+                simulations -= result.simulations
+            if seconds is not None:
+                seconds -= result.seconds
+            yield info_line(self.game, result, request.max_moves) + "\n"
+            if result.simulations == 0 or result.stop_reason not in ("time", "simulations"):
+                break
+            if seconds is not None and seconds <= 0:
+                break
+        action = int(search.result().best_action)
+        yield f"play {self._play_generated(prefix, action)}\n\n"
 
     def cmd_fixed_handicap(self, arguments: list[str]) -> str:
         _count(arguments, 1)
@@ -511,6 +565,10 @@ def serve(engine: GtpEngine, lines: TextIO, output: TextIO) -> None:
             output.flush()
         if engine.is_done:
             return
+        if engine.analysis is not None and engine.analysis.genmove:
+            for text in engine.genmove_analyze():  # a move: not stopped by the next command
+                output.write(text)
+                output.flush()
         while engine.analysis is not None:
             info = engine.analyze(stop=has_command)
             if info:

@@ -51,11 +51,14 @@ class AnalyzeRequest:
         player: the colour named (0 Black, 1 White), or ``None``.
         interval: seconds between ``info`` lines.
         max_moves: the most moves an ``info`` line lists (``None``: every move searched).
+        genmove: ``lz-genmove_analyze`` (a move is played at the end) rather than
+            ``lz-analyze``.
     """
 
     player: int | None
     interval: float
     max_moves: int | None = None
+    genmove: bool = False
 
 
 def parse_analyze(arguments: list[str], colours: dict[str, int]) -> AnalyzeRequest:
