@@ -198,9 +198,11 @@ class SgfWriter(RecordWriter):
     """
 
     def __init__(self, path: str | os.PathLike[str], game: Game, *, overwrite: bool = False):
+        from playout.games.go import GoGame
         from playout.games.go.sgf import game_to_sgf
 
         check_save_format(path, game)
+        assert isinstance(game, GoGame)  # checked just above
         self._game = game
         self._to_sgf = game_to_sgf
         game_to_sgf(game, ())  # sgfmill missing: fail before the file is touched
