@@ -10,7 +10,8 @@ else ``pass``. MODE changes one thing:
 * ``garbage``: answers its first ``genmove`` with a line that is no GTP reply;
 * ``silent``: never answers its first ``genmove``;
 * ``illegal``: answers its second ``genmove`` with the point of its first (occupied);
-* ``score:TEXT``: answers ``final_score`` with TEXT.
+* ``score:TEXT``: answers ``final_score`` with TEXT, and ``final_status_list dead`` with
+  ``A1 B1`` (in every mode it knows that command).
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ def main() -> None:
                 reply = game.action_to_string(state, action)
         elif command == "final_score":
             reply = mode[6:] if mode.startswith("score:") else score_text(state.score())
+        elif command == "known_command":
+            reply = "true" if arguments == ["final_status_list"] else "false"
+        elif command == "final_status_list":
+            reply = "A1 B1" if mode.startswith("score:") else ""
         print(f"= {reply}\n", flush=True)
 
 

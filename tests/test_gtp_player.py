@@ -66,14 +66,14 @@ def test_a_disagreeing_score_is_recorded_and_shown(tmp_path: Path) -> None:
     record = result.records[0]
     (normal, odd) = record.score_checks
     assert normal.same_score and not odd.same_score
-    assert odd.reported == "W+99"
+    assert odd.reported == "W+99" and odd.dead == "A1 B1" and normal.dead == ""
     assert odd.same_winner == (normal.ours.startswith("W"))
     counts = result.score_check_counts()
     assert counts == {"checks": 2, "same_score": 1, "same_winner": 1 + odd.same_winner,
                       "resigned": 0}  # fmt: skip
     text = render.match_text(result, 1)
     assert "engine scores: 1 of 2 agree with ours (Tromp-Taylor)" in text
-    assert f"says W+99, ours {normal.ours}" in text
+    assert f"says W+99, ours {normal.ours} (dead for it: A1 B1)" in text
     line = json.loads(save.read_text())
     assert [c["reported"] for c in line["score_checks"]] == [normal.ours, "W+99"]
     assert arena.read_records(save)[0].data["score_checks"] == line["score_checks"]
@@ -150,18 +150,24 @@ def test_gnugo_is_found_in_usr_games(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_real_game_against_gnugo_with_the_score_cross_checked(tmp_path: Path) -> None:
     """A short game on 7x7 against GNU Go at level 1 (Chinese rules, positional superko,
-    capture-all-dead): GNU Go's final_score must give the same result as ours."""
+    capture-all-dead, a fixed seed): GNU Go's final_score must name the same winner as
+    ours, and give the same score unless it takes stones off as dead (then it names them)."""
     if not os.access(GNUGO, os.X_OK):
         pytest.fail(f"{GNUGO} is missing: .ci/run installs it (apt-get install gnugo)")
     game = GoGame(7, 7.5)
     gnugo = ("gtp:gnugo --mode gtp --level 1 --chinese-rules --positional-superko "
-             "--capture-all-dead --never-resign")  # fmt: skip
+             "--capture-all-dead --never-resign --seed 1")  # fmt: skip
     result = arena.run_match(game, "mcts:simulations=300", gnugo, 1, save=tmp_path / "g.jsonl")
     (record,) = result.records
     (check,) = record.score_checks
     assert record.resigned is None
+    state = game.initial_state()
+    for action in record.actions:
+        state = state.play(action)
+    assert check.ours == score_text(state.score())
     assert check.same_winner, check
-    assert check.same_score, check
+    assert check.same_score or check.dead, check
+    assert check.same_score, check  # this game, with these seeds, ends with no dead stones
     assert arena.read_records(tmp_path / "g.jsonl")[0].data["score_checks"][0]["same_score"]
 
 

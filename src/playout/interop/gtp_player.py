@@ -7,8 +7,8 @@
 (Gunnar Farnebäck's specification, https://www.lysator.liu.se/~gunnar/gtp/): ``boardsize``,
 ``komi`` and ``clear_board`` when a game starts, ``play`` for the moves of the other side,
 ``genmove`` for its own, ``final_score`` when the game has been played out (recorded beside
-the game's own Tromp-Taylor result as a :class:`~playout._src.arena.play.ScoreCheck`) and
-``quit``. An engine that answers ``resign`` resigns the game
+the game's own Tromp-Taylor result as a :class:`~playout._src.arena.play.ScoreCheck`, with
+``final_status_list dead`` when the two differ) and ``quit``. An engine that answers ``resign`` resigns the game
 (:class:`~playout._src.arena.play.Resignation`).
 
 The process lives for one game: it starts in :meth:`GtpPlayer.reset` (building the player
@@ -340,19 +340,25 @@ class GtpPlayer:
         Tromp-Taylor score (see :class:`~playout._src.arena.play.ScoreCheck`)."""
         if self._connection is None or not isinstance(state, GoState):
             return None
-        reported = self._connection.send("final_score").strip()
+        engine = self._connection
+        reported = engine.send("final_score").strip()
         ours = state.score()
         theirs = score_from_text(reported)
         same_score = theirs is not None and theirs == ours
         same_winner = (
             theirs is not None and (theirs > 0) == (ours > 0) and (theirs < 0) == (ours < 0)
         )
+        dead = ""
+        if not same_score and engine.send("known_command final_status_list") == "true":
+            # Why the scores differ, mostly: the stones the engine takes off as dead.
+            dead = " ".join(engine.send("final_status_list dead").split())
         return ScoreCheck(
             player=self._name,
             reported=reported,
             ours=score_text(ours),
             same_winner=same_winner,
             same_score=same_score,
+            dead=dead,
         )
 
     def close(self) -> None:

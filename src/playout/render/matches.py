@@ -36,7 +36,9 @@ def _check_note(check: Any) -> str:
     if check.same_score:
         return f"; engine's score {check.reported} agrees"
     agreement = "same winner" if check.same_winner else "OTHER WINNER"
-    return f"; engine's score {check.reported} vs ours {check.ours} ({agreement})"
+    dead = getattr(check, "dead", "")
+    seen_dead = f", dead for it: {dead}" if dead else ""
+    return f"; engine's score {check.reported} vs ours {check.ours} ({agreement}{seen_dead})"
 
 
 def match_text(result: Any, planned_games: int) -> str:
@@ -63,9 +65,10 @@ def match_text(result: Any, planned_games: int) -> str:
         for record in result.records:
             for check in record.score_checks:
                 if not check.same_score:
+                    dead = f" (dead for it: {check.dead})" if check.dead else ""
                     lines.append(
                         f"  game {record.index + 1}: {check.player} says {check.reported}, "
-                        f"ours {check.ours}"
+                        f"ours {check.ours}{dead}"
                     )
     if counts["resigned"]:
         lines.append(f"games ended by resignation: {counts['resigned']}")

@@ -40,6 +40,8 @@ class ScoreCheck:
         ours: the game's own result in the same notation.
         same_winner: both name the same winner (or both a draw).
         same_score: both give the same score (margin included).
+        dead: when the scores differ, what the program says is dead on the board (GTP:
+            ``final_status_list dead``, the points of those stones), if it says; else ``""``.
     """
 
     player: str
@@ -47,6 +49,7 @@ class ScoreCheck:
     ours: str
     same_winner: bool
     same_score: bool
+    dead: str = ""
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready fields."""
