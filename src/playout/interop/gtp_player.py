@@ -8,8 +8,8 @@
 ``komi`` and ``clear_board`` when a game starts, ``play`` for the moves of the other side,
 ``genmove`` for its own, ``final_score`` when the game has been played out (recorded beside
 the game's own Tromp-Taylor result as a :class:`~playout._src.arena.play.ScoreCheck`, with
-``final_status_list dead`` when the two differ) and ``quit``. An engine that answers ``resign`` resigns the game
-(:class:`~playout._src.arena.play.Resignation`).
+``final_status_list dead`` when the two differ) and ``quit``. An engine that answers
+``resign`` resigns the game (:class:`~playout._src.arena.play.Resignation`).
 
 The process lives for one game: it starts in :meth:`GtpPlayer.reset` (building the player
 starts nothing, so a spec can be checked without running the engine) and ends in
