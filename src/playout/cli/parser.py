@@ -523,7 +523,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A Go Text Protocol (version 2) engine for go on stdin and stdout: "
         "GUIs and other programs send commands (play, genmove, undo, final_score, "
         "time_settings, ...) and read the answers. Each genmove searches with "
-        "--simulations or --seconds unless the GUI sets a clock (time_settings/time_left).",
+        "--simulations or --seconds unless the GUI sets a clock (time_settings/time_left). "
+        "lz-analyze streams the search's win rates and visits (Leela Zero's format, as "
+        "Sabaki and Lizzie show them) until the next command.",
     )
     gtp.add_argument(
         "--size", type=positive_int, help="the board's side until boardsize (default 9)"
