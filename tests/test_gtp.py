@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,10 +12,11 @@ from pathlib import Path
 import pytest
 
 import playout
-from playout.cli.gtp import COMMANDS, TIME_SAFETY, GtpEngine
+from playout.cli.gtp import COMMANDS, TIME_SAFETY, GtpEngine, serve
 from playout.games.go import GoState
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
 
 
 def make_engine(size: int = 5, komi: float = 0.5, simulations: int = 30) -> GtpEngine:
@@ -169,3 +172,198 @@ def test_gtp_command_over_pipes() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "=1 playout\n\n=2\n\n=3\n\n=4 B+74.5\n\n=5\n\n"
+
+
+INFO = re.compile(
+    r"info move (?P<move>[A-HJ-T][0-9]{1,2}|pass) visits (?P<visits>[0-9]+) "
+    r"winrate (?P<winrate>[0-9]+) prior (?P<prior>[0-9]+) lcb (?P<lcb>[0-9]+) "
+    r"order (?P<order>[0-9]+) pv (?P<pv>(?:(?:[A-HJ-T][0-9]{1,2}|pass) ?)+)"
+)
+
+
+def info_records(line: str) -> list[dict[str, str]]:
+    """The records of one ``info`` line, each checked against Leela Zero's format."""
+    parts = ["info " + part.strip() for part in line.split("info ")[1:]]
+    records = []
+    for part in parts:
+        match = INFO.fullmatch(part)
+        assert match is not None, part
+        records.append(match.groupdict())
+    assert " ".join(parts) == line
+    return records
+
+
+def test_lz_analyze_reports_the_search_in_leela_zeros_format() -> None:
+    engine = make_engine(size=5, komi=0.5, simulations=30)
+    engine.handle("play b C3")
+    assert engine.handle("7 lz-analyze w 10") == "=7\n"
+    assert engine.analysis is not None and engine.analysis.interval == 0.1
+    line = engine.analyze(playout.Budget(simulations=400))
+    records = info_records(line)
+    search = engine._search
+    assert search is not None
+    result = search.result()
+    visited = {a: n for a, n in zip(result.actions, result.visit_counts, strict=True) if n}
+    # Every move searched, once, most visited first, ranked 0, 1, 2, ...
+    assert len(records) == len(visited)
+    assert [int(r["order"]) for r in records] == list(range(len(records)))
+    visits = [int(r["visits"]) for r in records]
+    assert visits == sorted(visits, reverse=True) and sum(visits) == sum(visited.values())
+    for record in records:
+        action = engine.game.string_to_action(engine.state, record["move"])
+        index = result.actions.index(action)
+        winrate = (result.values[index] + 1) / 2
+        assert int(record["visits"]) == result.visit_counts[index]
+        assert int(record["winrate"]) == int(winrate * 10000)
+        assert int(record["prior"]) == int(result.priors[index] * 10000)
+        assert 0 <= int(record["lcb"]) <= int(record["winrate"])
+    best = records[0]
+    assert best["pv"].split() == [engine.game.action_to_string(engine.state, a) for a in result.pv]
+    # The tree is kept: the next analysis adds to it, and genmove ends the analysis' use.
+    more = info_records(engine.analyze(playout.Budget(simulations=100)))
+    assert sum(int(r["visits"]) for r in more) == sum(visits) + 100
+    assert engine.end_analysis() == "\n" and engine.analysis is None
+    assert engine.end_analysis() == ""
+
+
+def test_lz_analyze_arguments() -> None:
+    engine = make_engine()
+    for command, interval, max_moves in (
+        ("lz-analyze", 1.0, None),
+        ("lz-analyze 25", 0.25, None),
+        ("lz-analyze b 0", 1.0, None),
+        ("lz-analyze B interval 5 minmoves 3", 0.05, None),
+        ("lz-analyze interval 200 maxmoves 2", 2.0, 2),
+    ):
+        assert engine.handle(command) == "=\n", command
+        assert engine.analysis is not None
+        assert (engine.analysis.interval, engine.analysis.max_moves) == (interval, max_moves)
+        engine.end_analysis()
+    assert engine.handle("lz-analyze b 5 10") == "? syntax error\n\n"
+    assert engine.handle("lz-analyze b speed 5") == "? syntax error\n\n"
+    assert engine.handle("lz-analyze w 5") == "? Black is to move\n\n"
+    assert engine.analysis is None
+    engine.handle("lz-analyze maxmoves 3")
+    assert len(info_records(engine.analyze(playout.Budget(simulations=200)))) == 3
+    engine.end_analysis()
+    # A finished game: nothing to search, no info line.
+    transcript(engine, "play b pass\nplay w pass\n")
+    assert engine.handle("lz-analyze 10") == "=\n" and engine.analyze() == ""
+
+
+def test_handicap_commands() -> None:
+    engine = make_engine(size=9, komi=0.5)
+    assert engine.handle("fixed_handicap 3") == "= C3 G7 C7\n\n"
+    assert engine.state.current_player() == 1  # White to move
+    assert [engine.state.colour_at(p) for p in ("C3", "G7", "C7")] == [1, 1, 1]
+    assert engine.handle("fixed_handicap 2") == "? board not empty\n\n"
+    assert engine.handle("undo") == "=\n\n" and engine.state == engine.game.initial_state()
+    assert engine.handle("fixed_handicap 10") == "? invalid number of stones\n\n"
+    assert engine.handle("fixed_handicap 1") == "? invalid number of stones\n\n"
+    assert engine.handle("place_free_handicap 4") == "= C3 G7 C7 G3\n\n"
+    engine.handle("clear_board")
+    assert engine.handle("set_free_handicap A1 J9 e5") == "=\n\n"
+    assert engine.state.num_moves == 5 and engine.state.current_player() == 1
+    engine.handle("clear_board")
+    assert engine.handle("set_free_handicap A1") == "? invalid number of stones\n\n"
+    assert engine.handle("set_free_handicap A1 A1") == "? bad vertex list\n\n"
+    assert engine.handle("set_free_handicap A1 pass") == "? bad vertex list\n\n"
+    assert engine.handle("set_free_handicap A1 Z1").startswith("? illegal move")
+    small = make_engine(size=5)
+    assert small.handle("fixed_handicap 2") == "? invalid number of stones\n\n"
+
+
+def test_a_sabaki_session_over_pipes() -> None:
+    """Replay the commands Sabaki sends (tests/golden/sabaki_session.gtp, which says where
+    they come from) through ``playout gtp`` and check every reply, ``lz-analyze`` streaming
+    ``info`` lines until the next command stops it."""
+    script = (HERE / "golden" / "sabaki_session.gtp").read_text().splitlines()
+    commands = [line for line in script if line and not line.startswith(("#", "<<"))]
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "playout", "gtp", "--size", "9", "--simulations", "50",
+         "--backend", "python"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, bufsize=1,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        expected = _expected_replies(script)
+        for command in commands:
+            process.stdin.write(command + "\n")
+            process.stdin.flush()
+            for want in expected[command]:
+                got = process.stdout.readline().rstrip("\n")
+                _check_reply(command, want, got, process)
+    finally:
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    assert process.stdout.read() == ""
+
+
+def _expected_replies(script: list[str]) -> dict[str, list[str]]:
+    """Each command of the script and the reply lines that follow it."""
+    replies: dict[str, list[str]] = {}
+    command = ""
+    for line in script:
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("<< "):
+            replies[command].append(line[3:])
+        else:
+            command = line
+            replies[command] = []
+    return replies
+
+
+def _check_reply(command: str, want: str, got: str, process: subprocess.Popen[str]) -> None:
+    """One expected reply (with its empty line, or the open response of lz-analyze)."""
+    assert process.stdout is not None
+    if want == "~info":
+        info_records(got)  # at least one info line; more may come before the next command
+        return
+    if want.endswith(" ANALYSIS"):
+        assert got == want.removesuffix(" ANALYSIS"), (command, got)
+        return
+    if want.endswith(" LIST"):
+        assert got == want.removesuffix(" LIST") + " " + COMMANDS[0]
+        for name in COMMANDS[1:]:
+            assert process.stdout.readline().rstrip("\n") == name
+    elif want.startswith("~=") and want.endswith(" VERTEX"):
+        number = want[2:].removesuffix(" VERTEX")
+        assert re.fullmatch(rf"={number} ([A-HJ]\d|pass)", got), (command, got)
+    elif want.endswith(" VERSION"):
+        assert got == want.removesuffix("VERSION") + playout.__version__
+    elif command.endswith("protocol_version") and (got.startswith("info ") or not got):
+        # The analysis before it still streaming: its info lines, then its empty line.
+        while got.startswith("info "):
+            info_records(got)
+            got = process.stdout.readline().rstrip("\n")
+        assert got == "", (command, got)
+        got = process.stdout.readline().rstrip("\n")
+        assert got == want, (command, got)
+    else:
+        assert got == want, (command, got)
+    assert process.stdout.readline() == "\n", command
+
+
+def test_lz_genmove_analyze_streams_then_plays_the_move() -> None:
+    engine = make_engine(size=5, komi=0.5, simulations=300)
+    engine.handle("play b C3")
+    before = engine.state
+    assert engine.handle("4 lz-genmove_analyze w 1") == "=4\n"
+    lines = list(engine.genmove_analyze())
+    assert lines[-1].startswith("play ") and lines[-1].endswith("\n\n")
+    vertex = lines[-1][5:-2]
+    assert engine.state == before.play(engine.game.string_to_action(before, vertex))
+    infos = [info_records(line.rstrip("\n")) for line in lines[:-1]]
+    assert infos and all(line.endswith("\n") for line in lines[:-1])
+    assert sum(int(r["visits"]) for r in infos[-1]) == 300  # the move's whole budget
+    assert infos[-1][0]["move"] == vertex  # the most visited move is played
+    assert engine.analysis is None
+    assert engine.handle("lz-genmove_analyze 50") == "? syntax error\n\n"  # needs a colour
+    # Over serve(): the response, then the next command's.
+    output = io.StringIO()
+    serve(engine, io.StringIO("lz-genmove_analyze b 1\nshowboard\nquit\n"), output)
+    text = output.getvalue()
+    assert text.startswith("=\ninfo move ")
+    assert re.search(r"\nplay ([A-E][1-5]|pass)\n\n= \n", text), text

@@ -744,3 +744,59 @@ def test_moves_past_the_end_at_creation_are_a_bad_request(client: TestClient) ->
     assert "over" in response.json()["detail"]
     response = client.post("/api/games", json={"game": "tictactoe", "moves": "a1 a2 b1 b2 c1 c2"})
     assert response.status_code == 400, response.text
+
+
+@pytest.mark.parametrize("size", [9, 13, 19])
+def test_go_on_every_usual_board_with_a_pass_captures_and_analysis(
+    client: TestClient, size: int
+) -> None:
+    catalog = client.get("/api/catalog").json()
+    (go,) = [g for g in catalog["games"] if g["name"] == "go"]
+    assert go["params"] == {"size": 9, "komi": 7.5}
+    view = new_game(client, game="go", size=size, komi=6.5, moves="B1 A1 pass A2 B2 pass")
+    game_id, board = view["id"], view["board"]
+    assert (board["kind"], board["width"], board["height"]) == ("go", size, size)
+    assert board["pass_action"] == size * size and board["komi"] == 6.5
+    assert len(board["star_points"]) == (5 if size < 19 else 9)
+    assert {"action": size * size, "move": "pass"} in [
+        {"action": m["action"], "move": m["move"]} for m in board["legal"]
+    ]
+    bottom = board["cells"][size - 1]
+    assert (bottom[0], bottom[1], board["cells"][size - 2][0]) == (1, 0, 1)  # A1 B1 A2
+    # A3 takes the two white stones: Black's captures count them.
+    view = client.post(f"/api/games/{game_id}/moves", json={"move": "A3"}).json()
+    board = view["board"]
+    assert board["captures"] == [2, 0] and board["cells"][size - 1][0] is None
+    assert view["last_move"]["move"] == "A3"
+    # Black's area is the whole board: every empty point reaches only Black.
+    assert board["score"] == size * size - 6.5
+    # The analysis (White to move): shares on the points (the pass left out of the grid),
+    # summing to the points' visits.
+    client.post(f"/api/games/{game_id}/analysis")
+    views = events(client, game_id, 3)
+    last = [v["analysis"] for v in views if v["analysis"]][-1]
+    assert len(last["shares"]) == size and all(len(row) == size for row in last["shares"])
+    visits = {a["action"]: a["visits"] for a in last["actions"]}
+    total = sum(visits.values())
+    on_points = sum(s for row in last["shares"] for s in row if s is not None)
+    assert abs(on_points - (total - visits.get(size * size, 0)) / total) < 1e-9
+    assert -1 <= last["value_for_first"] <= 1
+    client.post(f"/api/games/{game_id}/stop")
+    view = client.post(f"/api/games/{game_id}/moves", json={"action": size * size}).json()
+    assert view["moves"][-1] == "pass" and not view["board"]["terminal"]
+    view = client.post(f"/api/games/{game_id}/moves", json={"move": "pass"}).json()
+    assert view["board"]["terminal"] and view["board"]["outcome"] == "Black wins"
+
+
+def test_go_parameters_are_checked(client: TestClient) -> None:
+    for body, words in [
+        ({"game": "go", "size": 25}, "size must be at most 19"),
+        ({"game": "go", "komi": 0.3}, "komi must be a multiple of 0.5"),
+        ({"game": "go", "moves": "E5 E5"}, "E5 is occupied"),
+    ]:
+        response = client.post("/api/games", json=body)
+        assert response.status_code == 400, (body, response.text)
+        assert words in response.json()["detail"], (body, response.json())
+    kinds = client.get("/api/ai-kinds", params={"game": "go", "size": 13, "komi": 5.5}).json()
+    assert [k["name"] for k in kinds["kinds"] if k["available"]] == ["mcts"]
+    assert client.get("/api/ai-kinds", params={"game": "go", "size": 21}).status_code == 400

@@ -201,6 +201,52 @@ def test_connect_four_heat_map_and_evaluation_bar_change_while_the_ai_thinks(
     assert box is not None and box["width"] <= 390
 
 
+def test_go_on_three_board_sizes_with_pass_captures_heat_map_and_evaluation(
+    page: Page, screenshots: Path
+) -> None:
+    """Go by clicking: a 9x9 game with the AI (heat map and evaluation bar while it thinks),
+    a capture counted in the status, the pass button, and the 13x13 and 19x19 boards."""
+    page.select_option("#game-select", "go")
+    assert page.is_visible("#go-fields") and not page.is_visible("#size-fields")
+    page.select_option("#go-size", "9")
+    setup(page, "go", "0.8", "seconds")
+    assert page.locator("#board .point").count() == 81
+    assert page.locator("#board .point.star").count() == 5
+    assert page.is_visible("#pass")
+    page.click('#board .point[aria-label="E5"]')
+    page.wait_for_function("document.body.dataset.thinking === 'ai'")
+    page.wait_for_selector("#board .heat")
+    assert page.inner_text("#eval-text").startswith("Black ")
+    page.screenshot(path=str(screenshots / "go-9x9-thinking.png"), full_page=True)
+    wait_idle(page, 2)
+    assert page.locator("#board .gostone.black").count() == 1
+    assert page.locator("#board .gostone.white").count() == 1
+    assert "captures: Black 0, White 0" in page.inner_text("#status")
+    # An analysis board: Black takes a White stone in the corner.
+    page.select_option("#ai-side", "none")
+    page.fill("#move-string", "B1 A1 pass A2 B2 pass")
+    page.click("#import")
+    page.wait_for_function("app.view && app.view.ply === 6")
+    page.click('#board .point[aria-label="A3"]')
+    page.wait_for_function("app.view && app.view.ply === 7")
+    assert "captures: Black 2, White 0" in page.inner_text("#status")
+    assert page.locator("#board .gostone.white").count() == 0
+    page.click("#pass")
+    page.wait_for_function("app.view && app.view.ply === 8")
+    page.click("#pass")
+    page.wait_for_function("document.getElementById('status').textContent.includes('Game over')")
+    assert "B+" in page.inner_text("#status") and "Black wins" in page.inner_text("#eval-text")
+    page.screenshot(path=str(screenshots / "go-9x9-over.png"), full_page=True)
+    for size, points in (("13", 169), ("19", 361)):
+        page.select_option("#go-size", size)
+        old = page.evaluate("app.view.id")
+        page.click("#new-game")
+        page.wait_for_function(f"app.view && app.view.id !== {old!r}", timeout=15_000)
+        assert page.locator("#board .point").count() == points
+        assert page.locator("#board .point.star").count() == (5 if size == "13" else 9)
+    page.screenshot(path=str(screenshots / "go-19x19.png"), full_page=True)
+
+
 def test_the_zero_ai_is_offered_where_a_network_is_shipped(page: Page, screenshots: Path) -> None:
     pytest.importorskip("torch")
     page.select_option("#game-select", "tictactoe")

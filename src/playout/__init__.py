@@ -32,6 +32,7 @@ from playout._src.compiled.kernel import Kernel, make_kernel
 from playout._src.config import Budget, DirichletNoise, Gumbel, SearchConfig
 from playout._src.conformance import ConformanceReport, check_game
 from playout._src.errors import (
+    EngineError,
     ExecutorError,
     GameError,
     GameOverError,
@@ -88,6 +89,7 @@ __all__ = [
     "DirichletNoise",
     "Driver",
     "EdgeStatistics",
+    "EngineError",
     "EpsilonGreedy",
     "Evaluator",
     "ExecutorError",

@@ -72,6 +72,12 @@ class ExecutorError(PlayoutError, RuntimeError):
     died."""
 
 
+class EngineError(PlayoutError, RuntimeError):
+    """An outside engine played through a protocol (a GTP engine) failed: it could not start,
+    exited, answered late or out of protocol, or played an illegal move. The message names the
+    engine and the last command sent to it."""
+
+
 class RunInUseError(PlayoutError, RuntimeError):
     """A training run's directory is being written by another process (another ``playout
     train`` on the same ``--out``); the message names the directory and that process."""
@@ -91,6 +97,7 @@ class PlayoutWarning(UserWarning):
 
 
 __all__ = [
+    "EngineError",
     "ExecutorError",
     "GameError",
     "GameOverError",

@@ -21,6 +21,7 @@ EXTRA_PACKAGES: dict[str, str] = {
     "zero": "torch",
     "web": "fastapi",
     "plot": "matplotlib",
+    "go": "sgfmill",
 }
 """The distribution each extra of ``pyproject.toml`` installs (for the messages)."""
 

@@ -20,23 +20,38 @@ Choices made where GTP leaves room or playout's Go differs:
 * ``time_settings`` / ``time_left`` turn the clock into the next search's seconds (see
   :meth:`GtpEngine.move_budget`); without them the command line's ``--simulations`` or
   ``--seconds`` apply.
+* ``lz-analyze`` (Leela Zero's extension, :mod:`playout.cli.gtp_analysis`) searches the
+  position to move and streams ``info`` lines until the next command (:func:`serve`); the
+  tree is kept for the next ``genmove`` or analysis. ``lz-genmove_analyze`` is ``genmove``
+  with the same lines while the move's search runs, then ``play VERTEX``.
+* Handicap stones (``fixed_handicap``, ``place_free_handicap``, ``set_free_handicap``, on an
+  empty board) are Black moves with a White pass between two of them, taken back by one
+  ``undo``; ``place_free_handicap`` chooses the fixed placement.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import queue
 import re
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 import playout
 from playout._src.errors import IllegalMoveError, InvalidParameterError, PlayoutError
 from playout.cli.common import EXIT_OK
 from playout.cli.engine import search_budget, search_config
+from playout.cli.gtp_analysis import AnalyzeRequest, AnalyzeSyntaxError, info_line, parse_analyze
 from playout.games.go import MAX_SIZE, MIN_SIZE, PLAYER_NAMES, GoGame, GoState
-from playout.games.go.board import point_from_name
+from playout.games.go.board import (
+    fixed_handicap_points,
+    point_from_name,
+    point_name,
+    score_text,
+)
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "playout"
@@ -45,14 +60,19 @@ COMMANDS = (
     "boardsize",
     "clear_board",
     "final_score",
+    "fixed_handicap",
     "genmove",
     "known_command",
     "komi",
     "list_commands",
+    "lz-analyze",
+    "lz-genmove_analyze",
     "name",
+    "place_free_handicap",
     "play",
     "protocol_version",
     "quit",
+    "set_free_handicap",
     "showboard",
     "time_left",
     "time_settings",
@@ -132,6 +152,8 @@ class GtpEngine:
         """Per player, the seconds and byo-yomi stones ``time_left`` last gave."""
         self.is_done = False
         """Whether ``quit`` was received."""
+        self.analysis: AnalyzeRequest | None = None
+        """The ``lz-analyze`` running (its response open), or ``None``."""
         self._search: playout.MCTS | None = None
 
     # ------------------------------------------------------------------------------ framing
@@ -150,6 +172,17 @@ class GtpEngine:
                 return f"?{ident} missing command\n\n"
         name, arguments = words[0], words[1:]
         try:
+            if name == "lz-analyze":
+                request = self._analyze_request(arguments)
+                self._check_to_move(request)
+                self.analysis = request
+                return f"={ident}\n"  # the response stays open: see analyze()
+            if name == "lz-genmove_analyze":
+                request = self._analyze_request(arguments)
+                if request.player is None:
+                    raise GtpError("syntax error")
+                self.analysis = dataclasses.replace(request, genmove=True)
+                return f"={ident}\n"  # the response stays open: see genmove_analyze()
             answer = self._dispatch(name, arguments)
         except GtpError as error:
             return f"?{ident} {error}\n\n"
@@ -158,8 +191,47 @@ class GtpEngine:
     def _dispatch(self, name: str, arguments: list[str]) -> str:
         if name not in COMMANDS:
             raise GtpError("unknown command")
-        method: Callable[[list[str]], str] = getattr(self, f"cmd_{name}")
+        method: Callable[[list[str]], str] = getattr(self, f"cmd_{name.replace('-', '_')}")
         return method(arguments)
+
+    # ------------------------------------------------------------------------------ analysis
+
+    def _analyze_request(self, arguments: list[str]) -> AnalyzeRequest:
+        try:
+            request = parse_analyze(arguments, COLOURS)
+        except AnalyzeSyntaxError:
+            raise GtpError("syntax error") from None
+        return request
+
+    def _check_to_move(self, request: AnalyzeRequest) -> None:
+        """Refuse an ``lz-analyze`` for the colour that is not to move."""
+        if (
+            request.player is not None
+            and not self.state.is_terminal()
+            and request.player != self.state.current_player()
+        ):
+            raise GtpError(f"{PLAYER_NAMES[self.state.current_player()]} is to move")
+
+    def analyze(
+        self, budget: playout.Budget | None = None, stop: Callable[[], bool] | None = None
+    ) -> str:
+        """One ``info`` line of the ``lz-analyze`` running (``""`` when there is nothing to
+        search: the game is over), after searching on for ``budget`` (default: the request's
+        interval) or until ``stop()`` says so; the tree is kept."""
+        request = self.analysis
+        if request is None or self.state.is_terminal():
+            return ""
+        if budget is None:
+            budget = dataclasses.replace(self.budget, simulations=None, seconds=request.interval)
+        result = self._current_search().run(budget, stop=stop)
+        return info_line(self.game, result, request.max_moves)
+
+    def end_analysis(self) -> str:
+        """The end of the ``lz-analyze`` response (an empty line), or ``""`` when none runs."""
+        if self.analysis is None:
+            return ""
+        self.analysis = None
+        return "\n"
 
     # ------------------------------------------------------------------------------ commands
 
@@ -227,21 +299,98 @@ class GtpEngine:
     def cmd_genmove(self, arguments: list[str]) -> str:
         _count(arguments, 1)
         player = _colour(arguments[0])
-        if self.state.is_terminal():
+        prefix = self._pass_first(player)
+        if prefix is None:
             return "pass"
-        prefix: tuple[int, ...] = ()
-        if self.state.current_player() != player:
-            prefix = (self.game.pass_action,)
-            self._advance(self.game.pass_action)
-            if self.state.is_terminal():  # that pass ended the game
-                self.moves.append(prefix)
-                return "pass"
-        search = self._current_search()
-        action = int(search.run(self.move_budget(player)).best_action)
+        action = int(self._current_search().run(self.move_budget(player)).best_action)
+        return self._play_generated(prefix, action)
+
+    def _pass_first(self, player: int) -> tuple[int, ...] | None:
+        """Before ``player``'s generated move: a pass for the other side when it is to move
+        (the actions played), or ``None`` when the game is over (then, or after that pass)."""
+        if self.state.is_terminal():
+            return None
+        if self.state.current_player() == player:
+            return ()
+        self._advance(self.game.pass_action)
+        if self.state.is_terminal():  # that pass ended the game
+            self.moves.append((self.game.pass_action,))
+            return None
+        return (self.game.pass_action,)
+
+    def _play_generated(self, prefix: tuple[int, ...], action: int) -> str:
+        """Play the generated ``action`` (after ``prefix``) as one GTP move; its vertex."""
         vertex = self.game.action_to_string(self.state, action)
         self._advance(action)
         self.moves.append((*prefix, action))
         return vertex
+
+    def genmove_analyze(self) -> Iterator[str]:
+        """The lines of the ``lz-genmove_analyze`` running: an ``info`` line every interval
+        while the move's search (its usual budget, :meth:`move_budget`) runs, then ``play
+        VERTEX`` (the move, played) and the empty line that ends the response."""
+        request = self.analysis
+        assert request is not None and request.player is not None
+        self.analysis = None
+        prefix = self._pass_first(request.player)
+        if prefix is None:
+            yield "play pass\n\n"
+            return
+        budget = self.move_budget(request.player)
+        search = self._current_search()
+        simulations = budget.simulations
+        seconds = budget.seconds
+        result = None
+        while simulations is None or simulations > 0:
+            step = request.interval if seconds is None else min(request.interval, seconds)
+            result = search.run(dataclasses.replace(budget, simulations=simulations, seconds=step))
+            if simulations is not None:
+                simulations -= result.simulations
+            if seconds is not None:
+                seconds -= result.seconds
+            yield info_line(self.game, result, request.max_moves) + "\n"
+            if result.simulations == 0 or result.stop_reason not in ("time", "simulations"):
+                break
+            if seconds is not None and seconds <= 0:
+                break
+        action = int(search.result().best_action)
+        yield f"play {self._play_generated(prefix, action)}\n\n"
+
+    def cmd_fixed_handicap(self, arguments: list[str]) -> str:
+        _count(arguments, 1)
+        points = fixed_handicap_points(self.game.size, _int(arguments[0]))
+        if points is None:
+            raise GtpError("invalid number of stones")
+        return self._place_handicap(points)
+
+    def cmd_place_free_handicap(self, arguments: list[str]) -> str:
+        return self.cmd_fixed_handicap(arguments)
+
+    def cmd_set_free_handicap(self, arguments: list[str]) -> str:
+        if len(arguments) < 2:
+            raise GtpError("invalid number of stones")
+        points = [self._vertex(text) for text in arguments]
+        if self.game.pass_action in points or len(set(points)) != len(points):
+            raise GtpError("bad vertex list")
+        self._place_handicap(tuple(points))
+        return ""  # GTP: set_free_handicap answers nothing
+
+    def _place_handicap(self, points: tuple[int, ...]) -> str:
+        """Black's handicap stones on the empty board, a White pass between two of them."""
+        if self.moves or any(self.state.board):
+            raise GtpError("board not empty")
+        actions: list[int] = []
+        for index, point in enumerate(points):
+            if index:
+                actions.append(self.game.pass_action)
+            actions.append(point)
+        state = self.state
+        for action in actions:
+            if state.is_terminal() or action not in state.legal_actions():
+                raise GtpError("bad vertex list")
+            state = state.play(action)
+        self._play(tuple(actions))
+        return " ".join(point_name(self.game.size, point) for point in points)
 
     def cmd_undo(self, arguments: list[str]) -> str:
         if not self.moves:
@@ -258,12 +407,7 @@ class GtpEngine:
         return f"\n{self.game.render(state)}\n{status}"
 
     def cmd_final_score(self, arguments: list[str]) -> str:
-        score = self.state.score()
-        if score > 0:
-            return f"B+{score:g}"
-        if score < 0:
-            return f"W+{-score:g}"
-        return "0"
+        return score_text(self.state.score())
 
     def cmd_time_settings(self, arguments: list[str]) -> str:
         _count(arguments, 3)
@@ -391,14 +535,52 @@ def _seconds(text: str) -> float:
 
 
 def serve(engine: GtpEngine, lines: TextIO, output: TextIO) -> None:
-    """Answer the commands read from ``lines`` on ``output`` until ``quit`` or the end."""
-    for line in lines:
+    """Answer the commands read from ``lines`` on ``output`` until ``quit`` or the end.
+
+    Commands are read in a thread of their own, so that an ``lz-analyze`` can search and
+    write an ``info`` line every interval until the next command is there (at least one
+    line, so that a GUI sees the search); the response then ends with its empty line and the
+    command is answered.
+    """
+    pending: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in lines:
+            pending.put(line)
+        pending.put(None)
+
+    threading.Thread(target=read, name="gtp-input", daemon=True).start()
+    held: list[str | None] = []  # a command taken off the queue, not yet answered
+
+    def has_command() -> bool:
+        return bool(held) or not pending.empty()
+
+    while True:
+        line = held.pop() if held else pending.get()
+        if line is None:
+            break
         response = engine.handle(line)
         if response:
             output.write(response)
             output.flush()
         if engine.is_done:
             return
+        if engine.analysis is not None and engine.analysis.genmove:
+            for text in engine.genmove_analyze():  # a move: not stopped by the next command
+                output.write(text)
+                output.flush()
+        while engine.analysis is not None:
+            info = engine.analyze(stop=has_command)
+            if info:
+                output.write(info + "\n")
+                output.flush()
+            elif not has_command():
+                held.append(pending.get())  # nothing to search (game over): wait
+            if has_command():
+                output.write(engine.end_analysis())
+                output.flush()
+    output.write(engine.end_analysis())
+    output.flush()
 
 
 def cmd_gtp(args: argparse.Namespace) -> int:

@@ -292,6 +292,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="human",
         help="who plays the side that moves first (X)",
     )
+    play.add_argument(
+        "--save",
+        metavar="FILE.sgf",
+        help="write the game to FILE.sgf (SGF, Go only) when it ends or you quit",
+    )
     play.set_defaults(handler=cmd_play)
 
     analyze = commands.add_parser(
@@ -445,7 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the boards of saved games move by move (every game in the file, "
         "or the one numbered --game-index).",
     )
-    replay.add_argument("file", metavar="FILE", help="a file written by --save (JSON lines)")
+    replay.add_argument(
+        "file", metavar="FILE", help="a file written by --save (JSON lines, or SGF: *.sgf)"
+    )
     replay.add_argument(
         "--game-index",
         type=non_negative_int,
@@ -525,7 +532,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A Go Text Protocol (version 2) engine for go on stdin and stdout: "
         "GUIs and other programs send commands (play, genmove, undo, final_score, "
         "time_settings, ...) and read the answers. Each genmove searches with "
-        "--simulations or --seconds unless the GUI sets a clock (time_settings/time_left).",
+        "--simulations or --seconds unless the GUI sets a clock (time_settings/time_left). "
+        "lz-analyze streams the search's win rates and visits (Leela Zero's format, as "
+        "Sabaki and Lizzie show them) until the next command.",
     )
     gtp.add_argument(
         "--size", type=positive_int, help="the board's side until boardsize (default 9)"
@@ -597,6 +606,7 @@ def add_arena_arguments(parser: argparse.ArgumentParser) -> None:
         "--save",
         metavar="FILE",
         help="write every game to FILE as one JSON line as soon as it ends (see replay); "
+        "a FILE ending in .sgf gets an SGF collection instead (Go); "
         "added to the end of an existing FILE unless --overwrite",
     )
     parser.add_argument(

@@ -64,12 +64,17 @@ def cmd_play(args: argparse.Namespace) -> int:
             f"the game is over after these moves ({render.outcome_text(game, state)}): "
             "nothing to play"
         )
+    save = getattr(args, "save", None)
+    if save is not None:
+        check_sgf_save(game, save, actions)
     engine = make_engine(state, args)  # built before the first prompt: option errors first
     human = 0 if args.first == "human" else 1
     ai_label = render.player_label(game, 1 - human)
     human_label = render.player_label(game, human)
     budget = search_budget(args)
     rng = random.Random(args.seed)  # chance events (Pig's die)
+    played = list(actions)
+    names = ("human", "playout") if human == 0 else ("playout", "human")
     try:
         out(
             f"{game.spec.name}: you are {human_label}, the AI is {ai_label}. "
@@ -84,6 +89,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             if state.current_player() == CHANCE:  # the dice, drawn with their odds
                 outcome = chance_action(state, rng)
                 out(f"chance plays {game.action_to_string(state, outcome)}")
+                played.append(outcome)
                 engine.advance(outcome)
                 state = state.play(outcome)
                 out(render.board_text(game, state))
@@ -94,6 +100,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                     out("bye")
                     return EXIT_OK
                 out(f"you play {game.action_to_string(state, action)}")
+                played.append(action)
                 engine.advance(action)
                 state = state.play(action)
                 if state.is_terminal():
@@ -103,6 +110,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 result = engine.run(progress=callback)
             action = result.best_action
             out(f"\nAI ({ai_label}) plays {game.action_to_string(state, action)}")
+            played.append(action)
             engine.advance(action)
             state = state.play(action)
             out(render.board_text(game, state))
@@ -128,6 +136,36 @@ def cmd_play(args: argparse.Namespace) -> int:
     except (EOFError, KeyboardInterrupt):
         out("\nbye")
         return EXIT_OK
+    finally:
+        if save is not None:
+            save_sgf(game, save, played, names)
 
 
-__all__ = ["cmd_play", "human_move", "read_line"]
+def check_sgf_save(game: Any, path: str, actions: list[int]) -> None:
+    """Refuse ``--save`` for a game or file name that SGF does not fit, before the game.
+
+    Raises:
+        InvalidParameterError: not Go, not a ``.sgf`` name, or a file that cannot be written.
+        MissingDependencyError: sgfmill is missing.
+    """
+    from playout._src.arena.records import check_writable, is_sgf_path
+    from playout.games.go import GoGame
+    from playout.games.go.sgf import game_to_sgf
+
+    if not isinstance(game, GoGame) or not is_sgf_path(path):
+        raise InvalidParameterError("--save writes Go games as SGF: play go --save FILE.sgf")
+    check_writable(path)
+    game_to_sgf(game, actions)
+
+
+def save_sgf(game: Any, path: str, actions: list[int], names: tuple[str, str]) -> None:
+    """Write the game played so far to ``path`` as SGF (whole or not at all)."""
+    from playout._src.files import write_atomic
+    from playout.games.go.sgf import game_to_sgf
+
+    data = game_to_sgf(game, actions, players=names)
+    write_atomic(path, lambda file: file.write(data))
+    out(f"game saved to {path}")
+
+
+__all__ = ["check_sgf_save", "cmd_play", "human_move", "read_line", "save_sgf"]

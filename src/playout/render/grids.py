@@ -146,12 +146,16 @@ def grid_shape(game: Any) -> tuple[int, int] | None:
     """``(width, height)`` of the grid that shows one cell per action of ``game``, or None.
 
     ``(width, height)`` when actions are the squares of a ``width`` x ``height`` board
-    (``y * width + x``); ``(width, 1)`` when they are its columns (connect four); ``None``
-    for games without a board layout (then list the actions instead).
+    (``y * width + x``); ``(width, 1)`` when they are its columns (connect four);
+    ``(size, size)`` for Go (its points; the pass, action ``size * size``, is left out of
+    the grid); ``None`` for games without a board layout (then list the actions instead).
     """
     width = getattr(game, "width", None)
     height = getattr(game, "height", None)
     num_actions = game.spec.num_actions
+    size, pass_action = getattr(game, "size", None), getattr(game, "pass_action", None)
+    if isinstance(size, int) and pass_action == size * size and num_actions == size * size + 1:
+        return size, size
     if not (isinstance(width, int) and isinstance(height, int)) or num_actions is None:
         return None
     if num_actions == width * height:

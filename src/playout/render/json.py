@@ -93,6 +93,11 @@ def board_json(game: Any, state: GameState) -> dict[str, Any]:
       ``from_square``, ``to_square`` (``"e2"``, ``"e4"``) and ``promotion`` (``"q"``,
       ``"r"``, ``"b"``, ``"n"`` or ``None``): a pawn reaching the last rank has four moves
       with the same squares (``e7e8q`` .. ``e7e8n``).
+    * ``"go"``: a ``width`` x ``width`` Go board; ``cells[y][x]`` is the player (0 Black, 1
+      White) whose stone is on point ``y * width + x`` (row 0 on top), or ``None``;
+      ``pass_action`` is the pass's id, ``captures`` the stones each player has taken
+      (Black's first), ``star_points`` the hoshi, ``komi``, and ``score`` the area score
+      (Tromp-Taylor: Black's points minus White's and komi) as it stands.
     * ``"text"``: no board layout (Pig): ``text`` is :func:`board_text`.
 
     Every kind has ``text``, the player ``names``, ``to_play`` (None when the game is over),
@@ -102,6 +107,8 @@ def board_json(game: Any, state: GameState) -> dict[str, Any]:
     chess_board = _chess_board(state)
     if chess_board is not None:
         return _chess_board_json(game, state, chess_board)
+    if _is_go(state):
+        return _go_board_json(game, state)
     terminal = state.is_terminal()
     shape = grid_shape(game)
     grid_fn = getattr(state, "grid", None)
@@ -153,6 +160,33 @@ def _chess_board(state: GameState) -> Any:
     if module is None or not isinstance(state, module.ChessState):
         return None
     return state.board
+
+
+def _is_go(state: GameState) -> bool:
+    """Whether ``state`` is a Go position (without importing Go: a Go state exists only once
+    :mod:`playout.games.go.state` is loaded)."""
+    module = sys.modules.get("playout.games.go.state")
+    return module is not None and isinstance(state, module.GoState)
+
+
+def _go_board_json(game: Any, state: Any) -> dict[str, Any]:
+    """:func:`board_json` of a Go position (kind ``"go"``)."""
+    size = game.size
+    owners = {1: 0, 2: 1}
+    cells: list[list[int | None]] = [
+        [owners.get(state.board[y * size + x]) for x in range(size)] for y in range(size)
+    ]
+    legal = [] if state.is_terminal() else list(state.legal_actions())
+    moves = [{"action": int(a), "move": game.action_to_string(state, a)} for a in legal]
+    data = _board_fields(game, state, "go", size, size, cells, moves)
+    data.update(
+        pass_action=int(game.pass_action),
+        captures=[int(state.captured[1]), int(state.captured[0])],
+        star_points=sorted(int(p) for p in game.star_points),
+        komi=float(game.komi),
+        score=float(state.score()),
+    )
+    return data
 
 
 def square_name(file: int, rank: int) -> str:

@@ -21,10 +21,24 @@ def match_game_line(game: Any, record: Any, planned_games: int) -> str:
     else:
         p1_won = winner == index % 2
         text = f"{'p1' if p1_won else 'p2'} ({player_label(game, winner)}) wins"
+    resigned = getattr(record, "resigned", None)
+    if resigned is not None:
+        text += f" by resignation of {player_label(game, resigned)}"
+    checks = "".join(_check_note(check) for check in getattr(record, "score_checks", ()))
     return (
         f"game {index + 1}/{planned_games}: {first} first, {text} in {record.num_moves} moves"
-        f" ({record.seconds:.1f} s)"
+        f" ({record.seconds:.1f} s){checks}"
     )
+
+
+def _check_note(check: Any) -> str:
+    """A game line's note of a result another program reported (a ``ScoreCheck``)."""
+    if check.same_score:
+        return f"; engine's score {check.reported} agrees"
+    agreement = "same winner" if check.same_winner else "OTHER WINNER"
+    dead = getattr(check, "dead", "")
+    seen_dead = f", dead for it: {dead}" if dead else ""
+    return f"; engine's score {check.reported} vs ours {check.ours} ({agreement}{seen_dead})"
 
 
 def match_text(result: Any, planned_games: int) -> str:
@@ -41,6 +55,23 @@ def match_text(result: Any, planned_games: int) -> str:
         f"p1 Elo: {format_elo(result.elo)} (95% CI {format_elo(elo_low)} .. "
         f"{format_elo(elo_high)})",
     ]
+    counts_of = getattr(result, "score_check_counts", None)
+    counts = counts_of() if counts_of is not None else {"checks": 0, "resigned": 0}
+    if counts["checks"]:
+        lines.append(
+            f"engine scores: {counts['same_score']} of {counts['checks']} agree with ours "
+            f"(Tromp-Taylor), {counts['same_winner']} name the same winner"
+        )
+        for record in result.records:
+            for check in record.score_checks:
+                if not check.same_score:
+                    dead = f" (dead for it: {check.dead})" if check.dead else ""
+                    lines.append(
+                        f"  game {record.index + 1}: {check.player} says {check.reported}, "
+                        f"ours {check.ours}{dead}"
+                    )
+    if counts["resigned"]:
+        lines.append(f"games ended by resignation: {counts['resigned']}")
     if result.sprt is not None:
         status = result.sprt
         verdict = {
@@ -94,7 +125,18 @@ def replay_text(saved: Any) -> str:
         label = player_label(game, before.current_player())
         lines.append(f"\nmove {move}: {label} plays {game.action_to_string(before, action)}")
         lines.append(board_text(game, after))
-    lines.append(f"result: {outcome_text(game, saved.states[-1])}")
+    resigned = data.get("resigned")
+    if resigned is not None:
+        winner = player_label(game, 1 - int(resigned))
+        lines.append(f"result: {player_label(game, int(resigned))} resigned; {winner} wins")
+    elif saved.states[-1].is_terminal():
+        lines.append(f"result: {outcome_text(game, saved.states[-1])}")
+    else:
+        lines.append("result: none (the game was not finished)")
+    if data.get("format") == "sgf" and data.get("result"):
+        lines.append(f"the file's result: {data['result']}")
+    for check in data.get("score_checks", []):
+        lines.append(f"{check.get('player')} scored it {check.get('reported')}")
     return "\n".join(lines)
 
 

@@ -61,7 +61,7 @@ from playout.web.sessions import (
     SessionStore,
 )
 
-GAMES = ("tictactoe", "mnk", "gomoku", "connect4", "chess")
+GAMES = ("tictactoe", "mnk", "gomoku", "connect4", "go", "chess")
 """The games the page offers (each must be registered; chess needs python-chess)."""
 
 
@@ -73,6 +73,8 @@ class CreateGame(BaseModel):
     width: int | None = Field(None, ge=1, description="board width (mnk, gomoku, connect4)")
     height: int | None = Field(None, ge=1, description="board height")
     k: int | None = Field(None, ge=1, description="stones in a row to win")
+    size: int | None = Field(None, ge=2, description="go: the board's side (9, 13, 19)")
+    komi: float | None = Field(None, description="go: points White receives (a multiple of 0.5)")
     fen: str | None = Field(
         None,
         description="chess: the starting position",
@@ -116,8 +118,9 @@ class LegalMove(BaseModel):
 
 class Board(BaseModel):
     game: str
-    kind: Literal["grid", "columns", "chess", "text"] = Field(
-        description="grid (squares), columns (connect four), chess (8x8 with pieces) or text"
+    kind: Literal["grid", "columns", "go", "chess", "text"] = Field(
+        description="grid (squares), columns (connect four), go (points and a pass), chess "
+        "(8x8 with pieces) or text"
     )
     width: int
     height: int
@@ -138,6 +141,17 @@ class Board(BaseModel):
     )
     fen: str | None = Field(None, description="chess: the position")
     check: str | None = Field(None, description="chess: the square of the king in check")
+    pass_action: int | None = Field(None, description="go: the pass's action id")
+    captures: list[int] | None = Field(
+        None, description="go: the stones Black and White have captured (Black's first)"
+    )
+    star_points: list[int] | None = Field(None, description="go: the star points (hoshi)")
+    komi: float | None = Field(None, description="go: points White receives")
+    score: float | None = Field(
+        None,
+        description="go: the area score as it stands (Tromp-Taylor: Black's points minus "
+        "White's and komi; stones on the board count as alive)",
+    )
 
 
 class ActionStats(BaseModel):
@@ -469,7 +483,7 @@ def create_app(limits: Limits | None = None, *, access: Access | None = None) ->
                     "params": {
                         k: v
                         for k, v in registry.game_parameters(name).items()
-                        if isinstance(v, int | str)
+                        if isinstance(v, int | float | str)
                     },
                 }
                 for name in names
@@ -483,17 +497,25 @@ def create_app(limits: Limits | None = None, *, access: Access | None = None) ->
         width: int | None = None,
         height: int | None = None,
         k: int | None = None,
+        size: int | None = None,
+        komi: float | None = None,
     ) -> dict[str, Any]:
         """Which AIs can play this game here: rollout MCTS always; zero when PyTorch is
         installed and a network is shipped for the game with these parameters. A game the
         app does not play (or a size over the server's limit) is a 400, as creating it
         is."""
-        params = {
+        params: dict[str, Any] = {
             key: value
-            for key, value in (("width", width), ("height", height), ("k", k))
+            for key, value in (
+                ("width", width),
+                ("height", height),
+                ("k", k),
+                ("size", size),
+                ("komi", komi),
+            )
             if value is not None
         }
-        for key in ("width", "height"):
+        for key in ("width", "height", "size"):
             value = params.get(key)
             if value is not None and not 1 <= value <= store.limits.max_board:
                 raise InvalidParameterError(
@@ -512,7 +534,7 @@ def create_app(limits: Limits | None = None, *, access: Access | None = None) ->
         dropped to make room."""
         params = {
             key: getattr(body, key)
-            for key in ("width", "height", "k", "fen")
+            for key in ("width", "height", "k", "fen", "size", "komi")
             if getattr(body, key) is not None
         }
         try:

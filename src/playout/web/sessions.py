@@ -285,7 +285,7 @@ class SearchSlots:
             )
 
 
-SUPPORTED = "two-player games without chance (tictactoe, mnk, gomoku, connect4, chess)"
+SUPPORTED = "two-player games without chance (tictactoe, mnk, gomoku, connect4, go, chess)"
 
 
 def check_supported(name: str, game: Any) -> None:
@@ -385,7 +385,7 @@ class GameSession:
         self._slots = slots or SearchSlots(
             self.limits.max_searches, self.limits.max_searches_per_client, self.limits.max_waiting
         )
-        for key in ("width", "height"):
+        for key in ("width", "height", "size"):
             value = params.get(key)
             if isinstance(value, int) and value > self.limits.max_board:
                 raise InvalidParameterError(

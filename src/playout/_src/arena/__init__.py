@@ -53,7 +53,14 @@ from playout._src.arena.match import (
     run_match,
     wilson_interval,
 )
-from playout._src.arena.play import GameRecord, game_seed, play_game, random_opening
+from playout._src.arena.play import (
+    GameRecord,
+    Resignation,
+    ScoreCheck,
+    game_seed,
+    play_game,
+    random_opening,
+)
 from playout._src.arena.players import (
     EngineFactory,
     MctsOptions,
@@ -119,7 +126,9 @@ __all__ = [
     "RayExecutor",
     "RecordError",
     "RecordWriter",
+    "Resignation",
     "SavedGame",
+    "ScoreCheck",
     "Standing",
     "TournamentResult",
     "describe_players",

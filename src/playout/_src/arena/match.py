@@ -25,7 +25,13 @@ from playout._src.arena.play import (
     opening_for,
 )
 from playout._src.arena.players import EngineFactory, Player
-from playout._src.arena.records import RecordWriter, check_writable, record_to_json
+from playout._src.arena.records import (
+    RecordWriter,
+    check_save_format,
+    check_writable,
+    open_writer,
+    record_to_json,
+)
 from playout._src.arena.specs import as_player
 from playout._src.errors import InvalidParameterError
 from playout._src.game import Game
@@ -130,18 +136,36 @@ class MatchResult:
         """The 95% score interval in Elo (clamped to +-800)."""
         return E.elo_interval(*self.confidence_interval)
 
+    def score_check_counts(self) -> dict[str, int]:
+        """How the results other programs reported (GTP engines' ``final_score``, see
+        :class:`~playout._src.arena.play.ScoreCheck`) compare with the game's own: ``checks``
+        (reports in all), ``same_score``, ``same_winner``, and ``resigned`` (games ended by a
+        resignation, which have no final score to compare)."""
+        checks = [check for record in self.records for check in record.score_checks]
+        return {
+            "checks": len(checks),
+            "same_score": sum(check.same_score for check in checks),
+            "same_winner": sum(check.same_winner for check in checks),
+            "resigned": sum(record.resigned is not None for record in self.records),
+        }
+
     def _game_results(self) -> list[dict[str, Any]]:
         """Per-game lines of :meth:`as_dict`."""
-        return [
-            {
+        results = []
+        for i, (r, s) in enumerate(zip(self.records, self.outcomes(), strict=True)):
+            line: dict[str, Any] = {
                 "index": i,
                 "p1_first": self.p1_seat(i) == 0,
                 "p1_score": s,
                 "moves": r.num_moves,
                 "seconds": r.seconds,
             }
-            for i, (r, s) in enumerate(zip(self.records, self.outcomes(), strict=True))
-        ]
+            if r.resigned is not None:
+                line["resigned"] = r.resigned
+            if r.score_checks:
+                line["score_checks"] = [check.as_dict() for check in r.score_checks]
+            results.append(line)
+        return results
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready summary (no per-move records, only per-game results)."""
@@ -164,6 +188,7 @@ class MatchResult:
             "elo_ci95": [elo_low, elo_high],
             "elo_limit": E.ELO_LIMIT,
             "sprt": None if self.sprt is None else self.sprt.as_dict(),
+            "score_checks": self.score_check_counts(),
             "results": self._game_results(),
         }
 
@@ -253,7 +278,7 @@ def run_match(
             and the test is checked after each batch.
         save: write every game as a JSON line to this file as soon as it ends (appended to
             what the file holds; opened once the executor is up, so a failed start leaves it
-            as it was).
+            as it was); a name ending in ``.sgf`` gets an SGF collection instead (Go only).
         ray_address: the cluster for ``executor="ray"`` (default: a local instance).
         overwrite: empty ``save`` first instead of appending to it.
         openings: each pair of games (``2k``, ``2k + 1``: the same players, seats swapped)
@@ -279,13 +304,14 @@ def run_match(
     batch = games if sprt is None else max(1, runner.workers)
     if save is not None:
         check_writable(save)
+        check_save_format(save, game)
     writer: RecordWriter | None = None
     try:
         with running(runner, own_executor):
             # The executor is up (Ray connected) before the save file is opened: a failed
             # start leaves an existing file as it was.
             if save is not None:
-                writer = RecordWriter(save, overwrite=overwrite)
+                writer = open_writer(save, game, overwrite=overwrite)
             for start in range(0, games, batch):
                 for record in runner.run(jobs[start : start + batch], play_job):
                     records[record.index] = record

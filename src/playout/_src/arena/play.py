@@ -20,6 +20,42 @@ from playout._src.evaluation import chance_action
 from playout._src.game import CHANCE, Game, GameState
 
 
+class Resignation(Exception):
+    """Raised by a player's :meth:`~playout._src.arena.players.Player.choose` to resign: the
+    game ends there and the other player wins (a GTP engine answering ``resign``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ScoreCheck:
+    """A result another program gave for a finished game, beside the game's own.
+
+    A player with a ``game_over(state)`` method returns one (a GTP engine asked its
+    ``final_score``): it is recorded in the :class:`GameRecord` and shown in match summaries,
+    so that a disagreement (GNU Go removing stones it judges dead, which Tromp-Taylor scoring
+    counts as alive) is seen rather than ignored.
+
+    Attributes:
+        player: the name of the player that reported it.
+        reported: its result as it gave it (GTP: ``B+3.5``, ``W+0.5``, ``0``).
+        ours: the game's own result in the same notation.
+        same_winner: both name the same winner (or both a draw).
+        same_score: both give the same score (margin included).
+        dead: when the scores differ, what the program says is dead on the board (GTP:
+            ``final_status_list dead``, the points of those stones), if it says; else ``""``.
+    """
+
+    player: str
+    reported: str
+    ours: str
+    same_winner: bool
+    same_score: bool
+    dead: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-ready fields."""
+        return dataclasses.asdict(self)
+
+
 @dataclasses.dataclass(frozen=True)
 class GameRecord:
     """One finished game.
@@ -33,6 +69,9 @@ class GameRecord:
         index: the game's number in its match or tournament (0-based).
         opening: how many of the first ``actions`` were an opening given to the game (played
             before either player chose a move; see :func:`random_opening`).
+        resigned: the player who resigned (the game ended there, lost by them), or ``None``.
+        score_checks: the results other programs reported for the game (see
+            :class:`ScoreCheck`), in the order of the players.
     """
 
     actions: tuple[int, ...]
@@ -42,6 +81,8 @@ class GameRecord:
     seconds: float
     index: int = 0
     opening: int = 0
+    resigned: int | None = None
+    score_checks: tuple[ScoreCheck, ...] = ()
 
     @property
     def winner(self) -> int | None:
@@ -60,6 +101,12 @@ class GameRecord:
         """``1-0`` (player 0 won), ``0-1`` or ``1/2-1/2``."""
         winner = self.winner
         return "1/2-1/2" if winner is None else "1-0" if winner == 0 else "0-1"
+
+
+def resignation_returns(num_players: int, resigned: int) -> tuple[float, ...]:
+    """The returns of a two-player game that ``resigned`` gave up: -1 for them, +1 for the
+    other."""
+    return tuple(-1.0 if player == resigned else 1.0 for player in range(num_players))
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -167,6 +214,11 @@ def play_game(
 ) -> GameRecord:
     """Play one game of a two-player game; ``p0`` moves first (is player 0).
 
+    A player may resign by raising :class:`Resignation` from ``choose``. At the end of a game
+    played out (not resigned) each player with a ``game_over(state)`` method is asked for a
+    :class:`ScoreCheck` (or ``None``); players with a ``close()`` method are closed when the
+    game ends, also on an error or Ctrl-C (a GTP engine's process is ended there).
+
     Both players are reset with seeds derived from ``seed``; chance actions, if any, are drawn
     from a generator seeded the same way. The same seed and players give the same game when
     the players' budgets are simulation counts. ``index`` is only stored in the record.
@@ -183,9 +235,45 @@ def play_game(
     players = (p0, p1)
     state = game.initial_state()
     start = time.perf_counter()
-    p0.reset(state, seed0)
-    p1.reset(state, seed1)
     actions: list[int] = []
+    resigned: int | None = None
+    checks: list[ScoreCheck] = []
+    try:
+        p0.reset(state, seed0)
+        p1.reset(state, seed1)
+        state, resigned = _play_out(game, players, state, actions, opening, chance_rng)
+        if resigned is None:
+            checks = _score_checks(players, state)
+    finally:
+        _close_players(players)
+    returns = (
+        tuple(float(r) for r in state.returns())
+        if resigned is None
+        else resignation_returns(game.spec.num_players, resigned)
+    )
+    return GameRecord(
+        actions=tuple(actions),
+        returns=returns,
+        players=(p0.name, p1.name),
+        seed=seed,
+        seconds=time.perf_counter() - start,
+        index=index,
+        opening=min(len(opening), len(actions)),
+        resigned=resigned,
+        score_checks=tuple(checks),
+    )
+
+
+def _play_out(
+    game: Game,
+    players: tuple[Player, Player],
+    state: GameState,
+    actions: list[int],
+    opening: tuple[int, ...],
+    chance_rng: random.Random,
+) -> tuple[GameState, int | None]:
+    """Play from ``state`` to the end (appending to ``actions``); the final position and the
+    player who resigned, if one did."""
     limit = game.spec.max_length
     while not state.is_terminal():
         mover = state.current_player()
@@ -196,26 +284,43 @@ def play_game(
         elif mover == CHANCE:
             action = chance_action(state, chance_rng)
         else:
-            action = _chosen_action(players[mover], state)
+            try:
+                action = _chosen_action(players[mover], state)
+            except Resignation:
+                return state, mover
         for player in players:
             player.notify(action)
         state = state.play(action)
         actions.append(action)
         if limit is not None and len(actions) > limit:
             raise GameError(f"{game.spec.name}: game longer than max_length={limit}")
-    return GameRecord(
-        actions=tuple(actions),
-        returns=tuple(float(r) for r in state.returns()),
-        players=(p0.name, p1.name),
-        seed=seed,
-        seconds=time.perf_counter() - start,
-        index=index,
-        opening=min(len(opening), len(actions)),
-    )
+    return state, None
+
+
+def _score_checks(players: tuple[Player, Player], state: GameState) -> list[ScoreCheck]:
+    """What the players with a ``game_over`` hook report about the final position."""
+    checks = []
+    for player in players:
+        hook = getattr(player, "game_over", None)
+        check = None if hook is None else hook(state)
+        if check is not None:
+            checks.append(check)
+    return checks
+
+
+def _close_players(players: tuple[Player, Player]) -> None:
+    """Call ``close()`` on the players that have one (a ``close`` must not raise: it runs
+    while another error may be on its way out)."""
+    for player in players:
+        close = getattr(player, "close", None)
+        if close is not None:
+            close()
 
 
 __all__ = [
     "GameRecord",
+    "Resignation",
+    "ScoreCheck",
     "check_openings",
     "check_seed",
     "check_two_players",
@@ -223,4 +328,5 @@ __all__ = [
     "opening_for",
     "play_game",
     "random_opening",
+    "resignation_returns",
 ]

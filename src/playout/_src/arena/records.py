@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from playout._src.arena.play import GameRecord
+from playout._src.arena.play import GameRecord, resignation_returns
 from playout._src.errors import InvalidParameterError, PlayoutError, RecordError
 from playout._src.game import Game, GameState
 from playout._src.registry import game_params, make_game
@@ -45,7 +45,9 @@ def record_to_json(
     :func:`~playout.make_game`), ``index``, ``seed``, ``players`` (player 0 first),
     ``actions`` (ids), ``moves`` (the game's notation), ``returns``, ``winner`` (player id or
     null), ``result`` (``1-0``, ``0-1``, ``1/2-1/2``), ``seconds``, ``opening`` (how many of the
-    first actions were a given opening; only when there was one), then ``extra``.
+    first actions were a given opening; only when there was one), ``resigned`` (the player
+    who resigned; only when one did), ``score_checks`` (results other programs reported, see
+    :class:`~playout._src.arena.play.ScoreCheck`; only when there are some), then ``extra``.
     """
     data: dict[str, Any] = {
         "format": RECORD_FORMAT,
@@ -63,6 +65,10 @@ def record_to_json(
     }
     if record.opening:
         data["opening"] = record.opening  # the first actions were a given opening
+    if record.resigned is not None:
+        data["resigned"] = record.resigned
+    if record.score_checks:
+        data["score_checks"] = [check.as_dict() for check in record.score_checks]
     if extra:
         data.update(extra)
     return data
@@ -174,6 +180,71 @@ class RecordWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def is_sgf_path(path: str | os.PathLike[str]) -> bool:
+    """Whether games saved to ``path`` are written as SGF (its name ends in ``.sgf``)."""
+    return str(path).lower().endswith(".sgf")
+
+
+class SgfWriter(RecordWriter):
+    """Appends each game of a match to an SGF collection (a Go game tree per game, written
+    and synced as it ends, like :class:`RecordWriter`'s lines); see
+    :mod:`playout.games.go.sgf`.
+
+    Raises:
+        InvalidParameterError: a game that is not Go, or a file that cannot be written.
+        MissingDependencyError: sgfmill is not installed (``pip install "playout[go]"``).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], game: Game, *, overwrite: bool = False):
+        from playout.games.go import GoGame
+        from playout.games.go.sgf import game_to_sgf
+
+        check_save_format(path, game)
+        assert isinstance(game, GoGame)  # checked just above
+        self._game = game
+        self._to_sgf = game_to_sgf
+        game_to_sgf(game, ())  # sgfmill missing: fail before the file is touched
+        super().__init__(path, overwrite=overwrite)
+
+    def write(self, data: Mapping[str, Any]) -> None:
+        """Append the game of ``data`` (a :func:`record_to_json` object) as a game tree.
+
+        Raises:
+            RecordError: the game could not be written (the file keeps the games before it).
+        """
+        names = tuple(data.get("players", ("", "")))
+        players = (str(names[0]), str(names[1])) if len(names) == 2 else ("", "")
+        tree = self._to_sgf(
+            self._game, data["actions"], players=players, resigned=data.get("resigned")
+        )
+        self._write_bytes(tree)
+        self.written += 1
+
+
+def check_save_format(path: str | os.PathLike[str], game: Game) -> None:
+    """Refuse a ``.sgf`` save file for a game that is not Go, before any game is played.
+
+    Raises:
+        InvalidParameterError: an SGF name for another game.
+    """
+    from playout.games.go import GoGame
+
+    if is_sgf_path(path) and not isinstance(game, GoGame):
+        raise InvalidParameterError(
+            f"SGF files hold Go games, not {game.spec.name}: save to a .jsonl file"
+        )
+
+
+def open_writer(
+    path: str | os.PathLike[str], game: Game, *, overwrite: bool = False
+) -> RecordWriter:
+    """The writer of saved games for ``path``: :class:`SgfWriter` for a ``.sgf`` name, else
+    :class:`RecordWriter` (JSON lines)."""
+    if is_sgf_path(path):
+        return SgfWriter(path, game, overwrite=overwrite)
+    return RecordWriter(path, overwrite=overwrite)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -307,6 +378,11 @@ def _check_fields(data: Mapping[str, Any], players: int, where: str) -> None:
             lambda v: _is_int(v) and 0 <= v <= len(data["actions"]),
             "a whole number from 0 to the number of actions",
         ),
+        "resigned": (lambda v: _is_int(v) and 0 <= v < players, "a player"),
+        "score_checks": (
+            lambda v: isinstance(v, list) and all(isinstance(c, dict) for c in v),
+            "a list of objects",
+        ),
     }
     for key, (check, expected) in checks.items():
         if key in data and not check(data[key]):
@@ -318,8 +394,11 @@ def _check_fields(data: Mapping[str, Any], players: int, where: str) -> None:
         )
 
 
-def _replay(game: Game, actions: list[int], where: str) -> list[GameState]:
-    """Every position of the game ``actions`` play from the initial one, which must end it.
+def _replay(
+    game: Game, actions: list[int], where: str, *, resigned: bool = False
+) -> list[GameState]:
+    """Every position of the game ``actions`` play from the initial one, which must end it
+    (unless a player ``resigned``).
 
     Raises:
         RecordError: an illegal move, a move after the end, or a game left unfinished.
@@ -332,7 +411,7 @@ def _replay(game: Game, actions: list[int], where: str) -> list[GameState]:
             raise RecordError(f"{where}: move {move} (action {action}): {reason}")
         state = state.play(action)
         states.append(state)
-    if not state.is_terminal():
+    if not state.is_terminal() and not resigned:
         raise RecordError(f"{where}: the game does not end after {len(actions)} moves")
     return states
 
@@ -340,7 +419,13 @@ def _replay(game: Game, actions: list[int], where: str) -> list[GameState]:
 def _check_returns(data: Mapping[str, Any], final: GameState, where: str) -> None:
     """Refuse a line whose ``returns`` (when given) differ from the final position's."""
     returns = data.get("returns")
-    if returns is not None and [float(r) for r in returns] != [float(r) for r in final.returns()]:
+    resigned = data.get("resigned")
+    expected = (
+        final.returns()
+        if resigned is None
+        else resignation_returns(2, int(resigned))  # a match is for two players
+    )
+    if returns is not None and [float(r) for r in returns] != [float(r) for r in expected]:
         raise RecordError(f"{where}: 'returns' {returns} do not match the final position")
 
 
@@ -370,6 +455,8 @@ def read_records(
             names the line and the field), an unknown game, an illegal move, or no intact
             game in the file.
     """
+    if is_sgf_path(path):
+        return _read_sgf(path)
     text = _read_text(path)
     games: list[SavedGame] = []
     skipped: list[int] = []
@@ -382,7 +469,7 @@ def read_records(
         except TruncatedLine:
             skipped.append(number)
             continue
-        states = _replay(game, actions, where)
+        states = _replay(game, actions, where, resigned=data.get("resigned") is not None)
         _check_returns(data, states[-1], where)
         games.append(SavedGame(line=number, data=data, game=game, states=tuple(states)))
     if not games:
@@ -398,12 +485,46 @@ def read_records(
     return games
 
 
+def _read_sgf(path: str | os.PathLike[str]) -> list[SavedGame]:
+    """The Go games of an SGF file as :class:`SavedGame` values (``data`` holds what SGF
+    says: players, actions, moves, result, resignation).
+
+    Raises:
+        RecordError: an unreadable file, malformed SGF or an illegal move.
+    """
+    from playout.games.go.sgf import games_from_sgf
+
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise RecordError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
+    games = []
+    for number, record in enumerate(games_from_sgf(raw, str(path)), start=1):
+        data: dict[str, Any] = {
+            "format": "sgf",
+            "game": record.game.spec.name,
+            "params": game_params(record.game),
+            "index": number - 1,
+            "players": list(record.players),
+            "actions": list(record.actions),
+            "moves": _move_texts(record.game, record.actions),
+            "result": record.result,
+        }
+        if record.resigned is not None:
+            data["resigned"] = record.resigned
+        games.append(SavedGame(line=number, data=data, game=record.game, states=record.states))
+    return games
+
+
 __all__ = [
     "RECORD_FORMAT",
     "RecordWriter",
     "SavedGame",
+    "SgfWriter",
     "check_writable",
     "game_params",
+    "is_sgf_path",
+    "open_writer",
     "read_records",
     "record_to_json",
 ]

@@ -169,6 +169,13 @@ def _zero_player(text: str, rest: str, game: Game) -> Player:
     return parse_zero_player(text, rest, game)
 
 
+def _gtp_player(text: str, rest: str, game: Game) -> Player:
+    """``gtp:COMMAND`` (:mod:`playout.interop.gtp_player`, imported on use)."""
+    from playout.interop.gtp_player import parse_gtp_player
+
+    return parse_gtp_player(text, rest, game)
+
+
 def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None = None) -> Player:
     """Build a player from its spec.
 
@@ -184,7 +191,9 @@ def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None 
       OpenSpiel's C++ MCTS (needs ``open-spiel``);
     * ``zero[:simulations=N,seconds=S,model=PATH,c=X,batch=N,device=D]``: a network-guided
       search (:mod:`playout.zero`; the network shipped for the game unless ``model`` is
-      given; ``simulations=0`` plays the policy's best move with no search).
+      given; ``simulations=0`` plays the policy's best move with no search);
+    * ``gtp:COMMAND``: a Go engine speaking GTP, run as a child process
+      (:mod:`playout.interop.gtp_player`), e.g. ``gtp:gnugo --mode gtp --level 10``.
 
     Raises:
         InvalidParameterError: an unknown player, a bad option, or a game the player cannot
@@ -206,6 +215,8 @@ def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None 
         return _openspiel_player(text, rest, game)
     if kind == "zero":
         return _zero_player(text, rest, game)
+    if kind == "gtp":
+        return _gtp_player(text, rest, game)
     raise _unknown_player(spec)
 
 
@@ -214,7 +225,8 @@ def _unknown_player(spec: str) -> InvalidParameterError:
     return InvalidParameterError(
         f"unknown player {spec!r}; use random, perfect, zero[:key=value,...], "
         "mcts[:key=value,...] "
-        "(e.g. mcts:simulations=400,rollout=neighbors) or openspiel-mcts[:simulations=N]"
+        "(e.g. mcts:simulations=400,rollout=neighbors), openspiel-mcts[:simulations=N] "
+        "or gtp:COMMAND (a Go engine speaking GTP)"
     )
 
 
@@ -250,6 +262,10 @@ def check_player_spec(spec: str) -> None:
         from playout.zero.player import parse_zero_options
 
         parse_zero_options(rest)
+    elif kind == "gtp":
+        from playout.interop.gtp_player import engine_argv
+
+        engine_argv(rest)
     else:
         raise _unknown_player(spec)
 
@@ -273,6 +289,8 @@ def describe_players() -> Mapping[str, str]:
         "alone), seconds=S, model=PATH, c=X, batch=N, device=cpu|cuda (needs playout[zero])",
         "openspiel-mcts": "OpenSpiel's C++ MCTS with random rollouts; options simulations=N, "
         "seconds=S, c=X, rollouts=N, solve=yes|no, memory=MB (needs open-spiel)",
+        "gtp": "a Go engine speaking GTP, run as a child process: gtp:COMMAND, e.g. "
+        "gtp:gnugo --mode gtp --level 10 (Go only)",
     }
 
 

@@ -19,7 +19,13 @@ from playout._src.arena.jobs import GameJob, job_players, play_job
 from playout._src.arena.match import MatchProgress, check_match_args, in_order
 from playout._src.arena.play import GameRecord, check_openings, game_seed, opening_for
 from playout._src.arena.players import EngineFactory, Player
-from playout._src.arena.records import RecordWriter, check_writable, record_to_json
+from playout._src.arena.records import (
+    RecordWriter,
+    check_save_format,
+    check_writable,
+    open_writer,
+    record_to_json,
+)
 from playout._src.arena.specs import as_player
 from playout._src.errors import InvalidParameterError
 from playout._src.game import Game
@@ -253,13 +259,14 @@ def run_tournament(
     records: dict[int, GameRecord] = {}
     if save is not None:
         check_writable(save)
+        check_save_format(save, game)
     writer: RecordWriter | None = None
     try:
         with running(runner, own_executor):
             # The executor is up (Ray connected) before the save file is opened: a failed
             # start leaves an existing file as it was.
             if save is not None:
-                writer = RecordWriter(save, overwrite=overwrite)
+                writer = open_writer(save, game, overwrite=overwrite)
             for record in runner.run(jobs, play_job):
                 records[record.index] = record
                 if writer is not None:

@@ -162,6 +162,68 @@ def point_from_name(size: int, text: str) -> int | None:
     return (size - row) * size + columns.index(letter)
 
 
+def score_text(score: float) -> str:
+    """A score (Black's points minus White's, komi included) as GTP's ``final_score`` and
+    SGF's ``RE`` write it: ``B+3.5``, ``W+0.5``, or ``0`` for a tie."""
+    if score > 0:
+        return f"B+{score:g}"
+    if score < 0:
+        return f"W+{-score:g}"
+    return "0"
+
+
+def score_from_text(text: str) -> float | None:
+    """The score that ``text`` (``B+3.5``, ``W+0.5``, ``0``, ``Draw``; any case) gives, Black's
+    points minus White's; ``None`` for a result without a margin (``B+R``, ``W+Resign``,
+    ``B+T``, ``?``) or text that is not a result."""
+    stripped = text.strip().upper()
+    if stripped in ("0", "DRAW", "JIGO"):
+        return 0.0
+    if len(stripped) < 3 or stripped[0] not in "BW" or stripped[1] != "+":
+        return None
+    try:
+        margin = float(stripped[2:])
+    except ValueError:
+        return None
+    if margin != margin or margin in (float("inf"), float("-inf")):
+        return None
+    return margin if stripped[0] == "B" else -margin
+
+
+def max_fixed_handicap(size: int) -> int:
+    """The most stones GTP's ``fixed_handicap`` places on a ``size`` board: 0 below 7x7, 4 on
+    7x7 and even sizes, 9 on odd sizes from 9x9 (GTP version 2, section 4.1.1)."""
+    if size < 7:
+        return 0
+    return 4 if size == 7 or size % 2 == 0 else 9
+
+
+def fixed_handicap_points(size: int, count: int) -> tuple[int, ...] | None:
+    """The points of GTP's fixed handicap of ``count`` stones (2..9) on a ``size`` board:
+    the star points in the specification's order (19x19: D4 Q16 D16 Q4, then K10 for an odd
+    count, D10 Q10 for six or more, K4 K16 for eight or more); ``None`` when the board has no
+    such placement (see :func:`max_fixed_handicap`)."""
+    if not 2 <= count <= max_fixed_handicap(size):
+        return None
+    edge = 3 if size >= 13 else 2
+    low, high, mid = edge, size - 1 - edge, size // 2
+
+    def point(x: int, row_from_bottom: int) -> int:
+        return (size - 1 - row_from_bottom) * size + x
+
+    corners = [point(low, low), point(high, high), point(low, high), point(high, low)]
+    sides = [point(low, mid), point(high, mid), point(mid, low), point(mid, high)]
+    centre = point(mid, mid)
+    chosen = corners[: min(count, 4)]
+    if count >= 6:
+        chosen += sides[:2]
+    if count >= 8:
+        chosen += sides[2:]
+    if count % 2 == 1 and count >= 5:
+        chosen.append(centre)
+    return tuple(chosen)
+
+
 __all__ = [
     "BLACK",
     "COLUMN_LETTERS",
@@ -174,8 +236,12 @@ __all__ = [
     "check_max_length",
     "check_size",
     "default_max_length",
+    "fixed_handicap_points",
+    "max_fixed_handicap",
     "neighbour_table",
     "point_from_name",
     "point_name",
+    "score_from_text",
+    "score_text",
     "zobrist_keys",
 ]

@@ -143,6 +143,12 @@ class GoGame:
         """The pass's action id: ``size * size``."""
         return self.size * self.size
 
+    @property
+    def star_points(self) -> frozenset[int]:
+        """The star points (hoshi) of the 9x9, 13x13 and 19x19 boards, as points; empty on
+        other sizes."""
+        return self._star_points
+
     # -- positions ----------------------------------------------------------------------------
 
     def initial_state(self) -> GoState:
@@ -341,6 +347,8 @@ class GoState:
         ko_point: the point of a simple ko the player to move may not retake at once, or -1
             (the compiled rollouts, which play simple ko, start from it; the game's own rule
             is superko, which forbids that retake as well).
+        captured: the stones of each colour taken off the board so far, Black's first (so
+            ``captured[1]`` is Black's prisoners); only shown, never scored (area scoring).
     """
 
     game: GoGame
@@ -351,6 +359,7 @@ class GoState:
     seen: frozenset[int] = dataclasses.field(repr=False)
     position_hash: int
     ko_point: int
+    captured: tuple[int, int] = (0, 0)
     _legal: list[tuple[int, ...]] = dataclasses.field(default_factory=list, repr=False, init=False)
 
     # -- identity -----------------------------------------------------------------------------
@@ -440,6 +449,7 @@ class GoState:
                 self.seen,
                 self.position_hash,
                 -1,
+                self.captured,
             )
         own = (self.num_moves & 1) + 1
         chains = _Chains(game, self.board)
@@ -459,6 +469,8 @@ class GoState:
             around = [board[n] for n in game._neighbours[action]]
             if own not in around and around.count(EMPTY) == 1:
                 ko_point = removed[0]
+        captured_now = list(self.captured)
+        captured_now[2 - own] += len(removed)  # the opponent's stones (own is 1 or 2)
         return GoState(
             game,
             bytes(board),
@@ -468,6 +480,7 @@ class GoState:
             self.seen | {key},
             key,
             ko_point,
+            (captured_now[0], captured_now[1]),
         )
 
     def illegal_reason(self, action: object) -> str:

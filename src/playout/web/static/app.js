@@ -64,7 +64,7 @@ async function loadCatalog() {
     select.appendChild(option);
   }
   select.addEventListener("change", () => { fillSize(true); refreshAiKinds(); });
-  for (const key of ["width", "height", "k"]) $(key).addEventListener("change", () => refreshAiKinds());
+  for (const key of ["width", "height", "k", "go-size", "komi"]) $(key).addEventListener("change", () => refreshAiKinds());
   fillSize(true);
   await refreshAiKinds();
 }
@@ -75,6 +75,7 @@ async function refreshAiKinds() {
   if (!$("size-fields").hidden) {
     for (const key of ["width", "height", "k"]) query.set(key, $(key).value);
   }
+  if (!$("go-fields").hidden) { query.set("size", $("go-size").value); query.set("komi", $("komi").value); }
   let zero = null;
   try {
     const answer = await api("GET", `/api/ai-kinds?${query}`);
@@ -95,9 +96,12 @@ function fillSize(defaults) {
   const sized = info && "width" in info.params;
   $("size-fields").hidden = !sized;
   $("fen-field").hidden = !(info && "fen" in info.params);
+  const go = Boolean(info && "komi" in info.params && "size" in info.params);
+  $("go-fields").hidden = !go;
   if (sized && defaults) {
     for (const key of ["width", "height", "k"]) $(key).value = info.params[key];
   }
+  if (go && defaults) { $("go-size").value = String(info.params.size); $("komi").value = String(info.params.komi); }
 }
 
 function settings(moves) {
@@ -106,6 +110,7 @@ function settings(moves) {
   if (!$("size-fields").hidden) {
     for (const key of ["width", "height", "k"]) body[key] = Number($(key).value);
   }
+  if (!$("go-fields").hidden) { body.size = Number($("go-size").value); body.komi = Number($("komi").value); }
   const fen = $("fen").value.trim();
   if (!$("fen-field").hidden && fen) body.fen = fen;
   return body;
@@ -332,6 +337,7 @@ function renderStatus(v) {
       else if (b.outcome === `${b.names[1 - human]} wins`) verdict = " (the AI wins)";
     }
     status.textContent = `Game over: ${b.outcome}${verdict}`;
+    if (b.kind === "go") status.textContent += ` · ${goScore(b.score)} (area, komi ${b.komi})`;
     return;
   }
   const name = b.names[b.to_play];
@@ -340,6 +346,7 @@ function renderStatus(v) {
   else if (aiPlays(b.to_play)) status.textContent = `${name} to move (AI)`;
   else status.textContent = `${name} to move${opponent ? ": your move" : ""}`;
   if (b.check) status.textContent += " · check";
+  if (b.kind === "go") status.textContent += ` · captures: ${b.names[0]} ${b.captures[0]}, ${b.names[1]} ${b.captures[1]}`;
   if (v.thinking === "analysis") status.textContent += " · analysing";
 }
 
@@ -352,7 +359,7 @@ function renderEval(v) {
   let text = "–";
   if (b.terminal) {
     share = b.outcome === `${b.names[0]} wins` ? 1 : b.outcome === `${b.names[1]} wins` ? 0 : 0.5;
-    text = b.outcome;
+    text = b.kind === "go" ? `${b.outcome} (${goScore(b.score)})` : b.outcome;
   } else if (v.analysis && hints()) {
     const a = v.analysis;
     const first = a.value_for_first;
@@ -392,7 +399,85 @@ function renderBoard(v) {
   if (v.board.kind === "grid") renderGrid(root, v);
   else if (v.board.kind === "columns") renderColumns(root, v);
   else if (v.board.kind === "chess") renderChess(root, v);
+  else if (v.board.kind === "go") renderGo(root, v);
   else renderText(root, v);
+  renderPass(v);
+}
+
+// A Go score (Black's area minus White's and komi) as GTP writes it: B+3.5, W+0.5, 0.
+function goScore(score) {
+  if (score > 0) return `B+${score}`;
+  if (score < 0) return `W+${-score}`;
+  return "0";
+}
+
+// Go's column letters skip I (A..H, J..T), as the GTP coordinates the moves are written in.
+function goColumn(x) { return "ABCDEFGHJKLMNOPQRST"[x]; }
+
+// A Go board: stones on the points (where the lines cross), star points, the last move
+// marked, the search's visit shares as a heat map on the empty points.
+function renderGo(root, v) {
+  const b = v.board;
+  const n = b.width;
+  root.style.setProperty("--n", n);
+  const grid = document.createElement("div");
+  grid.className = "goban";
+  const a = hints() && !b.terminal ? v.analysis : null;
+  const shares = a ? a.shares : null;
+  const ghosts = previewMoves(v);
+  const stars = new Set(b.star_points);
+  for (let y = 0; y < n; y += 1) {
+    for (let x = 0; x < n; x += 1) {
+      const action = y * n + x;
+      const point = document.createElement("button");
+      point.type = "button";
+      point.className = "point";
+      if (x === 0) point.classList.add("left");
+      if (x === n - 1) point.classList.add("right");
+      if (y === 0) point.classList.add("top");
+      if (y === n - 1) point.classList.add("bottom");
+      if (stars.has(action)) point.classList.add("star");
+      point.dataset.action = String(action);
+      const name = `${goColumn(x)}${n - y}`;
+      point.setAttribute("aria-label", name);
+      const owner = b.cells[y][x];
+      if (owner !== null) {
+        point.classList.add("taken");
+        const stone = document.createElement("span");
+        stone.className = `gostone ${owner === 0 ? "black" : "white"}`;
+        point.appendChild(stone);
+        if (v.last_move && v.last_move.action === action) point.classList.add("last");
+      } else if (ghosts.has(action)) {
+        const k = ghosts.get(action);
+        const player = (b.to_play + k - 1) % 2;
+        const stone = document.createElement("span");
+        stone.className = `gostone ghost ${player === 0 ? "black" : "white"}`;
+        const tag = document.createElement("span");
+        tag.className = "ply-label";
+        tag.textContent = String(k);
+        point.append(stone, tag);
+      } else {
+        const share = heat(shares, action, n);
+        if (share !== null) addHeat(point, share, a.best_action === action);
+      }
+      point.addEventListener("click", () => playAction(action));
+      grid.appendChild(point);
+    }
+  }
+  root.appendChild(grid);
+}
+
+// The pass button, shown for Go only, with the search's share of the pass as a hint.
+function renderPass(v) {
+  const button = $("pass");
+  const b = v.board;
+  button.hidden = b.kind !== "go";
+  if (button.hidden) return;
+  const legal = b.legal.some((m) => m.action === b.pass_action);
+  button.disabled = !legal || thinking() || aiPlays(b.to_play);
+  const a = hints() && !b.terminal ? v.analysis : null;
+  const entry = a ? a.top.find((m) => m.action === b.pass_action) : null;
+  button.textContent = entry ? `Pass (${pct(entry.share)})` : "Pass";
 }
 
 // A column's letters on the board, as render.column_label: a .. z, then aa, ab, ...
@@ -917,6 +1002,7 @@ function wire() {
   $("undo").addEventListener("click", () => undo());
   $("redo").addEventListener("click", () => redo(1));
   $("ai-move").addEventListener("click", () => requestAi());
+  $("pass").addEventListener("click", () => app.view && playAction(app.view.board.pass_action, "pass"));
   $("stop").addEventListener("click", () => {
     if (app.view) api("POST", gamePath("/stop")).then((view) => show(view, false)).catch((e) => say(e.message));
   });
