@@ -302,6 +302,13 @@ def check_analyse(ns: dict[str, Any], printed: list[str]) -> None:
     assert ns["hex5"].initial_state().legal_actions()
 
 
+def check_go_gnugo(ns: dict[str, Any], printed: list[str]) -> None:
+    # -> 2 games played, and GNU Go's final_score asked after each of them
+    assert printed[0].split() == ["2", "2"]
+    counts = ns["result"].score_check_counts()
+    assert counts["checks"] == 2 and counts["same_winner"] == 2
+
+
 CHECKS: dict[str, Check] = {
     "README.md": check_readme,
     "docs/tutorials/first-search.md": check_first_search,
@@ -312,6 +319,7 @@ CHECKS: dict[str, Check] = {
     "docs/explanation/search.md": check_search,
     "docs/reference/file-formats.md": check_file_formats,
     "docs/how-to/analyse.md": check_analyse,
+    "docs/how-to/go-gnugo.md": check_go_gnugo,
 }
 NEEDS = {"docs/how-to/analyse.md": "pyspiel"}  # the module a page's python needs
 
@@ -409,6 +417,14 @@ def test_bash_line(page: Path, line: str, workdirs: dict[Path, Path]) -> None:
         assert report["wins"] + report["draws"] + report["losses"] == report["games"]
         lo, hi = report["ci95"]
         assert lo <= report["score"] <= hi
+    elif (
+        argv[0] == "match" and "--save" in argv and argv[argv.index("--save") + 1].endswith(".sgf")
+    ):
+        from sgfmill import sgf_grammar
+
+        saved_sgf = (workdir / argv[argv.index("--save") + 1]).read_bytes()
+        trees = sgf_grammar.parse_sgf_collection(saved_sgf)
+        assert len(trees) == int(argv[argv.index("--games") + 1]), shown
     elif argv[0] == "match" and "--save" in argv:
         saved = (workdir / argv[argv.index("--save") + 1]).read_text().splitlines()
         assert len(saved) == int(argv[argv.index("--games") + 1])
