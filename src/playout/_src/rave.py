@@ -280,7 +280,8 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
         The simulation took the ``depth`` edges of ``path`` from the root, reached the leaf at the
         end of ``path[depth - 1]`` (the root when ``depth`` is 0), and then played
         ``rollout_actions`` (``rollout_players[i]`` moving ``rollout_actions[i]``). ``value0`` is
-        the leaf's value for player 0, as given to backup. Walking from the leaf up to the root,
+        the leaf's value for player 0, as given to backup (a tree without the reward column,
+        the compiled driver's, has no rewards). Walking from the leaf up to the root,
         the node reached at time ``t`` (player ``p`` to move) gets, on every edge whose action
         ``p`` played at a time ``u >= t``, one AMAF sample with the return for ``p``: ``value0``
         plus the rewards into the path's nodes below it (as in
@@ -318,7 +319,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
         for t in range(depth - 1, -1, -1):
             e = path[t]
             node = T.ROOT if t == 0 else edges[path[t - 1], T.E_CHILD]
-            g += node_values[child, T.NV_REWARD]
+            g += backup.node_reward(node_values, child)
             child = node
             player = nodes[node, T.N_PLAYER]
             if not 0 <= player < rows:

@@ -4,8 +4,9 @@
 kernel_driver`) on the game's :class:`~playout._src.compiled.kernel.Kernel`, found through
 the state's ``compiled_kernel()`` hook (the built-in m,n,k and connect-four states have one;
 ``examples/numba_nim.py`` shows a game of one's own). It runs the built-in selection rules and
-random-rollout evaluation; :func:`compiled_support` says why a configuration needs the Python
-driver instead. The engine (:class:`playout.MCTS`) owns the budget, the moves and the results.
+random-rollout evaluation, and RAVE on its own loop (:mod:`playout._src.compiled.rave_driver`,
+AMAF rows in an :class:`~playout._src.rave.AmafTable`); :func:`compiled_support` says why a
+configuration needs the Python driver instead. The engine (:class:`playout.MCTS`) owns the budget, the moves and the results.
 """
 
 from __future__ import annotations
@@ -17,14 +18,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from playout._src import rave
 from playout._src.compiled import memory
 from playout._src.compiled.driver import STAT_FIELDS, STAT_MAX_DEPTH, kernel_driver
+from playout._src.compiled.rave_driver import rave_kernel_driver
 from playout._src.compiled.kernel import Kernel
 from playout._src.config import UNLIMITED, SearchConfig
 from playout._src.errors import GameError, InvalidParameterError
 from playout._src.evaluation import Evaluator, Rollout
 from playout._src.game import GameState
-from playout._src.rules import UCB1, SelectionRule
+from playout._src.rules import RAVE, UCB1, SelectionRule
 from playout._src.tree import expansion, solver
 from playout._src.tree import layout as T
 from playout._src.tree.rng import new_rng_state
@@ -115,12 +118,12 @@ def _num_rollouts(evaluator: Evaluator | None) -> tuple[int, str]:
 
 
 def _selection_problem(selection: SelectionRule | None) -> str:
-    if selection is None or hasattr(selection, "compiled"):
+    if selection is None or hasattr(selection, "compiled") or isinstance(selection, RAVE):
         return ""
     name = type(selection).__name__
     return (
         f"the selection rule {name} runs on the Python driver "
-        "(UCB1, PUCT and epsilon-greedy are compiled)"
+        "(UCB1, PUCT, epsilon-greedy and RAVE are compiled)"
     )
 
 
@@ -138,6 +141,8 @@ def compiled_support(state: GameState, config: SearchConfig) -> tuple[Kernel | N
         return None, "the transposition table runs on the Python driver"
     if config.root_noise is not None:
         return None, "root noise runs on the Python driver"
+    if config.tree_threads is not None and isinstance(config.selection, RAVE):
+        return None, "RAVE's statistics are not kept on a shared tree"
     if kernel.encode is None:
         return None, f"kernel {kernel.name!r} has no encode() to convert a Python state"
     return kernel, ""
@@ -192,15 +197,32 @@ class CompiledDriver:
                 f"kernel {kernel.name!r} has no encode() to convert a Python state"
             )
         self._kernel = kernel
-        self._run = kernel_driver(kernel)
         self._num_rollouts = num_rollouts
         selection = UCB1() if config.selection is None else config.selection
-        compiled_rule: tuple[int, np.ndarray] = selection.compiled()  # type: ignore[union-attr]
-        self._rule, self._rule_params = compiled_rule
-        # The prior column is read by PUCT only (kernels have no chance nodes, rollouts give
-        # no policy), and by the merge of symmetric root moves: without either, edges are
-        # allocated without it (24 bytes instead of 32; results report uniform priors).
-        self._priors = self._rule == RULE_PUCT or bool(config.symmetry)
+        # RAVE: its own loop, AMAF rows beside the edge rows, moves reported by the rollouts.
+        self._rave_params: np.ndarray | None = None
+        if isinstance(selection, RAVE):
+            self._rave_params = selection.parameters()
+            self._rule, self._rule_params = 0, np.zeros(0, dtype=np.float64)
+            self._run = rave_kernel_driver(kernel)
+            self._stamp = np.zeros(1, dtype=np.int64)
+            self._move_actions = np.zeros((num_rollouts, kernel.max_length), dtype=np.int64)
+            self._move_players = np.zeros((num_rollouts, kernel.max_length), dtype=np.int64)
+            self._move_counts = np.zeros(num_rollouts, dtype=np.int64)
+            self._move_values = np.zeros(num_rollouts, dtype=np.float64)
+            self._rollout_state = np.zeros(kernel.state_size, dtype=np.uint64)
+        else:
+            compiled_rule: tuple[int, np.ndarray] = selection.compiled()  # type: ignore[union-attr]
+            self._rule, self._rule_params = compiled_rule
+            self._run = kernel_driver(kernel)
+        self._amaf: rave.AmafTable | None = None
+        # The prior column is read by PUCT (kernels have no chance nodes, rollouts give no
+        # policy), RAVE's selection, and the merge of symmetric root moves: without any,
+        # edges are allocated without it (24 bytes instead of 32; results report uniform
+        # priors).
+        self._priors = (
+            self._rule == RULE_PUCT or self._rave_params is not None or bool(config.symmetry)
+        )
         self._solver = bool(config.solver)
         self._solver_bounds = solver.solver_bounds(state.game.spec)
         self._rng_state = rng_state
@@ -228,6 +250,12 @@ class CompiledDriver:
         return self._root_state
 
     @property
+    def amaf(self) -> rave.AmafTable | None:
+        """RAVE's AMAF statistics, rows parallel to :attr:`tree`'s edge rows (read-only use;
+        see :mod:`playout._src.rave`), or ``None`` when the selection rule is not RAVE."""
+        return self._amaf
+
+    @property
     def node_states(self) -> np.ndarray:
         """``uint64[node_capacity, state_size]``: the compact state of every tree node."""
         return self._node_states
@@ -247,6 +275,8 @@ class CompiledDriver:
         self._root_state = state
         self.max_depth_seen = 0
         tree = memory.new_tree(priors=self._priors)
+        if self._rave_params is not None:
+            self._amaf = rave.AmafTable(tree.edge_capacity, 2, kernel.num_actions)
         self._replace_tree(tree, memory.POOL.take(tree.node_capacity, kernel.state_size, np.uint64))
         del tree
         self._node_states[T.ROOT] = compact
@@ -269,6 +299,8 @@ class CompiledDriver:
         """Make node ``child`` (whose position is ``state``) the root, keeping its subtree
         and its nodes' compact states."""
         new_tree, old_ids = memory.subtree(self._tree, child)
+        if self._amaf is not None:
+            self._amaf = self._amaf.carried(self._tree, new_tree, old_ids)
         states = memory.POOL.take(new_tree.node_capacity, self._kernel.state_size, np.uint64)
         np.take(self._node_states, old_ids, axis=0, out=states[: old_ids.shape[0]])
         self._replace_tree(new_tree, states)
@@ -332,6 +364,8 @@ class CompiledDriver:
         self._tree = tree
         self._node_states = node_states
         del tree, node_states
+        if self._amaf is not None:
+            self._amaf.fit(self._tree.edge_capacity)
         if old is None or old_states is None:
             return
         keep = {id(a) for a in (*self._tree[:4], self._node_states)}
@@ -395,6 +429,10 @@ class CompiledDriver:
         kernel = self._kernel
         tree = self._tree
         self._stats[STAT_MAX_DEPTH] = self.max_depth_seen
+        if self._amaf is not None:
+            ran = self._run_rave(simulations, max_depth, max_nodes)
+            self.max_depth_seen = int(self._stats[STAT_MAX_DEPTH])
+            return ran
         ran = self._run(
             kernel.params,
             *tree,
@@ -417,6 +455,42 @@ class CompiledDriver:
         )
         self.max_depth_seen = int(self._stats[STAT_MAX_DEPTH])
         return int(ran)
+
+    def _run_rave(self, simulations: int, max_depth: int, max_nodes: int) -> int:
+        """The RAVE loop (:mod:`playout._src.compiled.rave_driver`) on the tree and AMAF
+        rows."""
+        kernel, amaf = self._kernel, self._amaf
+        assert amaf is not None and self._rave_params is not None
+        return int(
+            self._run(
+                kernel.params,
+                *self._tree,
+                self._node_states,
+                amaf.visit_count,
+                amaf.value_sum,
+                amaf.marks,
+                self._stamp,
+                self._rave_params,
+                self._rng_state,
+                self._rollout_rng,
+                max_depth,
+                max_nodes,
+                simulations,
+                self._num_rollouts,
+                self._solver,
+                float(self._solver_bounds[0]),
+                float(self._solver_bounds[1]),
+                self._actions,
+                self._path,
+                self._scratch,
+                self._move_actions,
+                self._move_players,
+                self._move_counts,
+                self._move_values,
+                self._rollout_state,
+                self._stats,
+            )
+        )
 
 
 __all__ = ["CompiledDriver", "compiled_kernel_for", "compiled_support"]

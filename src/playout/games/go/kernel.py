@@ -195,9 +195,10 @@ def kernel_params(size: int, komi: float, max_length: int) -> np.ndarray:
 
 def scratch_size(size: int) -> int:
     """``int64`` words of the rollout's scratch: the header, nine arrays over the playout
-    board's cells, three over the points."""
+    board's cells, three over the points, and one more over the cells (the points a
+    recorded playout has played)."""
     cells = (size + 2) * (size + 1) + 1
-    return _SCRATCH_HEADER + 9 * cells + 3 * size * size
+    return _SCRATCH_HEADER + 10 * cells + 3 * size * size
 
 
 # ------------------------------------------------------------------------- the tree's rules
@@ -576,13 +577,26 @@ def _is_playable(
     return False  # suicide
 
 
-@jit(**GO_JIT)
-def go_rollout(
-    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
-) -> float:
+@jit(inline="always", **GO_JIT)
+def _light_playout(
+    params: np.ndarray,
+    state: np.ndarray,
+    scratch: np.ndarray,
+    rng: np.ndarray,
+    record: bool,
+    out_actions: np.ndarray,
+    out_players: np.ndarray,
+) -> tuple[float, int]:
     """A light playout (module docstring) from ``state`` (unchanged) to the end: +1 if Black
-    wins, -1 if White does, 0 for a draw; its length and area margin go to
-    ``scratch[LAST_LENGTH]`` and ``scratch[LAST_MARGIN]``."""
+    wins, -1 if White does, 0 for a draw, and the moves recorded; its length and area margin
+    go to ``scratch[LAST_LENGTH]`` and ``scratch[LAST_MARGIN]``.
+
+    With ``record`` (a constant at each call site, so the other call compiles without the
+    recording), the first stone played on each point during the playout is written to
+    ``out_actions`` (the point) and ``out_players`` (0 Black, 1 White), in the order
+    played: what Gelly and Silver's (2007) all-moves-as-first statistics credit in Go. Passes
+    and later stones on a point already played (after a capture) are left out.
+    """
     points = params[P_POINTS]
     stride = params[P_STRIDE]
     cells = params[P_CELLS]
@@ -601,6 +615,11 @@ def go_rollout(
     by_point = scratch[rest : rest + points]
     stack = scratch[rest + points : rest + 2 * points]
     mark = scratch[rest + 2 * points : rest + 3 * points]
+    played = scratch[rest + 3 * points : rest + 3 * points + cells]
+    num_recorded = int64(0)
+    if record:
+        for c in range(cells):
+            played[c] = 0
 
     # The position onto the playout board: colours, the empty list, then the chains.
     for c in range(cells):
@@ -681,6 +700,11 @@ def go_rollout(
         empties[empty_at[cell]] = moved
         empty_at[moved] = empty_at[cell]
         colour[cell] = own
+        if record and played[cell] == 0:
+            played[cell] = 1
+            out_actions[num_recorded] = (cell // stride - 1) * (stride - 1) + cell % stride - 1
+            out_players[num_recorded] = own - 1
+            num_recorded += 1
         chain[cell] = cell
         ring[cell] = cell
         stones[cell] = 1
@@ -742,10 +766,35 @@ def go_rollout(
     scratch[LAST_MARGIN] = margin
     score2 = 2 * margin - params[P_KOMI2]
     if score2 > 0:
-        return 1.0
+        return 1.0, num_recorded
     if score2 < 0:
-        return -1.0
-    return 0.0
+        return -1.0, num_recorded
+    return 0.0, num_recorded
+
+
+@jit(**GO_JIT)
+def go_rollout(
+    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
+) -> float:
+    """A light playout (module docstring) from ``state`` (unchanged) to the end: +1 if Black
+    wins, -1 if White does, 0 for a draw; its length and area margin go to
+    ``scratch[LAST_LENGTH]`` and ``scratch[LAST_MARGIN]``."""
+    nothing = scratch[:0]
+    return _light_playout(params, state, scratch, rng, False, nothing, nothing)[0]
+
+
+@jit(**GO_JIT)
+def go_recorded_rollout(
+    params: np.ndarray,
+    state: np.ndarray,
+    scratch: np.ndarray,
+    rng: np.ndarray,
+    out_actions: np.ndarray,
+    out_players: np.ndarray,
+) -> tuple[float, int]:
+    """:func:`go_rollout` with the first stone on each point reported (for RAVE; see
+    :func:`_light_playout`): ``(value for Black, moves written)``."""
+    return _light_playout(params, state, scratch, rng, True, out_actions, out_players)
 
 
 # ------------------------------------------------------------------------------ the kernel
@@ -776,6 +825,7 @@ def go_kernel(size: int = 9, komi: float = 7.5, max_length: int | None = None) -
         play=go_play,
         current_player=alternating_player,
         rollout=go_rollout,
+        recorded_rollout=go_recorded_rollout,
         encode=functools.partial(encode, size=size, max_length=max_length),
     )
 
@@ -789,6 +839,7 @@ __all__ = [
     "go_kernel",
     "go_legal_actions",
     "go_play",
+    "go_recorded_rollout",
     "go_rollout",
     "kernel_params",
     "label_chains",
