@@ -373,7 +373,7 @@ descend, update_amaf, carry_amaf = _build_entry_points(_tree_fingerprint())
 
 
 # --------------------------------------------------------------------------------------------
-# The table the Python driver keeps.
+# The table the drivers keep (Python driver, compiled driver's RAVE loop).
 # --------------------------------------------------------------------------------------------
 
 

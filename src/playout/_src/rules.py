@@ -6,10 +6,11 @@ rule too (it returns the index of the chosen edge in ``stats``); the search then
 Python, which is slower but lets a user try an idea in a few lines (seed 002's "your own fancy
 action selection function").
 
-:class:`RAVE` and :class:`ProgressiveBias` need statistics or move scores that the compiled
-driver does not keep; they run in the Python driver (:class:`~playout.MCTS`), with compiled
-selection (:mod:`playout._src.rave`). They have no ``compiled()`` method, which is how
-``playout.search`` and the command line know to choose the Python engine for them.
+:class:`RAVE` and :class:`ProgressiveBias` need statistics or move scores beside the tree;
+their selection is compiled (:mod:`playout._src.rave`) and has no ``compiled()`` code in
+:func:`playout._src.tree.selection.select_edge`. RAVE runs on the compiled driver's own loop
+for games with a kernel (:mod:`playout._src.compiled.rave_driver`), else on the Python
+driver; progressive bias, whose move scores come from Python, always on the Python driver.
 """
 
 from __future__ import annotations
@@ -148,8 +149,11 @@ class RAVE:
     random order. The defaults were tuned by matches on 7x7 boards, four in a row (README,
     "Search options").
 
-    Runs in the Python engine (``MCTS``; ``playout.search`` picks it); the AMAF statistics are
-    kept in arrays parallel to the tree's edges and carried over by ``MCTS.advance``.
+    Runs on the compiled driver for games with a compiled kernel (Go, connect four, m,n,k;
+    not on a shared tree), else on the Python driver, with the same selection and update; the
+    AMAF statistics are kept in arrays parallel to the tree's edges and carried over by
+    ``MCTS.advance``. In Go a playout credits the first stone on each point (Gelly & Silver
+    2007); see docs/explanation/go-rave.md for the figures.
 
     Args:
         c: UCB1 exploration constant (Kocsis & Szepesvari 2006), >= 0; MoGo used none with

@@ -6,7 +6,8 @@ the state's ``compiled_kernel()`` hook (the built-in m,n,k and connect-four stat
 ``examples/numba_nim.py`` shows a game of one's own). It runs the built-in selection rules and
 random-rollout evaluation, and RAVE on its own loop (:mod:`playout._src.compiled.rave_driver`,
 AMAF rows in an :class:`~playout._src.rave.AmafTable`); :func:`compiled_support` says why a
-configuration needs the Python driver instead. The engine (:class:`playout.MCTS`) owns the budget, the moves and the results.
+configuration needs the Python driver instead. The engine (:class:`playout.MCTS`) owns the
+budget, the moves and the results.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ import numpy as np
 from playout._src import rave
 from playout._src.compiled import memory
 from playout._src.compiled.driver import STAT_FIELDS, STAT_MAX_DEPTH, kernel_driver
-from playout._src.compiled.rave_driver import rave_kernel_driver
 from playout._src.compiled.kernel import Kernel
+from playout._src.compiled.rave_driver import rave_kernel_driver
 from playout._src.config import UNLIMITED, SearchConfig
 from playout._src.errors import GameError, InvalidParameterError
 from playout._src.evaluation import Evaluator, Rollout

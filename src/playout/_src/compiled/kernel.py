@@ -296,9 +296,7 @@ def make_kernel(
         rollout=_compiled(rollout, "rollout"),
         encode=encode,
         recorded_rollout=(
-            None
-            if recorded_rollout is None
-            else _compiled(recorded_rollout, "recorded_rollout")
+            None if recorded_rollout is None else _compiled(recorded_rollout, "recorded_rollout")
         ),
     )
 

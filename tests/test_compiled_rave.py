@@ -1,0 +1,281 @@
+"""RAVE on the compiled driver: the same search as the Python driver's where both play the
+same rollouts, exact AMAF counts on hand-worked simulations, Go's recorded light playouts,
+and invariants on every compiled game."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba
+import numpy as np
+import pytest
+
+import playout
+from playout import MCTS, RAVE, Budget, Rollout
+from playout._src.compiled.kernel import DRAW, MOVER_WON, ONGOING, make_kernel
+from playout._src.tree import layout as T
+from playout._src.tree.rng import new_rng_state
+from playout.games import Connect4Game, MnkGame, tictactoe
+from playout.games.go import GoGame
+from playout.games.go.kernel import LAST_LENGTH, LAST_MARGIN, go_kernel
+from playout.games.mnk import kernel as mnk_kernel_module
+from playout.games.mnk.state import MnkState
+from playout.kernels import JIT_OPTIONS, alternating_player
+
+from .test_rave import (
+    KNOWN_POSITION,
+    KNOWN_SIMULATIONS,
+    amaf_by_line,
+    amaf_of,
+    check_amaf_invariants,
+    edge_rows,
+    lowest_action,
+)
+
+TTT = tictactoe()
+
+
+# ------------------------------------------------------- a kernel with deterministic rollouts
+
+
+@numba.njit(**JIT_OPTIONS)
+def lowest_recorded_rollout(params, state, scratch, rng, out_actions, out_players):  # type: ignore[no-untyped-def]
+    """m,n,k rollouts that always take the smallest empty square (the Python tests'
+    ``lowest_action``), every move reported."""
+    board = state.copy()
+    actions = np.zeros(params[0] * params[1], dtype=np.int64)
+    count = 0
+    while True:
+        player = alternating_player(params, board)
+        mnk_kernel_module.mnk_legal_actions(params, board, actions)
+        action = actions[0]  # legal actions come in increasing order
+        out_actions[count] = action
+        out_players[count] = player
+        count += 1
+        status = mnk_kernel_module.mnk_play(params, board, action)
+        if status == MOVER_WON:
+            return (1.0 if player == 0 else -1.0), count
+        if status == DRAW:
+            return 0.0, count
+        if status != ONGOING:
+            return 0.0, count
+
+
+@pytest.fixture
+def lowest_rollouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """m,n,k states whose compiled kernel's RAVE rollouts take the smallest empty square."""
+    original = MnkState.compiled_kernel
+
+    def compiled_kernel(self: MnkState) -> playout.kernels.Kernel:
+        kernel = original(self)
+        return make_kernel(
+            name=kernel.name,
+            params=kernel.params,
+            state_size=kernel.state_size,
+            num_actions=kernel.num_actions,
+            max_length=kernel.max_length,
+            scratch_size=kernel.scratch_size,
+            legal_actions=kernel.legal_actions,
+            play=kernel.play,
+            current_player=kernel.current_player,
+            rollout=kernel.rollout,
+            encode=kernel.encode,
+            recorded_rollout=lowest_recorded_rollout,
+        )
+
+    monkeypatch.setattr(MnkState, "compiled_kernel", compiled_kernel)
+
+
+def both_backends(state: playout.GameState, **options: object) -> tuple[MCTS, MCTS]:
+    """The compiled and the Python engine on ``state``, both with smallest-square rollouts."""
+    compiled = MCTS(state, selection=RAVE(), backend="compiled", **options)  # type: ignore[arg-type]
+    python = MCTS(
+        state,
+        selection=RAVE(),
+        backend="python",
+        evaluator=Rollout(policy=lowest_action),
+        **options,  # type: ignore[arg-type]
+    )
+    assert compiled.backend == "compiled" and python.backend == "python"
+    return compiled, python
+
+
+@pytest.mark.usefixtures("lowest_rollouts")
+def test_compiled_amaf_counts_after_one_known_simulation() -> None:
+    seen = set()
+    for seed in range(40):
+        engine = MCTS(KNOWN_POSITION, selection=RAVE(), seed=seed, solver=False)
+        assert engine.backend == "compiled"
+        engine.run(Budget(simulations=1))
+        edges = engine.tree.edges
+        taken = [e for e in edge_rows(engine, T.ROOT) if edges[e, T.E_VISITS] == 1]
+        assert len(taken) == 1
+        first = int(edges[taken[0], T.E_ACTION])
+        root, leaf = KNOWN_SIMULATIONS[first]
+        assert amaf_of(engine, T.ROOT) == root
+        assert amaf_of(engine, int(edges[taken[0], T.E_CHILD])) == leaf
+        seen.add(first)
+        if len(seen) == 3:
+            break
+    assert seen == {0, 2, 6}
+
+
+@pytest.mark.usefixtures("lowest_rollouts")
+@pytest.mark.parametrize(
+    ("state", "solver", "seed"),
+    [
+        (TTT.initial_state(), True, 0),
+        (TTT.initial_state(), False, 1),
+        (MnkGame(4, 4, 3).initial_state(), True, 2),
+        (MnkGame(5, 5, 4).initial_state().play(12), False, 3),
+    ],
+)
+def test_compiled_and_python_rave_build_the_same_tree(
+    state: playout.GameState, solver: bool, seed: int
+) -> None:
+    # Same rollouts, same selection draws: the same visits, values, proofs and AMAF rows,
+    # before and after tree reuse.
+    engines = both_backends(state, seed=seed, solver=solver)
+    for _ in range(3):
+        results = [engine.run(Budget(simulations=300)) for engine in engines]
+        assert results[0] == dataclasses.replace(results[1], seconds=results[0].seconds)
+        compiled, python = engines
+        used = python.tree.num_edges
+        assert compiled.tree.num_edges == used and compiled.tree.num_nodes == python.tree.num_nodes
+        np.testing.assert_array_equal(
+            compiled.tree.edges[:used], python.tree.edges[:used].astype(np.int32)
+        )
+        np.testing.assert_allclose(
+            compiled.tree.edge_values[:used, T.EV_VALUE_SUM],
+            python.tree.edge_values[:used, T.EV_VALUE_SUM],
+        )
+        assert compiled.amaf is not None and python.amaf is not None
+        np.testing.assert_array_equal(
+            compiled.amaf.visit_count[:used], python.amaf.visit_count[:used]
+        )
+        np.testing.assert_allclose(compiled.amaf.value_sum[:used], python.amaf.value_sum[:used])
+        assert amaf_by_line(compiled) == amaf_by_line(python)
+        if results[0].proven is not None or compiled.root_state.is_terminal():
+            break
+        action = results[0].best_action
+        for engine in engines:
+            engine.advance(action)
+        if compiled.root_state.is_terminal():
+            break
+
+
+# O to move with two empty squares, 6 and 7:
+#   X O X
+#   X O O
+#   . . X
+# O 7 completes the middle column: O wins, a terminal leaf (no rollout). O 6 blocks the left
+# column; X must take 7 (the rollout, forced): a draw. {O's move: (root, leaf)}:
+FORCED = TTT.from_grid([[1, -1, 1], [1, -1, -1], [0, 0, 1]], to_move=-1)
+FORCED_SIMULATIONS = {
+    7: ({6: (0, 0.0), 7: (1, 1.0)}, {}),
+    6: ({6: (1, 0.0), 7: (0, 0.0)}, {7: (1, 0.0)}),
+}
+
+
+def test_uniform_rollouts_in_the_loop_report_their_moves() -> None:
+    # A kernel without recorded_rollout: the loop plays and reports the moves itself.
+    assert FORCED.compiled_kernel().recorded_rollout is None
+    seen = set()
+    for seed in range(40):
+        engine = MCTS(FORCED, selection=RAVE(), seed=seed, solver=False)
+        assert engine.backend == "compiled"
+        engine.run(Budget(simulations=1))
+        edges = engine.tree.edges
+        taken = [e for e in edge_rows(engine, T.ROOT) if edges[e, T.E_VISITS] == 1]
+        first = int(edges[taken[0], T.E_ACTION])
+        root, leaf = FORCED_SIMULATIONS[first]
+        assert amaf_of(engine, T.ROOT) == root
+        assert amaf_of(engine, int(edges[taken[0], T.E_CHILD])) == leaf
+        seen.add(first)
+        if len(seen) == 2:
+            break
+    assert seen == {6, 7}
+    # Every square is played once per game: the root's edges and its children's edges hold
+    # one AMAF sample per simulation for each square the game's two players took.
+    engine = MCTS(TTT.initial_state(), selection=RAVE(), seed=5, solver=False)
+    engine.run(Budget(simulations=200))
+    check_amaf_invariants(engine)
+
+
+# ------------------------------------------------------------------------------- Go
+
+
+def test_go_recorded_playout_is_the_light_playout_with_its_first_stones() -> None:
+    kernel = go_kernel(9)
+    position = GoGame(size=9).initial_state().play(40).play(41)
+    state = kernel.encode(position)  # type: ignore[misc]
+    before = state.copy()
+    out_actions = np.zeros(kernel.max_length, dtype=np.int64)
+    out_players = np.zeros(kernel.max_length, dtype=np.int64)
+    for seed in range(20):
+        plain_rng, recorded_rng = new_rng_state(seed), new_rng_state(seed)
+        plain_scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+        scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+        value = kernel.rollout(kernel.params, state, plain_scratch, plain_rng)
+        recorded, count = kernel.recorded_rollout(
+            kernel.params, state, scratch, recorded_rng, out_actions, out_players
+        )
+        # The same game: the same result, length, margin and random draws.
+        assert recorded == value
+        assert scratch[LAST_LENGTH] == plain_scratch[LAST_LENGTH]
+        assert scratch[LAST_MARGIN] == plain_scratch[LAST_MARGIN]
+        np.testing.assert_array_equal(plain_rng, recorded_rng)
+        np.testing.assert_array_equal(state, before)  # the state is left as it was
+        points = out_actions[:count].tolist()
+        assert len(set(points)) == count  # a point's first stone only
+        assert all(0 <= p < 81 for p in points)  # no passes
+        assert set(out_players[:count].tolist()) <= {0, 1}
+        # Black moves first from here (two stones down): the first stone is Black's.
+        assert count > 0 and out_players[0] == 0
+        assert count <= scratch[LAST_LENGTH]
+
+
+def test_go_rave_search_keeps_the_amaf_invariants() -> None:
+    state = GoGame(size=7).initial_state()
+    engine = MCTS(state, selection=RAVE(), seed=3)
+    assert engine.backend == "compiled"
+    engine.run(Budget(simulations=1500))
+    check_amaf_invariants(engine)
+    amaf = engine.amaf
+    assert amaf is not None
+    # Each simulation credits each root edge at most once: at most one sample per
+    # simulation per point, and Black's stones of a 7x7 playout cover at most 49 points.
+    root = edge_rows(engine, T.ROOT)
+    assert amaf.visit_count[root.start : root.stop].sum() <= 1500 * 50
+    assert amaf.visit_count[root.start : root.stop].sum() > 1500 * 5
+    action = engine.result().best_action
+    engine.advance(action)
+    check_amaf_invariants(engine)
+    engine.run(Budget(simulations=300))
+    check_amaf_invariants(engine)
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        TTT.initial_state(),
+        MnkGame(7, 7, 4).initial_state(),
+        Connect4Game().initial_state(),
+        GoGame(size=5).initial_state(),
+    ],
+    ids=["tictactoe", "mnk7", "connect4", "go5"],
+)
+@pytest.mark.parametrize("num_rollouts", [1, 2])
+def test_compiled_rave_invariants_on_every_compiled_game(
+    state: playout.GameState, num_rollouts: int
+) -> None:
+    engine = MCTS(state, selection=RAVE(), seed=7, evaluator=Rollout(num_rollouts=num_rollouts))
+    assert engine.backend == "compiled"
+    result = engine.run(Budget(simulations=400))
+    assert result.simulations == 400 or result.proven is not None
+    check_amaf_invariants(engine, num_rollouts)
+
+
+def test_rave_on_a_shared_tree_is_refused() -> None:
+    with pytest.raises(playout.InvalidParameterError, match="RAVE"):
+        MCTS(TTT.initial_state(), selection=RAVE(), tree_threads=2)
