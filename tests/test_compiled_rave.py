@@ -279,3 +279,62 @@ def test_compiled_rave_invariants_on_every_compiled_game(
 def test_rave_on_a_shared_tree_is_refused() -> None:
     with pytest.raises(playout.InvalidParameterError, match="RAVE"):
         MCTS(TTT.initial_state(), selection=RAVE(), tree_threads=2)
+
+
+# ------------------------------------------------------------------- prior knowledge (Go)
+
+# 5x5. Black to move after B 1, W 0, B 23, W 24: White's corner stones each have one
+# liberty, 5 and 19: a Black stone there captures.
+CAPTURES = GoGame(size=5).initial_state().play(1).play(0).play(23).play(24)
+# B 12, W 7, B 0, W 11, B 4, W 13: Black's stone on 12 has one liberty, 17; a stone there
+# has three (16, 18, 22): an escape.
+ESCAPE = GoGame(size=5).initial_state()
+for _move in (12, 7, 0, 11, 4, 13):
+    ESCAPE = ESCAPE.play(_move)
+
+
+def go_scores(state: playout.GameState) -> dict[int, float]:
+    kernel = state.compiled_kernel()  # type: ignore[attr-defined]
+    actions = np.asarray(state.legal_actions(), dtype=np.int64)
+    out = np.full(actions.shape[0], np.nan)
+    kernel.move_priors(kernel.params, kernel.encode(state), actions, out)
+    return {int(a): float(s) for a, s in zip(actions, out, strict=True)}
+
+
+def test_go_move_priors_score_captures_and_atari_escapes() -> None:
+    scores = go_scores(CAPTURES)
+    assert {a for a, s in scores.items() if s != 0.0} == {5, 19}
+    assert scores[5] == scores[19] == 1.0 and scores[25] == 0.0  # 25: the pass
+    scores = go_scores(ESCAPE)
+    assert {a for a, s in scores.items() if s != 0.0} == {17}
+    assert scores[17] == 1.0
+
+
+def test_rave_prior_gives_new_edges_virtual_amaf_samples() -> None:
+    engine = MCTS(CAPTURES, selection=RAVE(prior=7), seed=0, solver=False)
+    assert engine.backend == "compiled"
+    assert amaf_of(engine, T.ROOT) == {
+        a: (7, 7.0 * s) for a, s in go_scores(CAPTURES).items()
+    }  # the root, before any simulation
+    # The first simulation follows the best AMAF mean (no edge is untried now): a capture.
+    engine.run(Budget(simulations=1))
+    edges = engine.tree.edges
+    taken = [int(edges[e, T.E_ACTION]) for e in edge_rows(engine, T.ROOT) if edges[e, T.E_VISITS]]
+    assert len(taken) == 1 and taken[0] in (5, 19)
+    engine.run(Budget(simulations=300))
+    amaf = engine.amaf
+    assert amaf is not None
+    for node in range(engine.tree.num_nodes):
+        rows = edge_rows(engine, node)
+        if rows:  # every expanded node's edges start with the samples
+            assert (amaf.visit_count[rows.start : rows.stop] >= 7).all()
+
+
+def test_rave_prior_needs_a_kernel_that_scores_moves() -> None:
+    with pytest.raises(playout.InvalidParameterError, match="prior"):
+        MCTS(Connect4Game().initial_state(), selection=RAVE(prior=5))
+    with pytest.raises(playout.InvalidParameterError, match="prior"):
+        MCTS(CAPTURES, selection=RAVE(prior=5), backend="python")
+    with pytest.raises(playout.InvalidParameterError):
+        RAVE(prior=-1.0)
+    assert playout.parse_rule("rave", prior=3) == RAVE(prior=3.0)

@@ -89,6 +89,11 @@ class PythonDriver:
         # RAVE and progressive bias: compiled selection on statistics kept by this driver.
         self._rave_params: np.ndarray | None = None
         self._python_rule: Callable[[EdgeStatistics], int] | None = None
+        if isinstance(self._selection, RAVE) and self._selection.prior > 0:
+            raise InvalidParameterError(
+                "RAVE(prior=...) takes its move scores from a compiled kernel: it runs on the "
+                f"compiled driver only ({game.spec.name} on the Python driver)"
+            )
         if isinstance(self._selection, RAVE | ProgressiveBias):
             self._rule, self._rule_params = selection.RULE_UCB1, np.zeros(2)
             self._rave_params = self._selection.parameters()

@@ -104,6 +104,8 @@ class MctsOptions:
             for the rule's default.
         bias: the RAVE bias of ``rule="rave"`` (:class:`~playout.RAVE`), or ``None`` for
             its default.
+        prior: RAVE's virtual samples of prior knowledge (``RAVE(prior=...)``), or ``None``
+            for none.
         weight: the heuristic's weight of ``rule="pb"`` (:class:`~playout.ProgressiveBias`,
             with the game's move heuristic), or ``None`` for its default.
         reuse: keep the subtree between moves.
@@ -118,6 +120,7 @@ class MctsOptions:
     rule: str = "ucb1"
     c: float | None = None
     bias: float | None = None
+    prior: float | None = None
     weight: float | None = None
     reuse: bool = True
     solver: bool | None = None
@@ -128,7 +131,7 @@ class MctsOptions:
         """The selection rule object."""
         options = {
             key: value
-            for key, value in (("bias", self.bias), ("weight", self.weight))
+            for key, value in (("bias", self.bias), ("prior", self.prior), ("weight", self.weight))
             if value is not None
         }
         return parse_rule(self.rule if self.c is None else f"{self.rule}:{self.c!r}", **options)

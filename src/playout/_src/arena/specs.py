@@ -38,6 +38,7 @@ MCTS_KEYS = (
     "rule",
     "epsilon",
     "bias",
+    "prior",
     "weight",
     "reuse",
     "solver",
@@ -89,7 +90,9 @@ def parse_mcts_options(text: str) -> MctsOptions:
     Keys: ``simulations`` (> 0), ``seconds`` (> 0), ``rollout`` (``random``/``neighbors``),
     ``rollouts`` (per leaf, >= 1), ``rule`` (``ucb1``/``puct``/``epsilon``/``rave``/``pb``),
     ``c`` (the rule's constant), ``epsilon`` (same as ``c`` for ``rule=epsilon``), ``bias``
-    (the RAVE bias, ``rule=rave``), ``weight`` (the progressive-bias weight, ``rule=pb``),
+    (the RAVE bias, ``rule=rave``), ``prior`` (RAVE's virtual samples of prior knowledge from
+    the game kernel's move scores, ``rule=rave``, compiled games that score moves: Go),
+    ``weight`` (the progressive-bias weight, ``rule=pb``),
     ``reuse`` (``yes``/``no``), ``solver`` (``yes``/``no``: MCTS-Solver, Winands et al. 2008;
     default on), ``symmetry`` and ``transpositions`` (``yes``/``no``, default no; see
     :class:`~playout.SearchConfig`).
@@ -110,6 +113,7 @@ def parse_mcts_options(text: str) -> MctsOptions:
         rule=rule,
         c=c,
         bias=_optional_float(values, "bias"),
+        prior=_optional_float(values, "prior"),
         weight=_optional_float(values, "weight"),
         reuse=parse_yes_no("reuse", values.get("reuse", "yes")),
         solver=parse_yes_no("solver", values["solver"]) if "solver" in values else None,
@@ -266,8 +270,8 @@ def describe_players() -> Mapping[str, str]:
     return {
         "random": "uniformly random legal moves",
         "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors, "
-        "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), weight=W (pb), "
-        "reuse=yes|no, solver=yes|no",
+        "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), prior=N (rave), "
+        "weight=W (pb), reuse=yes|no, solver=yes|no",
         "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",
         "zero": "network-guided search (AlphaZero); options simulations=N (0: the policy "
         "alone), seconds=S, model=PATH, c=X, batch=N, device=cpu|cuda (needs playout[zero])",

@@ -142,8 +142,11 @@ def compiled_support(state: GameState, config: SearchConfig) -> tuple[Kernel | N
         return None, "the transposition table runs on the Python driver"
     if config.root_noise is not None:
         return None, "root noise runs on the Python driver"
-    if config.tree_threads is not None and isinstance(config.selection, RAVE):
-        return None, "RAVE's statistics are not kept on a shared tree"
+    if isinstance(config.selection, RAVE):
+        if config.tree_threads is not None:
+            return None, "RAVE's statistics are not kept on a shared tree"
+        if config.selection.prior > 0 and kernel.move_priors is None:
+            return None, f"RAVE(prior=...) needs move scores, which kernel {kernel.name!r} has not"
     if kernel.encode is None:
         return None, f"kernel {kernel.name!r} has no encode() to convert a Python state"
     return kernel, ""
@@ -212,6 +215,7 @@ class CompiledDriver:
             self._move_counts = np.zeros(num_rollouts, dtype=np.int64)
             self._move_values = np.zeros(num_rollouts, dtype=np.float64)
             self._rollout_state = np.zeros(kernel.state_size, dtype=np.uint64)
+            self._prior_scores = np.zeros(kernel.num_actions, dtype=np.float64)
         else:
             compiled_rule: tuple[int, np.ndarray] = selection.compiled()  # type: ignore[union-attr]
             self._rule, self._rule_params = compiled_rule
@@ -331,6 +335,7 @@ class CompiledDriver:
                 f"{state.current_player()}"
             )
         self._ensure_room(1)
+        first = self._tree.num_edges
         expansion.expand(
             self._tree.nodes,
             self._tree.edges,
@@ -340,6 +345,21 @@ class CompiledDriver:
             actions,
             np.zeros(0, dtype=np.float64),
         )
+        self._add_prior_samples(compact, actions, first)
+
+    def _add_prior_samples(self, compact: np.ndarray, actions: np.ndarray, first: int) -> None:
+        """RAVE's prior knowledge on the edges ``first ..`` of ``actions`` (what the compiled
+        loop does for the nodes it makes): virtual AMAF samples of the kernel's scores."""
+        params = self._rave_params
+        if self._amaf is None or params is None or params[rave.P_PRIOR_SAMPLES] <= 0:
+            return
+        samples = int(params[rave.P_PRIOR_SAMPLES])
+        kernel = self._kernel
+        scores = self._prior_scores[: actions.shape[0]]
+        kernel.move_priors(kernel.params, compact, actions, scores)
+        rows = slice(first, first + actions.shape[0])
+        self._amaf.visit_count[rows] += samples
+        self._amaf.value_sum[rows] += samples * scores
 
     def _ensure_room(self, simulations: int) -> int:
         """Grow the arrays for ``simulations`` more simulations (fewer on huge boards); how
@@ -489,6 +509,7 @@ class CompiledDriver:
                 self._move_counts,
                 self._move_values,
                 self._rollout_state,
+                self._prior_scores,
                 self._stats,
             )
         )

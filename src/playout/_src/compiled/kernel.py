@@ -43,6 +43,10 @@ One more function is optional, for RAVE (:mod:`playout._src.compiled.rave_driver
     ``max_length``), in the order played. A kernel may leave out moves that can earn no
     credit (Go: passes, and a point's later plays after the first). Without it, RAVE's
     rollouts play uniformly random legal moves through ``legal_actions`` and ``play``.
+``move_priors(params, state, actions, out_scores) -> None``
+    A score in [-1, 1] for each of ``actions`` (legal in non-terminal ``state``), for the
+    player to move: RAVE's prior knowledge (``RAVE(prior=n)`` gives each new edge ``n``
+    virtual AMAF samples of that mean). Go's scores captures and atari escapes.
 
 Kernels are for deterministic two-player zero-sum games with alternating or any other turn
 order given by ``current_player``; values follow :mod:`playout._src.game` (a value for
@@ -94,6 +98,8 @@ RECORDED_ROLLOUT_SIGNATURE = nt.Tuple((nt.float64, nt.int64))(  # type: ignore[n
     PARAMS_TYPE, STATE_TYPE, SCRATCH_TYPE, RNG_TYPE, MOVES_TYPE, MOVES_TYPE
 )
 
+MOVE_PRIORS_SIGNATURE = nt.void(PARAMS_TYPE, STATE_TYPE, ACTIONS_TYPE, nt.float64[::1])
+
 SIGNATURES = {
     "initial_state": INITIAL_STATE_SIGNATURE,
     "legal_actions": LEGAL_ACTIONS_SIGNATURE,
@@ -101,6 +107,7 @@ SIGNATURES = {
     "current_player": CURRENT_PLAYER_SIGNATURE,
     "rollout": ROLLOUT_SIGNATURE,
     "recorded_rollout": RECORDED_ROLLOUT_SIGNATURE,
+    "move_priors": MOVE_PRIORS_SIGNATURE,
 }
 """The numba signature each kernel function must have (keyed by :class:`Kernel` field)."""
 
@@ -172,6 +179,8 @@ class Kernel(NamedTuple):
             matching pure-Python game into a compact state (used by the engine).
         recorded_rollout: optional numba function, ``rollout`` with its moves reported (for
             RAVE), or ``None``.
+        move_priors: optional numba function, move scores for RAVE's prior knowledge, or
+            ``None``.
     """
 
     name: str
@@ -187,6 +196,7 @@ class Kernel(NamedTuple):
     rollout: Any
     encode: Encoder | None = None
     recorded_rollout: Any = None
+    move_priors: Any = None
 
     def new_state(self) -> np.ndarray:
         """A fresh compact state holding the initial position."""
@@ -262,6 +272,7 @@ def make_kernel(
     scratch_size: int = 1,
     encode: Encoder | None = None,
     recorded_rollout: Any = None,
+    move_priors: Any = None,
 ) -> Kernel:
     """A checked :class:`Kernel`: sizes are validated and every function is compiled for
     its signature (loaded from numba's on-disk cache when the functions use ``cache=True``).
@@ -298,6 +309,7 @@ def make_kernel(
         recorded_rollout=(
             None if recorded_rollout is None else _compiled(recorded_rollout, "recorded_rollout")
         ),
+        move_priors=None if move_priors is None else _compiled(move_priors, "move_priors"),
     )
 
 

@@ -44,6 +44,7 @@ from playout._src.compiled.driver import (
 )
 from playout._src.compiled.kernel import (
     ACTIONS_TYPE,
+    MOVE_PRIORS_SIGNATURE,
     ONGOING,
     PARAMS_TYPE,
     RECORDED_ROLLOUT_SIGNATURE,
@@ -88,6 +89,7 @@ RAVE_DRIVER_SIGNATURE = nt.int64(
     nt.int64[::1],  # move_counts
     nt.float64[::1],  # move_values
     nt.uint64[::1],  # rollout_state
+    nt.float64[::1],  # prior_scores
     nt.int64[::1],  # stats
 )
 
@@ -106,12 +108,22 @@ def no_recorded_rollout(
     return 0.0, -1
 
 
+@jit(MOVE_PRIORS_SIGNATURE, cache=True, nogil=True)
+def no_move_priors(
+    params: np.ndarray, state: np.ndarray, actions: np.ndarray, out_scores: np.ndarray
+) -> None:
+    """Stands for the ``move_priors`` of a kernel that has none: every score 0."""
+    for i in range(actions.shape[0]):
+        out_scores[i] = 0.0
+
+
 # The kernel's functions as the loop calls them (bound per kernel by kernel_loop).
 legal_actions: Any = None
 play: Any = None
 current_player: Any = None
 rollout: Any = None
 recorded_rollout: Any = None
+move_priors: Any = None
 
 
 def _build_rave_driver(fingerprint: int):  # type: ignore[no-untyped-def]
@@ -147,6 +159,7 @@ def _build_rave_driver(fingerprint: int):  # type: ignore[no-untyped-def]
         move_counts,
         move_values,
         rollout_state,
+        prior_scores,
         stats,
     ):
         """Run up to ``num_simulations`` RAVE simulations on the tree; the number run.
@@ -165,6 +178,9 @@ def _build_rave_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                 rollout of a simulation reported; ``move_counts`` and ``move_values``
                 (``[num_rollouts]``): how many, and each rollout's value for player 0.
             rollout_state: ``uint64[state_size]``, the state of a rollout played here.
+            prior_scores: ``float64[num_actions]``, the kernel's move scores of a new node
+                (``rave_params[P_PRIOR_SAMPLES]`` > 0: that many virtual AMAF samples of that
+                mean on each of its edges).
         """
         _ = fingerprint
         params = borrowed(params)
@@ -188,6 +204,8 @@ def _build_rave_driver(fingerprint: int):  # type: ignore[no-untyped-def]
         move_counts = borrowed(move_counts)
         move_values = borrowed(move_values)
         rollout_state = borrowed(rollout_state)
+        prior_scores = borrowed(prior_scores)
+        prior_samples = rave_params[rave.P_PRIOR_SAMPLES]
         no_priors = rave_params[:0]  # empty: uniform priors
         max_actions = actions.shape[0]
         capacity = move_actions.shape[1]
@@ -279,11 +297,18 @@ def _build_rave_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                 state = node_states[leaf]
                 player = current_player(params, state)
                 count = legal_actions(params, state, actions)
+                first = meta[T.M_NUM_EDGES]
                 solved = finish_new_leaf(
                     nodes, node_values, edges, edge_values, meta, node, edge, player, False,
                     0.0, actions[:count], no_priors, value0, solver, min_return, max_return,
                     path, depth,
                 )  # fmt: skip
+                if prior_samples > 0.0:
+                    # Prior knowledge: virtual AMAF samples of the kernel's move scores.
+                    move_priors(params, state, actions[:count], prior_scores[:count])
+                    for i in range(count):
+                        amaf_visits[first + i] += np.int64(prior_samples)
+                        amaf_sums[first + i] += np.int64(prior_samples) * prior_scores[i]
             # MC-RAVE's update: one AMAF sample per rollout.
             for r in range(samples):
                 stamp[0] += 1
@@ -314,13 +339,14 @@ def rave_kernel_driver(kernel: Kernel):  # type: ignore[no-untyped-def]
     """The compiled RAVE loop ``run_rave_simulations(params, nodes, ...)`` for ``kernel``
     (see :func:`_build_rave_driver`), compiled once per kernel or loaded from numba's cache."""
     recorded = kernel.recorded_rollout or no_recorded_rollout
+    priors = kernel.move_priors or no_move_priors
     return kernel_loop(
         _build_rave_driver,
         RAVE_DRIVER_SIGNATURE,
         _rave_fingerprint(),
         kernel,
-        extra=(("recorded_rollout", recorded),),
+        extra=(("recorded_rollout", recorded), ("move_priors", priors)),
     )
 
 
-__all__ = ["RAVE_DRIVER_SIGNATURE", "no_recorded_rollout", "rave_kernel_driver"]
+__all__ = ["RAVE_DRIVER_SIGNATURE", "no_move_priors", "no_recorded_rollout", "rave_kernel_driver"]
