@@ -15,7 +15,7 @@ from playout import MCTS, RAVE, Budget, Rollout
 from playout._src.compiled.kernel import DRAW, MOVER_WON, ONGOING, make_kernel
 from playout._src.tree import layout as T
 from playout._src.tree.rng import new_rng_state
-from playout.games import Connect4Game, MnkGame, tictactoe
+from playout.games import Connect4Game, MnkGame, play_moves, tictactoe
 from playout.games.go import GoGame
 from playout.games.go.kernel import LAST_LENGTH, LAST_MARGIN, go_kernel
 from playout.games.mnk import kernel as mnk_kernel_module
@@ -233,6 +233,29 @@ def test_go_recorded_playout_is_the_light_playout_with_its_first_stones() -> Non
         # Black moves first from here (two stones down): the first stone is Black's.
         assert count > 0 and out_players[0] == 0
         assert count <= scratch[LAST_LENGTH]
+
+
+@pytest.mark.parametrize("moves", ["", "4453"])
+def test_connect4_recorded_rollout_is_the_rollout_with_its_moves(moves: str) -> None:
+    state = play_moves(Connect4Game(), moves) if moves else Connect4Game().initial_state()
+    kernel = state.compiled_kernel()  # type: ignore[attr-defined]
+    compact = kernel.encode(state)
+    out_actions = np.zeros(kernel.max_length, dtype=np.int64)
+    out_players = np.zeros(kernel.max_length, dtype=np.int64)
+    for seed in range(20):
+        plain_rng, recorded_rng = new_rng_state(seed), new_rng_state(seed)
+        value = kernel.rollout(kernel.params, compact, np.zeros(7, np.int64), plain_rng)
+        recorded, count = kernel.recorded_rollout(
+            kernel.params, compact, np.zeros(7, np.int64), recorded_rng, out_actions, out_players
+        )
+        assert recorded == value
+        np.testing.assert_array_equal(plain_rng, recorded_rng)
+        # Replayed in the Python game, the reported moves end it with the same result.
+        end = state
+        for action, player in zip(out_actions[:count], out_players[:count], strict=True):
+            assert end.current_player() == player
+            end = end.play(int(action))
+        assert end.is_terminal() and end.returns()[0] == value
 
 
 def test_go_rave_search_keeps_the_amaf_invariants() -> None:
