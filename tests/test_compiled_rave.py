@@ -12,9 +12,11 @@ import pytest
 
 import playout
 from playout import MCTS, RAVE, Budget, Rollout
+from playout._src.arena import MctsPlayer, parse_player
 from playout._src.compiled.kernel import DRAW, MOVER_WON, ONGOING, make_kernel
 from playout._src.tree import layout as T
 from playout._src.tree.rng import new_rng_state
+from playout.cli import main
 from playout.games import Connect4Game, MnkGame, play_moves, tictactoe
 from playout.games.go import GoGame
 from playout.games.go.kernel import LAST_LENGTH, LAST_MARGIN, go_kernel
@@ -361,3 +363,20 @@ def test_rave_prior_needs_a_kernel_that_scores_moves() -> None:
     with pytest.raises(playout.InvalidParameterError):
         RAVE(prior=-1.0)
     assert playout.parse_rule("rave", prior=3) == RAVE(prior=3.0)
+
+
+def test_player_specs_name_the_prior(capsys: pytest.CaptureFixture[str]) -> None:
+    game = GoGame(size=5)
+    player = parse_player("mcts:simulations=40,rule=rave,bias=0.01,prior=5", game)
+    assert isinstance(player, MctsPlayer)
+    assert player.options.selection() == RAVE(bias=0.01, prior=5.0)
+    with pytest.raises(playout.InvalidParameterError):
+        parse_player("mcts:rule=ucb1,prior=5", game)
+    code = main(
+        [
+            "match", "go", "--size", "5", "--workers", "1", "--games", "2",
+            "--p1", "mcts:simulations=40,rule=rave,prior=5", "--p2", "mcts:simulations=40",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    capsys.readouterr()
