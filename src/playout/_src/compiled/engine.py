@@ -413,11 +413,11 @@ class CompiledDriver:
 
     def node_bytes_bound(self) -> int:
         """Bytes one more node can take at most: its rows, its compact state, and an edge
-        row per action of the game (a node is expanded with all its edges)."""
+        row per action of the game (a node is expanded with all its edges), with RAVE's AMAF
+        row (16 bytes) beside each."""
         tree = self._tree
-        return (
-            tree.node_row_bytes + self.state_bytes + self._kernel.num_actions * tree.edge_row_bytes
-        )
+        edge_bytes = tree.edge_row_bytes + (16 if self._amaf is not None else 0)
+        return tree.node_row_bytes + self.state_bytes + self._kernel.num_actions * edge_bytes
 
     def reserve(self, simulations: int) -> None:
         """Room for ``simulations`` more simulations, in one growth of the arrays (new rows
