@@ -345,7 +345,8 @@ class CompiledDriver:
             actions,
             np.zeros(0, dtype=np.float64),
         )
-        self._add_prior_samples(compact, actions, first)
+        # The root's row again: growing the arrays may have moved it.
+        self._add_prior_samples(self._node_states[T.ROOT], actions, first)
 
     def _add_prior_samples(self, compact: np.ndarray, actions: np.ndarray, first: int) -> None:
         """RAVE's prior knowledge on the edges ``first ..`` of ``actions`` (what the compiled
