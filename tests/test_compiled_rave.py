@@ -19,7 +19,8 @@ from playout._src.tree.rng import new_rng_state
 from playout.cli import main
 from playout.games import Connect4Game, MnkGame, play_moves, tictactoe
 from playout.games.go import GoGame
-from playout.games.go.kernel import LAST_LENGTH, LAST_MARGIN, go_kernel
+from playout.games.go.heavy import HEAVY_PLAYOUTS
+from playout.games.go.kernel import LAST_LENGTH, LAST_MARGIN, P_HEAVY, go_kernel
 from playout.games.mnk import kernel as mnk_kernel_module
 from playout.games.mnk.state import MnkState
 from playout.kernels import JIT_OPTIONS, alternating_player
@@ -380,3 +381,60 @@ def test_player_specs_name_the_prior(capsys: pytest.CaptureFixture[str]) -> None
     )  # fmt: skip
     assert code == 0
     capsys.readouterr()
+
+
+# ------------------------------------------------------------------ heavy playouts (Go)
+
+
+def test_light_kernel_playouts_do_not_change_with_the_heavy_switch() -> None:
+    # The same light playouts as before the switch existed (commit 1202709 gives these sums).
+    kernel = go_kernel(9)
+    assert kernel.params[P_HEAVY] == 0 and go_kernel(9, heavy=True).params[P_HEAVY] == 1
+    state = kernel.new_state()
+    scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+    rng = new_rng_state(1)
+    total = length = 0
+    for _ in range(300):
+        total += int(kernel.rollout(kernel.params, state, scratch, rng))
+        length += int(scratch[LAST_LENGTH])
+    assert (total, length) == (-48, 32949)
+
+
+def test_heavy_playouts_are_other_games_by_the_same_rules() -> None:
+    # The kernel does not know the move that led to a position: a heavy playout answers from
+    # its second move on. Same seeds, other games; each still a game of Go (first stones on
+    # distinct points, Black first from the empty board, a result of +-1 or 0).
+    heavy, light = go_kernel(7, heavy=True), go_kernel(7)
+    out_actions = np.zeros(heavy.max_length, dtype=np.int64)
+    out_players = np.zeros(heavy.max_length, dtype=np.int64)
+    games = {}
+    for name, kernel in (("heavy", heavy), ("light", light)):
+        compact = kernel.new_state()
+        played = []
+        for seed in range(30):
+            scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+            value, count = kernel.recorded_rollout(
+                kernel.params, compact, scratch, new_rng_state(seed), out_actions, out_players
+            )
+            points = out_actions[:count].tolist()
+            assert value in (-1.0, 0.0, 1.0) and len(set(points)) == count
+            assert out_players[0] == 0 and all(0 <= p < 49 for p in points)
+            played.append(tuple(points))
+        games[name] = played
+    assert sum(a != b for a, b in zip(games["heavy"], games["light"], strict=True)) > 20
+
+
+def test_players_name_heavy_playouts_and_the_python_driver_refuses_them() -> None:
+    game = GoGame(size=5)
+    player = parse_player("mcts:simulations=30,rule=rave,rollout=heavy", game)
+    assert isinstance(player, MctsPlayer)
+    evaluator = player.options.evaluator(game)
+    assert evaluator.policy == HEAVY_PLAYOUTS
+    engine = MCTS(game.initial_state(), selection=RAVE(), evaluator=evaluator, seed=0)
+    assert engine.backend == "compiled"
+    assert engine._driver.kernel.params[P_HEAVY] == 1  # type: ignore[attr-defined]
+    assert engine.run(Budget(simulations=200)).simulations == 200
+    with pytest.raises(playout.InvalidParameterError, match="compiled driver only"):
+        MCTS(game.initial_state(), evaluator=evaluator, backend="python")
+    with pytest.raises(playout.InvalidParameterError, match="heavy"):
+        parse_player("mcts:rollout=heavy", Connect4Game())

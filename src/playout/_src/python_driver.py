@@ -105,6 +105,12 @@ class PythonDriver:
         else:
             raise InvalidParameterError(f"not a selection rule: {self._selection!r}")
         self._evaluator: Evaluator = Rollout() if config.evaluator is None else config.evaluator
+        policy = getattr(self._evaluator, "policy", None)
+        if getattr(policy, "compiled_only", False):
+            raise InvalidParameterError(
+                f"the rollout policy {policy!r} runs on the compiled driver only "
+                f"({game.spec.name} on the Python driver)"
+            )
         self._priors_fn = getattr(self._evaluator, "priors", None)
         if isinstance(self._selection, ProgressiveBias):
             self._priors_fn = self._move_scores(self._selection, game)

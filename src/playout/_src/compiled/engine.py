@@ -110,7 +110,7 @@ def _num_rollouts(evaluator: Evaluator | None) -> tuple[int, str]:
     if evaluator is None:
         return 1, ""
     if type(evaluator) is Rollout:
-        if evaluator.policy is not None:
+        if evaluator.policy is not None and not hasattr(evaluator.policy, "compiled_kernel"):
             return 0, "a custom rollout policy runs in Python"
         if evaluator.max_depth is not None or evaluator.heuristic is not None:
             return 0, "cut-off rollouts (max_depth / heuristic) run in Python"
@@ -135,6 +135,10 @@ def compiled_support(state: GameState, config: SearchConfig) -> tuple[Kernel | N
     kernel, reason = _find_kernel(state)
     if kernel is None:
         return None, reason
+    # A rollout policy with a compiled twin (Go's heavy playouts) brings its own kernel.
+    twin = getattr(getattr(config.evaluator, "policy", None), "compiled_kernel", None)
+    if twin is not None:
+        kernel = twin(kernel)
     reason = _num_rollouts(config.evaluator)[1] or _selection_problem(config.selection)
     if reason:
         return None, reason

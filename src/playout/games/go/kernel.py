@@ -100,8 +100,8 @@ BORDER = 3
 """A point of the playout board's sentinel border."""
 
 # params (int64): a header, then the tables of the board.
-P_SIZE, P_KOMI2, P_MAX_LENGTH, P_POINTS, P_WORDS, P_STRIDE, P_CELLS = range(7)
-P_TABLES = 7
+P_SIZE, P_KOMI2, P_MAX_LENGTH, P_POINTS, P_WORDS, P_STRIDE, P_CELLS, P_HEAVY = range(8)
+P_TABLES = 8
 """``params[P_TABLES:]``: each point's four neighbours (-1 past the last), then the Zobrist
 keys of Black's and White's stones (``int64`` bit patterns), then each point's cell on the
 playout board."""
@@ -171,8 +171,9 @@ def encode(state: GoPosition, size: int, max_length: int) -> np.ndarray:
     return out
 
 
-def kernel_params(size: int, komi: float, max_length: int) -> np.ndarray:
-    """The kernel's ``params``: the header and the board's tables (see :data:`P_TABLES`)."""
+def kernel_params(size: int, komi: float, max_length: int, heavy: bool = False) -> np.ndarray:
+    """The kernel's ``params``: the header and the board's tables (see :data:`P_TABLES`);
+    ``heavy``: the rollouts are heavy playouts (:func:`_light_playout`)."""
     points = size * size
     stride = size + 1
     neighbours = np.full((points, 4), -1, dtype=np.int64)
@@ -190,6 +191,7 @@ def kernel_params(size: int, komi: float, max_length: int) -> np.ndarray:
     header[P_WORDS] = num_words(size)
     header[P_STRIDE] = stride
     header[P_CELLS] = (size + 2) * stride + 1
+    header[P_HEAVY] = 1 if heavy else 0
     return np.concatenate([header, neighbours.reshape(-1), keys, cells])
 
 
@@ -632,6 +634,45 @@ def _is_playable(
     return False  # suicide
 
 
+@jit(**GO_JIT)
+def _local_answer(
+    last: int,
+    own: int,
+    ko: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    stride: int,
+) -> int:
+    """A heavy playout's answer to the stone on ``last``: the liberty of an own chain in atari
+    there or next to it, when playing it leaves two empty neighbours or more, or the liberty
+    of an opponent's chain in atari there or next to it (a capture); -1 for none."""
+    other = 3 - own
+    for n in (last, last - stride, last - 1, last + 1, last + stride):
+        stone = colour[n]
+        if stone != own and stone != other:
+            continue
+        head = chain[n]
+        if not _in_atari(libs, sums, squares, head):
+            continue
+        liberty = sums[head] // libs[head]
+        if not _is_playable(liberty, own, ko, colour, chain, libs, sums, squares, stride):
+            continue
+        if stone == other:
+            return liberty  # a capture
+        free = (
+            (colour[liberty - stride] == EMPTY)
+            + (colour[liberty - 1] == EMPTY)
+            + (colour[liberty + 1] == EMPTY)
+            + (colour[liberty + stride] == EMPTY)
+        )
+        if free >= 2:
+            return liberty  # an escape
+    return -1
+
+
 @jit(inline="always", **GO_JIT)
 def _light_playout(
     params: np.ndarray,
@@ -645,6 +686,13 @@ def _light_playout(
     """A light playout (module docstring) from ``state`` (unchanged) to the end: +1 if Black
     wins, -1 if White does, 0 for a draw, and the moves recorded; its length and area margin
     go to ``scratch[LAST_LENGTH]`` and ``scratch[LAST_MARGIN]``.
+
+    With ``params[P_HEAVY]`` set, a heavy playout: before the uniform draw, the mover looks
+    around the last stone played (its chain and its four neighbours' chains) for an own chain
+    in atari that its liberty saves (two empty points around it or more) or an opponent's
+    chain in atari to capture, and plays the first it finds (MoGo's local answers to the last
+    move, Gelly et al. 2006; Coulom 2007 weighs the same features); captures and escapes pass
+    the same playability test (no own eye, no suicide, not the ko point).
 
     With ``record`` (a constant at each call site, so the other call compiles without the
     recording), the first stone played on each point during the playout is written to
@@ -725,10 +773,14 @@ def _light_playout(
     ko = int(params[cell_of + ko - 1]) if ko > 0 else -1
     own = (moves & 1) + 1
     max_length = params[P_MAX_LENGTH]
+    heavy = params[P_HEAVY] != 0
+    last = int64(-1)  # the cell of the last stone played in the playout
     while moves < max_length and passes < 2:
-        # Uniform among the playable points: draw, and move a refused one past the window.
-        window = num_empty
         cell = int64(-1)
+        if heavy and last >= 0:
+            cell = _local_answer(last, own, ko, colour, chain, libs, sums, squares, stride)
+        # Uniform among the playable points: draw, and move a refused one past the window.
+        window = num_empty if cell < 0 else 0
         while window > 0:
             i = random_below(rng, window)
             candidate = empties[i]
@@ -747,8 +799,10 @@ def _light_playout(
             passes += 1
             ko = -1
             own = other
+            last = -1
             continue
         passes = 0
+        last = cell
         # Put the stone down: off the empty list, pseudo-liberties taken from its neighbours.
         num_empty -= 1
         moved = empties[num_empty]
@@ -856,10 +910,13 @@ def go_recorded_rollout(
 
 
 @functools.lru_cache(maxsize=32)
-def go_kernel(size: int = 9, komi: float = 7.5, max_length: int | None = None) -> Kernel:
+def go_kernel(
+    size: int = 9, komi: float = 7.5, max_length: int | None = None, heavy: bool = False
+) -> Kernel:
     """The kernel of Go on a ``size`` x ``size`` board with ``komi``, the game ending at the
     ``max_length``-th move at the latest (default ``3 * size * size``); built once per
-    board and rules.
+    board and rules. ``heavy``: its rollouts are heavy playouts (answers to the last move
+    first, :func:`_light_playout`) instead of light ones; the same rules and functions.
 
     Raises:
         InvalidParameterError: a size, komi or length the game refuses (see
@@ -870,7 +927,7 @@ def go_kernel(size: int = 9, komi: float = 7.5, max_length: int | None = None) -
     max_length = check_max_length(max_length, size)
     return make_kernel(
         name="go",
-        params=kernel_params(size, komi, max_length),
+        params=kernel_params(size, komi, max_length, heavy),
         state_size=state_size(size, max_length),
         num_actions=size * size + 1,
         max_length=max_length,
