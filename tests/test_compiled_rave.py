@@ -438,3 +438,49 @@ def test_players_name_heavy_playouts_and_the_python_driver_refuses_them() -> Non
         MCTS(game.initial_state(), evaluator=evaluator, backend="python")
     with pytest.raises(playout.InvalidParameterError, match="heavy"):
         parse_player("mcts:rollout=heavy", Connect4Game())
+
+
+def _playout_board(size: int, black: list[int], white: list[int]) -> tuple[np.ndarray, ...]:
+    """The heavy playout's board arrays for single-stone chains on points ``y * size + x``:
+    colours (with the border), chain heads, pseudo-liberty counts, sums, sums of squares."""
+    stride = size + 1
+    cells = (size + 2) * stride + 1
+    colour = np.full(cells, 3, dtype=np.int64)  # the border
+    for y in range(size):
+        for x in range(size):
+            colour[(y + 1) * stride + x + 1] = 0
+    cell_of = {p: (p // size + 1) * stride + p % size + 1 for p in range(size * size)}
+    for points, stone in ((black, 1), (white, 2)):
+        for p in points:
+            colour[cell_of[p]] = stone
+    chain = np.full(cells, -1, dtype=np.int64)
+    libs, sums, squares = (np.zeros(cells, dtype=np.int64) for _ in range(3))
+    for c in range(cells):
+        if colour[c] in (1, 2):
+            chain[c] = c
+            for n in (c - stride, c - 1, c + 1, c + stride):
+                if colour[n] == 0:
+                    libs[c] += 1
+                    sums[c] += n
+                    squares[c] += n * n
+    return colour, chain, libs, sums, squares, np.array([cell_of[p] for p in range(size**2)])
+
+
+def test_the_heavy_playouts_answer_to_the_last_stone() -> None:
+    from playout.games.go.kernel import _local_answer
+
+    # 3x3: White's stone on 4 (the centre), Black's on 1, 3 and 5; its one liberty is 7.
+    colour, chain, libs, sums, squares, cell = _playout_board(3, [1, 3, 5], [4])
+    stride = 4
+    # White to move after Black's 5: the escape on 7 (two empty points around it).
+    assert _local_answer(cell[5], 2, -1, colour, chain, libs, sums, squares, stride) == cell[7]
+    # Black to move after White's 4: the capture on 7.
+    assert _local_answer(cell[4], 1, -1, colour, chain, libs, sums, squares, stride) == cell[7]
+    # ... unless 7 is the ko point: no answer.
+    assert _local_answer(cell[4], 1, cell[7], colour, chain, libs, sums, squares, stride) == -1
+    # With Black's 6 too, 7 has one empty neighbour left: no escape there.
+    colour, chain, libs, sums, squares, cell = _playout_board(3, [1, 3, 5, 6], [4])
+    assert _local_answer(cell[5], 2, -1, colour, chain, libs, sums, squares, stride) == -1
+    # After Black's 1 in the corner of another board, nothing is in atari: no answer.
+    colour, chain, libs, sums, squares, cell = _playout_board(3, [0], [8])
+    assert _local_answer(cell[0], 2, -1, colour, chain, libs, sums, squares, stride) == -1
