@@ -94,6 +94,7 @@ def test_every_script_is_covered() -> None:
         "zero_connect4.py",
         "web_load.py",
         "go_playouts.py",
+        "rave_speed.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
         "results.py",  # result files for the docs: test_python_engine_result_file
@@ -314,6 +315,19 @@ def test_ab_trees() -> None:
     assert positive(row["second_over_first"])
     if LIMIT_C.is_file() and shutil.which("gcc"):
         assert positive(row["c_median"]) and positive(row["tree1_over_c"])
+
+
+@pytest.mark.parametrize("game", ["go9", "connect4"])
+def test_rave_speed(game: str) -> None:
+    out, _ = run_bench(
+        "rave_speed.py", "--runs", "src:ucb1", "src:rave", "--game", game, "--sims", "200",
+        "--reps", "2",
+    )  # fmt: skip
+    report = json.loads(out)
+    assert report["game"] == game and report["sims"] == 200 and report["reps"] == 2
+    assert [run["run"] for run in report["runs"]] == ["src:ucb1", "src:rave"]
+    assert all(positive(run["median_sims_per_cpu_sec"]) for run in report["runs"])
+    assert report["runs"][0]["median_ratio_to_first"] == 1.0
 
 
 def test_ab_trees_solver() -> None:

@@ -201,7 +201,10 @@ def test_advance_rejects_foreign_actions_with_a_clear_error(backend: str) -> Non
 def test_the_driver_is_chosen_in_one_place() -> None:
     assert MCTS(TTT.initial_state(), seed=0).backend == "compiled"
     assert MCTS(TTT.initial_state(), seed=0, backend="python").backend == "python"
-    assert MCTS(TTT.initial_state(), seed=0, selection=playout.RAVE()).backend == "python"
+    assert MCTS(TTT.initial_state(), seed=0, selection=playout.RAVE()).backend == "compiled"
+    assert MCTS(TTT.initial_state(), seed=0, selection=playout.ProgressiveBias()).backend == (
+        "python"
+    )
     with pytest.raises(InvalidParameterError, match="cannot run this search"):
         MCTS(TTT.initial_state(), backend="compiled", selection=lambda stats: 0)
 
@@ -232,6 +235,7 @@ ENGINE_MODULES = (
     "compiled/memory",
     "compiled/kernel",
     "compiled/shared",
+    "compiled/rave_driver",
 )
 
 

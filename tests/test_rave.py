@@ -134,7 +134,7 @@ def test_the_inlined_rollout_records_the_same_moves_as_the_rollout_evaluator() -
     # Both draw rng.choice(legal_actions()) per move from the same generator.
     state = MNK7.initial_state().play(24).play(25)
     engines = [
-        MCTS(state, selection=RAVE(), evaluator=evaluator, seed=9)
+        MCTS(state, selection=RAVE(), evaluator=evaluator, seed=9, backend="python")
         for evaluator in (None, Rollout(policy=playout.random_policy))
     ]
     results = [engine.run(Budget(simulations=300)) for engine in engines]
@@ -156,14 +156,16 @@ def test_the_inlined_rollout_records_the_same_moves_as_the_rollout_evaluator() -
         (TTT.initial_state(), playout.ValueFunction(lambda s: 0.0)),  # tree moves only
     ],
 )
-def test_amaf_invariants_hold(state: playout.GameState, evaluator: object) -> None:
-    engine = MCTS(state, selection=RAVE(), evaluator=evaluator, seed=3)  # type: ignore[arg-type]
+@pytest.mark.parametrize("backend", ["python", "auto"])  # auto: compiled where it can
+def test_amaf_invariants_hold(state: playout.GameState, evaluator: object, backend: str) -> None:
+    engine = MCTS(state, selection=RAVE(), evaluator=evaluator, seed=3, backend=backend)  # type: ignore[arg-type]
     engine.run(Budget(simulations=600))
     check_amaf_invariants(engine, getattr(evaluator, "num_rollouts", 1))
 
 
-def test_tree_reuse_carries_the_amaf_rows_along() -> None:
-    engine = MCTS(MnkGame(5, 5, 4).initial_state(), selection=RAVE(), seed=5)
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_tree_reuse_carries_the_amaf_rows_along(backend: str) -> None:
+    engine = MCTS(MnkGame(5, 5, 4).initial_state(), selection=RAVE(), seed=5, backend=backend)  # type: ignore[arg-type]
     for _ in range(3):
         engine.run(Budget(simulations=700))
         before = amaf_by_line(engine)
@@ -288,23 +290,25 @@ BLOCK_7 = MNK7.from_grid(
 BLOCKING_MOVE_7 = MNK7.action_of(5, 3)
 
 
+@pytest.mark.parametrize("backend", ["python", "compiled"])
 @pytest.mark.parametrize("solver", [True, False])
-def test_rave_wins_in_one_and_blocks_on_tictactoe(solver: bool) -> None:
+def test_rave_wins_in_one_and_blocks_on_tictactoe(solver: bool, backend: str) -> None:
+    options = {"selection": RAVE(), "solver": solver, "backend": backend}
     win = TTT.from_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], to_move=1)
-    result = MCTS(win, selection=RAVE(), seed=0, solver=solver).run(Budget(simulations=2000))
+    result = MCTS(win, seed=0, **options).run(Budget(simulations=2000))  # type: ignore[arg-type]
     assert result.best_action == TTT.action_of(2, 0)
     block = TTT.from_grid([[1, 0, 0], [-1, -1, 0], [1, 0, 0]], to_move=1)
-    result = MCTS(block, selection=RAVE(), seed=1, solver=solver).run(Budget(simulations=3000))
+    result = MCTS(block, seed=1, **options).run(Budget(simulations=3000))  # type: ignore[arg-type]
     assert result.best_action == TTT.action_of(2, 1)
 
 
+@pytest.mark.parametrize("backend", ["python", "compiled"])
 @pytest.mark.parametrize("solver", [True, False])
-def test_rave_wins_in_one_and_blocks_on_a_gomoku_board(solver: bool) -> None:
-    result = MCTS(WIN_IN_ONE_7, selection=RAVE(), seed=2, solver=solver).run(
-        Budget(simulations=2000)
-    )
+def test_rave_wins_in_one_and_blocks_on_a_gomoku_board(solver: bool, backend: str) -> None:
+    options = {"selection": RAVE(), "solver": solver, "backend": backend}
+    result = MCTS(WIN_IN_ONE_7, seed=2, **options).run(Budget(simulations=2000))  # type: ignore[arg-type]
     assert result.best_action == WINNING_MOVE_7
-    result = MCTS(BLOCK_7, selection=RAVE(), seed=3, solver=solver).run(Budget(simulations=3000))
+    result = MCTS(BLOCK_7, seed=3, **options).run(Budget(simulations=3000))  # type: ignore[arg-type]
     assert result.best_action == BLOCKING_MOVE_7
 
 
@@ -366,10 +370,13 @@ def test_threat_scores() -> None:
 # ------------------------------------------------------------------------ reproducibility
 
 
-@pytest.mark.parametrize("rule", [RAVE(), ProgressiveBias()])
-def test_a_seed_reproduces_the_search(rule: object) -> None:
+@pytest.mark.parametrize(
+    ("rule", "backend"),
+    [(RAVE(), "python"), (RAVE(), "compiled"), (ProgressiveBias(), "python")],
+)
+def test_a_seed_reproduces_the_search(rule: object, backend: str) -> None:
     state = MnkGame(5, 5, 4).initial_state().play(12)
-    engines = [MCTS(state, selection=rule, seed=21) for _ in range(2)]  # type: ignore[arg-type]
+    engines = [MCTS(state, selection=rule, seed=21, backend=backend) for _ in range(2)]  # type: ignore[arg-type]
     first, second = (engine.run(Budget(simulations=400)) for engine in engines)
     assert first == dataclasses.replace(second, seconds=first.seconds)
     if engines[0].amaf is not None:
@@ -378,7 +385,7 @@ def test_a_seed_reproduces_the_search(rule: object) -> None:
             engines[0].amaf.value_sum[:used],
             engines[1].amaf.value_sum[:used],  # type: ignore[union-attr]
         )
-    other = MCTS(state, selection=rule, seed=22).run(Budget(simulations=400))  # type: ignore[arg-type]
+    other = MCTS(state, selection=rule, seed=22, backend=backend).run(Budget(simulations=400))  # type: ignore[arg-type]
     assert other.visit_counts != first.visit_counts
 
 
@@ -401,7 +408,7 @@ def test_a_seed_reproduces_the_search(rule: object) -> None:
         lambda: playout.parse_rule("rave", weight=1.0),
         lambda: playout.parse_rule("rave", bias=-1.0),
         lambda: MCTS(Connect4Game().initial_state(), selection=ProgressiveBias()),
-        lambda: make_engine(TTT.initial_state(), selection=RAVE(), backend="compiled"),
+        lambda: make_engine(TTT.initial_state(), selection=RAVE(), tree_threads=2),
         lambda: MCTS(TTT.initial_state(), backend="compiled", selection=ProgressiveBias()),
     ],
 )
@@ -410,15 +417,15 @@ def test_bad_parameters_raise(make: object) -> None:
         make()  # type: ignore[operator]
 
 
-def test_rules_parse_and_choose_the_python_engine() -> None:
+def test_rules_parse_and_choose_their_engine() -> None:
     assert playout.parse_rule("rave") == RAVE()
     assert playout.parse_rule("rave:0.2", bias=0.1) == RAVE(c=0.2, bias=0.1)
     assert playout.parse_rule("progressive-bias", weight=5.0) == ProgressiveBias(weight=5.0)
     assert playout.parse_rule("pb:1.0") == ProgressiveBias(c=1.0)
-    for rule in (RAVE(), ProgressiveBias()):
+    for rule, backend in ((RAVE(), "compiled"), (ProgressiveBias(), "python")):
         assert not hasattr(rule, "compiled")
         engine = make_engine(TTT.initial_state(), selection=rule)
-        assert type(engine) is MCTS
+        assert type(engine) is MCTS and engine.backend == backend
         assert playout.search(TTT.initial_state(), selection=rule, simulations=50).simulations
     assert MCTS(TTT.initial_state()).amaf is None
     assert MCTS(TTT.initial_state(), selection=ProgressiveBias()).amaf is None
@@ -501,7 +508,8 @@ def test_player_specs_and_command_line(capsys: pytest.CaptureFixture[str]) -> No
     assert code == 0
 
 
-def test_connect4_rave_smoke() -> None:
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_connect4_rave_smoke(backend: str) -> None:
     state = play_moves(Connect4Game(), "454545")  # X wins in column 4
-    result = MCTS(state, selection=RAVE(), seed=2).run(Budget(simulations=800))
+    result = MCTS(state, selection=RAVE(), seed=2, backend=backend).run(Budget(simulations=800))  # type: ignore[arg-type]
     assert result.best_action == 3

@@ -89,6 +89,11 @@ class PythonDriver:
         # RAVE and progressive bias: compiled selection on statistics kept by this driver.
         self._rave_params: np.ndarray | None = None
         self._python_rule: Callable[[EdgeStatistics], int] | None = None
+        if isinstance(self._selection, RAVE) and self._selection.prior > 0:
+            raise InvalidParameterError(
+                "RAVE(prior=...) takes its move scores from a compiled kernel: it runs on the "
+                f"compiled driver only ({game.spec.name} on the Python driver)"
+            )
         if isinstance(self._selection, RAVE | ProgressiveBias):
             self._rule, self._rule_params = selection.RULE_UCB1, np.zeros(2)
             self._rave_params = self._selection.parameters()
@@ -100,6 +105,12 @@ class PythonDriver:
         else:
             raise InvalidParameterError(f"not a selection rule: {self._selection!r}")
         self._evaluator: Evaluator = Rollout() if config.evaluator is None else config.evaluator
+        policy = getattr(self._evaluator, "policy", None)
+        if getattr(policy, "compiled_only", False):
+            raise InvalidParameterError(
+                f"the rollout policy {policy!r} runs on the compiled driver only "
+                f"({game.spec.name} on the Python driver)"
+            )
         self._priors_fn = getattr(self._evaluator, "priors", None)
         if isinstance(self._selection, ProgressiveBias):
             self._priors_fn = self._move_scores(self._selection, game)

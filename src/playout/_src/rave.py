@@ -49,11 +49,12 @@ from playout._src.tree import backup, compiling, selection
 from playout._src.tree import layout as T
 from playout._src.tree.rng import random_below
 
-P_C, P_USE_RAVE, P_RAVE_SCALE, P_BIAS_WEIGHT = range(4)
+P_C, P_USE_RAVE, P_RAVE_SCALE, P_BIAS_WEIGHT, P_PRIOR_SAMPLES = range(5)
 """Entries of the parameter array of :func:`select_edge`: the exploration constant ``c``;
 1.0 to mix AMAF values in (else 0.0); ``4 b^2`` of the beta schedule; the progressive-bias
-weight ``w``."""
-NUM_PARAMS = 4
+weight ``w``; the virtual AMAF samples a new edge gets from the kernel's move scores (the
+compiled RAVE loop; not read by the selection)."""
+NUM_PARAMS = 5
 
 _JIT: JitOptions = {"cache": True, "nogil": True, "error_model": "numpy", "_nrt": False}
 """As :data:`playout._src.tree.compiling.PHASE_JIT`: nothing here allocates."""
@@ -85,7 +86,12 @@ _NO_AMAF_SUMS = np.zeros(0, dtype=np.float64)
 
 
 def selection_parameters(
-    *, c: float, use_rave: bool, rave_bias: float = 0.0, bias_weight: float = 0.0
+    *,
+    c: float,
+    use_rave: bool,
+    rave_bias: float = 0.0,
+    bias_weight: float = 0.0,
+    prior_samples: float = 0.0,
 ) -> np.ndarray:
     """The parameter array of :func:`select_edge` (see :data:`P_C` and the others)."""
     params = np.zeros(NUM_PARAMS, dtype=np.float64)
@@ -93,6 +99,7 @@ def selection_parameters(
     params[P_USE_RAVE] = 1.0 if use_rave else 0.0
     params[P_RAVE_SCALE] = 4.0 * rave_bias * rave_bias
     params[P_BIAS_WEIGHT] = bias_weight
+    params[P_PRIOR_SAMPLES] = prior_samples
     return params
 
 
@@ -280,7 +287,8 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
         The simulation took the ``depth`` edges of ``path`` from the root, reached the leaf at the
         end of ``path[depth - 1]`` (the root when ``depth`` is 0), and then played
         ``rollout_actions`` (``rollout_players[i]`` moving ``rollout_actions[i]``). ``value0`` is
-        the leaf's value for player 0, as given to backup. Walking from the leaf up to the root,
+        the leaf's value for player 0, as given to backup (a tree without the reward column,
+        the compiled driver's, has no rewards). Walking from the leaf up to the root,
         the node reached at time ``t`` (player ``p`` to move) gets, on every edge whose action
         ``p`` played at a time ``u >= t``, one AMAF sample with the return for ``p``: ``value0``
         plus the rewards into the path's nodes below it (as in
@@ -318,7 +326,7 @@ def _build_entry_points(fingerprint: int):  # type: ignore[no-untyped-def]
         for t in range(depth - 1, -1, -1):
             e = path[t]
             node = T.ROOT if t == 0 else edges[path[t - 1], T.E_CHILD]
-            g += node_values[child, T.NV_REWARD]
+            g += backup.node_reward(node_values, child)
             child = node
             player = nodes[node, T.N_PLAYER]
             if not 0 <= player < rows:
@@ -372,7 +380,7 @@ descend, update_amaf, carry_amaf = _build_entry_points(_tree_fingerprint())
 
 
 # --------------------------------------------------------------------------------------------
-# The table the Python driver keeps.
+# The table the drivers keep (Python driver, compiled driver's RAVE loop).
 # --------------------------------------------------------------------------------------------
 
 
@@ -475,6 +483,7 @@ __all__ = [
     "NUM_PARAMS",
     "P_BIAS_WEIGHT",
     "P_C",
+    "P_PRIOR_SAMPLES",
     "P_RAVE_SCALE",
     "P_USE_RAVE",
     "AmafTable",

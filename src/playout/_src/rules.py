@@ -6,10 +6,11 @@ rule too (it returns the index of the chosen edge in ``stats``); the search then
 Python, which is slower but lets a user try an idea in a few lines (seed 002's "your own fancy
 action selection function").
 
-:class:`RAVE` and :class:`ProgressiveBias` need statistics or move scores that the compiled
-driver does not keep; they run in the Python driver (:class:`~playout.MCTS`), with compiled
-selection (:mod:`playout._src.rave`). They have no ``compiled()`` method, which is how
-``playout.search`` and the command line know to choose the Python engine for them.
+:class:`RAVE` and :class:`ProgressiveBias` need statistics or move scores beside the tree;
+their selection is compiled (:mod:`playout._src.rave`) and has no ``compiled()`` code in
+:func:`playout._src.tree.selection.select_edge`. RAVE runs on the compiled driver's own loop
+for games with a kernel (:mod:`playout._src.compiled.rave_driver`), else on the Python
+driver; progressive bias, whose move scores come from Python, always on the Python driver.
 """
 
 from __future__ import annotations
@@ -148,27 +149,43 @@ class RAVE:
     random order. The defaults were tuned by matches on 7x7 boards, four in a row (the
     documentation's "Playing strength" page, docs/explanation/strength.md).
 
-    Runs in the Python engine (``MCTS``; ``playout.search`` picks it); the AMAF statistics are
-    kept in arrays parallel to the tree's edges and carried over by ``MCTS.advance``.
+    Runs on the compiled driver for games with a compiled kernel (Go, connect four, m,n,k;
+    not on a shared tree), else on the Python driver, with the same selection and update; the
+    AMAF statistics are kept in arrays parallel to the tree's edges and carried over by
+    ``MCTS.advance``. In Go a playout credits the first stone on each point (Gelly & Silver
+    2007); see docs/explanation/go-rave.md for the figures.
+
+    Prior knowledge (Gelly & Silver 2007, "Combining online and offline knowledge in UCT";
+    heuristic MC-RAVE, 2011): with ``prior`` > 0, every new edge starts with ``prior``
+    virtual AMAF samples whose mean is the game kernel's score of the move (the kernel's
+    ``move_priors``; Go's scores captures and atari escapes), so that good moves are tried
+    first and the others are not wasted on. Compiled driver only, on games whose kernel
+    scores moves.
 
     Args:
         c: UCB1 exploration constant (Kocsis & Szepesvari 2006), >= 0; MoGo used none with
             RAVE.
         bias: the RAVE bias ``b`` of the beta schedule, >= 0.
+        prior: virtual AMAF samples per new edge from the kernel's move scores, >= 0 (0: no
+            prior knowledge).
     """
 
     c: float = 0.1
     bias: float = 0.05
+    prior: float = 0.0
 
     def __post_init__(self) -> None:
         _check_constant("RAVE", "c", self.c)
         _check_constant("RAVE", "bias", self.bias)
+        _check_constant("RAVE", "prior", self.prior)
 
     def parameters(self) -> np.ndarray:
         """The parameter array of the compiled selection (:mod:`playout._src.rave`)."""
         from playout._src import rave
 
-        return rave.selection_parameters(c=self.c, use_rave=True, rave_bias=self.bias)
+        return rave.selection_parameters(
+            c=self.c, use_rave=True, rave_bias=self.bias, prior_samples=self.prior
+        )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -226,7 +243,8 @@ def parse_rule(text: str, **options: float) -> SelectionRule:
     ``"puct:2.5"``, ``"epsilon:0.2"``, ``"rave"``, ``"rave:0.3"``, ``"pb:1.4"``.
 
     The number after the colon is the rule's main constant: ``c`` (epsilon for
-    ``epsilon``). ``options`` set the other constants: ``bias`` for ``rave`` (the RAVE bias),
+    ``epsilon``). ``options`` set the other constants: ``bias`` and ``prior`` for ``rave`` (the
+    RAVE bias, the virtual samples of prior knowledge),
     ``weight`` for ``pb`` / ``progressive-bias`` (the heuristic's weight).
     """
     name, _, arg = text.strip().lower().partition(":")
@@ -234,7 +252,9 @@ def parse_rule(text: str, **options: float) -> SelectionRule:
         value = float(arg) if arg else None
     except ValueError:
         raise InvalidParameterError(f"bad parameter in selection rule {text!r}") from None
-    allowed = {"rave": {"bias"}, "pb": {"weight"}}.get(_RULE_ALIASES.get(name, name), set())
+    allowed = {"rave": {"bias", "prior"}, "pb": {"weight"}}.get(
+        _RULE_ALIASES.get(name, name), set()
+    )
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise InvalidParameterError(

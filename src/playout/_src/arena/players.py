@@ -104,6 +104,8 @@ class MctsOptions:
             for the rule's default.
         bias: the RAVE bias of ``rule="rave"`` (:class:`~playout.RAVE`), or ``None`` for
             its default.
+        prior: RAVE's virtual samples of prior knowledge (``RAVE(prior=...)``), or ``None``
+            for none.
         weight: the heuristic's weight of ``rule="pb"`` (:class:`~playout.ProgressiveBias`,
             with the game's move heuristic), or ``None`` for its default.
         reuse: keep the subtree between moves.
@@ -118,6 +120,7 @@ class MctsOptions:
     rule: str = "ucb1"
     c: float | None = None
     bias: float | None = None
+    prior: float | None = None
     weight: float | None = None
     reuse: bool = True
     solver: bool | None = None
@@ -128,7 +131,7 @@ class MctsOptions:
         """The selection rule object."""
         options = {
             key: value
-            for key, value in (("bias", self.bias), ("weight", self.weight))
+            for key, value in (("bias", self.bias), ("prior", self.prior), ("weight", self.weight))
             if value is not None
         }
         return parse_rule(self.rule if self.c is None else f"{self.rule}:{self.c!r}", **options)
@@ -145,25 +148,31 @@ def _game_rollout_policies(game: Game) -> Mapping[str, RolloutPolicy]:
 
 
 def rollout_policy(name: str, game: Game) -> RolloutPolicy | None:
-    """The rollout policy called ``name`` for ``game``: ``random`` (None) or ``neighbors``.
+    """The rollout policy called ``name`` for ``game``: ``random`` (None), ``neighbors``, or
+    another the game offers (Go: ``heavy``).
 
-    ``neighbors`` is asked of the game: a game offers rollout policies by name through an
-    optional ``rollout_policies()`` method (the m,n,k games offer ``neighbors``).
+    Every name but ``random`` is asked of the game: a game offers rollout policies by name
+    through an optional ``rollout_policies()`` method (the m,n,k games offer ``neighbors``,
+    Go ``heavy``).
 
     Raises:
-        InvalidParameterError: an unknown name, or ``neighbors`` for a game without it.
+        InvalidParameterError: an unknown name, or a name the game does not offer.
     """
     if name == "random":
         return None
+    offered = _game_rollout_policies(game)
     if name in NEIGHBOR_ALIASES:
-        policy = _game_rollout_policies(game).get("neighbors")
+        policy = offered.get("neighbors")
         if policy is None:
             raise InvalidParameterError(
                 f"rollout=neighbors needs a grid game (mnk, tictactoe, gomoku), "
                 f"not {game.spec.name}"
             )
         return policy
-    raise InvalidParameterError(f"unknown rollout {name!r}; choose random or neighbors")
+    if name in offered:
+        return offered[name]
+    names = ", ".join(["random", "neighbors", *sorted(set(offered) - {"neighbors"})])
+    raise InvalidParameterError(f"unknown rollout {name!r}; choose {names}")
 
 
 class SearchPlayer:

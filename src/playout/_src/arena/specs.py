@@ -38,6 +38,7 @@ MCTS_KEYS = (
     "rule",
     "epsilon",
     "bias",
+    "prior",
     "weight",
     "reuse",
     "solver",
@@ -86,10 +87,13 @@ def _rule_constant(values: Mapping[str, str], rule: str) -> float | None:
 def parse_mcts_options(text: str) -> MctsOptions:
     """Options from ``key=value`` pairs separated by commas (the part after ``mcts:``).
 
-    Keys: ``simulations`` (> 0), ``seconds`` (> 0), ``rollout`` (``random``/``neighbors``),
+    Keys: ``simulations`` (> 0), ``seconds`` (> 0), ``rollout`` (``random``/``neighbors``;
+    ``heavy`` on Go, compiled driver only),
     ``rollouts`` (per leaf, >= 1), ``rule`` (``ucb1``/``puct``/``epsilon``/``rave``/``pb``),
     ``c`` (the rule's constant), ``epsilon`` (same as ``c`` for ``rule=epsilon``), ``bias``
-    (the RAVE bias, ``rule=rave``), ``weight`` (the progressive-bias weight, ``rule=pb``),
+    (the RAVE bias, ``rule=rave``), ``prior`` (RAVE's virtual samples of prior knowledge from
+    the game kernel's move scores, ``rule=rave``, compiled games that score moves: Go),
+    ``weight`` (the progressive-bias weight, ``rule=pb``),
     ``reuse`` (``yes``/``no``), ``solver`` (``yes``/``no``: MCTS-Solver, Winands et al. 2008;
     default on), ``symmetry`` and ``transpositions`` (``yes``/``no``, default no; see
     :class:`~playout.SearchConfig`).
@@ -110,6 +114,7 @@ def parse_mcts_options(text: str) -> MctsOptions:
         rule=rule,
         c=c,
         bias=_optional_float(values, "bias"),
+        prior=_optional_float(values, "prior"),
         weight=_optional_float(values, "weight"),
         reuse=parse_yes_no("reuse", values.get("reuse", "yes")),
         solver=parse_yes_no("solver", values["solver"]) if "solver" in values else None,
@@ -247,9 +252,9 @@ def check_player_spec(spec: str) -> None:
         _no_options(kind, rest, spec)
     elif kind == "mcts":
         options = parse_mcts_options(rest)
-        if options.rollout != "random" and options.rollout not in NEIGHBOR_ALIASES:
+        if options.rollout not in ("random", "heavy") and options.rollout not in NEIGHBOR_ALIASES:
             raise InvalidParameterError(
-                f"unknown rollout {options.rollout!r}; choose random or neighbors"
+                f"unknown rollout {options.rollout!r}; choose random, neighbors or heavy (go)"
             )
     elif kind in ("openspiel-mcts", "openspiel_mcts"):
         from playout.interop.openspiel_bot import parse_openspiel_options
@@ -281,9 +286,9 @@ def describe_players() -> Mapping[str, str]:
     """Player kinds and a one-line description of each (for help texts)."""
     return {
         "random": "uniformly random legal moves",
-        "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors, "
-        "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), weight=W (pb), "
-        "reuse=yes|no, solver=yes|no",
+        "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors|heavy, "
+        "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), prior=N (rave), "
+        "weight=W (pb), reuse=yes|no, solver=yes|no",
         "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",
         "zero": "network-guided search (AlphaZero); options simulations=N (0: the policy "
         "alone), seconds=S, model=PATH, c=X, batch=N, device=cpu|cuda (needs playout[zero])",

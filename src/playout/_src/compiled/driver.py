@@ -363,9 +363,14 @@ LoopBuilder = Callable[[int], Callable[..., Any]]
 
 
 def _specialise(
-    build: LoopBuilder, signature: Any, fingerprint: int, functions: tuple[Any, ...]
+    build: LoopBuilder,
+    signature: Any,
+    fingerprint: int,
+    functions: tuple[Any, ...],
+    extra_names: tuple[str, ...] = (),
 ) -> Any:
-    """The loop of ``build`` compiled for one kernel's functions (see :func:`kernel_loop`)."""
+    """The loop of ``build`` compiled for one kernel's functions (see :func:`kernel_loop`);
+    ``functions[4:]`` are bound to ``extra_names``."""
     kernel_key = _kernel_fingerprint(functions)
     loop = build((fingerprint ^ (kernel_key or 0)) | 1)
     # The kernel's functions are globals of this copy of the loop: numba compiles direct
@@ -379,6 +384,7 @@ def _specialise(
         current_player=functions[2],
         rollout=functions[3],
     )
+    namespace.update(zip(extra_names, functions[4:], strict=True))
     specialised = types.FunctionType(
         loop.__code__, namespace, loop.__name__, None, loop.__closure__
     )
@@ -393,9 +399,17 @@ _KERNEL_LOOPS: dict[tuple[Any, ...], Any] = {}
 _KERNEL_LOOPS_LOCK = threading.Lock()
 
 
-def kernel_loop(build: LoopBuilder, signature: Any, fingerprint: int, kernel: Kernel) -> Any:
-    """The loop made by ``build`` (:func:`_build_driver`, or the shared tree's), compiled
-    with ``signature`` for ``kernel``, or loaded from numba's on-disk cache, on first use.
+def kernel_loop(
+    build: LoopBuilder,
+    signature: Any,
+    fingerprint: int,
+    kernel: Kernel,
+    extra: tuple[tuple[str, Any], ...] = (),
+) -> Any:
+    """The loop made by ``build`` (:func:`_build_driver`, the shared tree's or RAVE's),
+    compiled with ``signature`` for ``kernel``, or loaded from numba's on-disk cache, on first
+    use. ``extra``: ``(name, numba function)`` pairs, more globals of the loop (RAVE's
+    ``recorded_rollout``).
 
     One loop, compiled once per set of kernel functions (kernels that differ only by their
     parameters, like the m,n,k sizes, share it), with direct calls to the kernel's functions:
@@ -405,12 +419,19 @@ def kernel_loop(build: LoopBuilder, signature: Any, fingerprint: int, kernel: Ke
     source file; ``fingerprint`` stands for the sources compiled into the loop besides its
     own file.
     """
-    functions = (kernel.legal_actions, kernel.play, kernel.current_player, kernel.rollout)
-    key = (build, *functions)
+    functions = (
+        kernel.legal_actions,
+        kernel.play,
+        kernel.current_player,
+        kernel.rollout,
+        *(function for _, function in extra),
+    )
+    names = tuple(name for name, _ in extra)
+    key = (build, names, *functions)
     with _KERNEL_LOOPS_LOCK:
         loop = _KERNEL_LOOPS.get(key)
         if loop is None:
-            loop = _specialise(build, signature, fingerprint, functions)
+            loop = _specialise(build, signature, fingerprint, functions, names)
             _KERNEL_LOOPS[key] = loop
     return loop
 

@@ -4,8 +4,10 @@
 kernel_driver`) on the game's :class:`~playout._src.compiled.kernel.Kernel`, found through
 the state's ``compiled_kernel()`` hook (the built-in m,n,k and connect-four states have one;
 ``examples/numba_nim.py`` shows a game of one's own). It runs the built-in selection rules and
-random-rollout evaluation; :func:`compiled_support` says why a configuration needs the Python
-driver instead. The engine (:class:`playout.MCTS`) owns the budget, the moves and the results.
+random-rollout evaluation, and RAVE on its own loop (:mod:`playout._src.compiled.rave_driver`,
+AMAF rows in an :class:`~playout._src.rave.AmafTable`); :func:`compiled_support` says why a
+configuration needs the Python driver instead. The engine (:class:`playout.MCTS`) owns the
+budget, the moves and the results.
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from playout._src import rave
 from playout._src.compiled import memory
 from playout._src.compiled.driver import STAT_FIELDS, STAT_MAX_DEPTH, kernel_driver
 from playout._src.compiled.kernel import Kernel
+from playout._src.compiled.rave_driver import rave_kernel_driver
 from playout._src.config import UNLIMITED, SearchConfig
 from playout._src.errors import GameError, InvalidParameterError
 from playout._src.evaluation import Evaluator, Rollout
 from playout._src.game import GameState
-from playout._src.rules import UCB1, SelectionRule
+from playout._src.rules import RAVE, UCB1, SelectionRule
 from playout._src.tree import expansion, solver
 from playout._src.tree import layout as T
 from playout._src.tree.rng import new_rng_state
@@ -106,7 +110,7 @@ def _num_rollouts(evaluator: Evaluator | None) -> tuple[int, str]:
     if evaluator is None:
         return 1, ""
     if type(evaluator) is Rollout:
-        if evaluator.policy is not None:
+        if evaluator.policy is not None and not hasattr(evaluator.policy, "compiled_kernel"):
             return 0, "a custom rollout policy runs in Python"
         if evaluator.max_depth is not None or evaluator.heuristic is not None:
             return 0, "cut-off rollouts (max_depth / heuristic) run in Python"
@@ -115,12 +119,12 @@ def _num_rollouts(evaluator: Evaluator | None) -> tuple[int, str]:
 
 
 def _selection_problem(selection: SelectionRule | None) -> str:
-    if selection is None or hasattr(selection, "compiled"):
+    if selection is None or hasattr(selection, "compiled") or isinstance(selection, RAVE):
         return ""
     name = type(selection).__name__
     return (
         f"the selection rule {name} runs on the Python driver "
-        "(UCB1, PUCT and epsilon-greedy are compiled)"
+        "(UCB1, PUCT, epsilon-greedy and RAVE are compiled)"
     )
 
 
@@ -131,6 +135,10 @@ def compiled_support(state: GameState, config: SearchConfig) -> tuple[Kernel | N
     kernel, reason = _find_kernel(state)
     if kernel is None:
         return None, reason
+    # A rollout policy with a compiled twin (Go's heavy playouts) brings its own kernel.
+    twin = getattr(getattr(config.evaluator, "policy", None), "compiled_kernel", None)
+    if twin is not None:
+        kernel = twin(kernel)
     reason = _num_rollouts(config.evaluator)[1] or _selection_problem(config.selection)
     if reason:
         return None, reason
@@ -138,6 +146,11 @@ def compiled_support(state: GameState, config: SearchConfig) -> tuple[Kernel | N
         return None, "the transposition table runs on the Python driver"
     if config.root_noise is not None:
         return None, "root noise runs on the Python driver"
+    if isinstance(config.selection, RAVE):
+        if config.tree_threads is not None:
+            return None, "RAVE's statistics are not kept on a shared tree"
+        if config.selection.prior > 0 and kernel.move_priors is None:
+            return None, f"RAVE(prior=...) needs move scores, which kernel {kernel.name!r} has not"
     if kernel.encode is None:
         return None, f"kernel {kernel.name!r} has no encode() to convert a Python state"
     return kernel, ""
@@ -192,15 +205,33 @@ class CompiledDriver:
                 f"kernel {kernel.name!r} has no encode() to convert a Python state"
             )
         self._kernel = kernel
-        self._run = kernel_driver(kernel)
         self._num_rollouts = num_rollouts
         selection = UCB1() if config.selection is None else config.selection
-        compiled_rule: tuple[int, np.ndarray] = selection.compiled()  # type: ignore[union-attr]
-        self._rule, self._rule_params = compiled_rule
-        # The prior column is read by PUCT only (kernels have no chance nodes, rollouts give
-        # no policy), and by the merge of symmetric root moves: without either, edges are
-        # allocated without it (24 bytes instead of 32; results report uniform priors).
-        self._priors = self._rule == RULE_PUCT or bool(config.symmetry)
+        # RAVE: its own loop, AMAF rows beside the edge rows, moves reported by the rollouts.
+        self._rave_params: np.ndarray | None = None
+        if isinstance(selection, RAVE):
+            self._rave_params = selection.parameters()
+            self._rule, self._rule_params = 0, np.zeros(0, dtype=np.float64)
+            self._run = rave_kernel_driver(kernel)
+            self._stamp = np.zeros(1, dtype=np.int64)
+            self._move_actions = np.zeros((num_rollouts, kernel.max_length), dtype=np.int64)
+            self._move_players = np.zeros((num_rollouts, kernel.max_length), dtype=np.int64)
+            self._move_counts = np.zeros(num_rollouts, dtype=np.int64)
+            self._move_values = np.zeros(num_rollouts, dtype=np.float64)
+            self._rollout_state = np.zeros(kernel.state_size, dtype=np.uint64)
+            self._prior_scores = np.zeros(kernel.num_actions, dtype=np.float64)
+        else:
+            compiled_rule: tuple[int, np.ndarray] = selection.compiled()  # type: ignore[union-attr]
+            self._rule, self._rule_params = compiled_rule
+            self._run = kernel_driver(kernel)
+        self._amaf: rave.AmafTable | None = None
+        # The prior column is read by PUCT (kernels have no chance nodes, rollouts give no
+        # policy), RAVE's selection, and the merge of symmetric root moves: without any,
+        # edges are allocated without it (24 bytes instead of 32; results report uniform
+        # priors).
+        self._priors = (
+            self._rule == RULE_PUCT or self._rave_params is not None or bool(config.symmetry)
+        )
         self._solver = bool(config.solver)
         self._solver_bounds = solver.solver_bounds(state.game.spec)
         self._rng_state = rng_state
@@ -228,6 +259,12 @@ class CompiledDriver:
         return self._root_state
 
     @property
+    def amaf(self) -> rave.AmafTable | None:
+        """RAVE's AMAF statistics, rows parallel to :attr:`tree`'s edge rows (read-only use;
+        see :mod:`playout._src.rave`), or ``None`` when the selection rule is not RAVE."""
+        return self._amaf
+
+    @property
     def node_states(self) -> np.ndarray:
         """``uint64[node_capacity, state_size]``: the compact state of every tree node."""
         return self._node_states
@@ -247,6 +284,8 @@ class CompiledDriver:
         self._root_state = state
         self.max_depth_seen = 0
         tree = memory.new_tree(priors=self._priors)
+        if self._rave_params is not None:
+            self._amaf = rave.AmafTable(tree.edge_capacity, 2, kernel.num_actions)
         self._replace_tree(tree, memory.POOL.take(tree.node_capacity, kernel.state_size, np.uint64))
         del tree
         self._node_states[T.ROOT] = compact
@@ -269,6 +308,8 @@ class CompiledDriver:
         """Make node ``child`` (whose position is ``state``) the root, keeping its subtree
         and its nodes' compact states."""
         new_tree, old_ids = memory.subtree(self._tree, child)
+        if self._amaf is not None:
+            self._amaf = self._amaf.carried(self._tree, new_tree, old_ids)
         states = memory.POOL.take(new_tree.node_capacity, self._kernel.state_size, np.uint64)
         np.take(self._node_states, old_ids, axis=0, out=states[: old_ids.shape[0]])
         self._replace_tree(new_tree, states)
@@ -298,6 +339,7 @@ class CompiledDriver:
                 f"{state.current_player()}"
             )
         self._ensure_room(1)
+        first = self._tree.num_edges
         expansion.expand(
             self._tree.nodes,
             self._tree.edges,
@@ -307,6 +349,22 @@ class CompiledDriver:
             actions,
             np.zeros(0, dtype=np.float64),
         )
+        # The root's row again: growing the arrays may have moved it.
+        self._add_prior_samples(self._node_states[T.ROOT], actions, first)
+
+    def _add_prior_samples(self, compact: np.ndarray, actions: np.ndarray, first: int) -> None:
+        """RAVE's prior knowledge on the edges ``first ..`` of ``actions`` (what the compiled
+        loop does for the nodes it makes): virtual AMAF samples of the kernel's scores."""
+        params = self._rave_params
+        if self._amaf is None or params is None or params[rave.P_PRIOR_SAMPLES] <= 0:
+            return
+        samples = int(params[rave.P_PRIOR_SAMPLES])
+        kernel = self._kernel
+        scores = self._prior_scores[: actions.shape[0]]
+        kernel.move_priors(kernel.params, compact, actions, scores)
+        rows = slice(first, first + actions.shape[0])
+        self._amaf.visit_count[rows] += samples
+        self._amaf.value_sum[rows] += samples * scores
 
     def _ensure_room(self, simulations: int) -> int:
         """Grow the arrays for ``simulations`` more simulations (fewer on huge boards); how
@@ -332,6 +390,8 @@ class CompiledDriver:
         self._tree = tree
         self._node_states = node_states
         del tree, node_states
+        if self._amaf is not None:
+            self._amaf.fit(self._tree.edge_capacity)
         if old is None or old_states is None:
             return
         keep = {id(a) for a in (*self._tree[:4], self._node_states)}
@@ -358,11 +418,11 @@ class CompiledDriver:
 
     def node_bytes_bound(self) -> int:
         """Bytes one more node can take at most: its rows, its compact state, and an edge
-        row per action of the game (a node is expanded with all its edges)."""
+        row per action of the game (a node is expanded with all its edges), with RAVE's AMAF
+        row (16 bytes) beside each."""
         tree = self._tree
-        return (
-            tree.node_row_bytes + self.state_bytes + self._kernel.num_actions * tree.edge_row_bytes
-        )
+        edge_bytes = tree.edge_row_bytes + (16 if self._amaf is not None else 0)
+        return tree.node_row_bytes + self.state_bytes + self._kernel.num_actions * edge_bytes
 
     def reserve(self, simulations: int) -> None:
         """Room for ``simulations`` more simulations, in one growth of the arrays (new rows
@@ -395,6 +455,10 @@ class CompiledDriver:
         kernel = self._kernel
         tree = self._tree
         self._stats[STAT_MAX_DEPTH] = self.max_depth_seen
+        if self._amaf is not None:
+            ran = self._run_rave(simulations, max_depth, max_nodes)
+            self.max_depth_seen = int(self._stats[STAT_MAX_DEPTH])
+            return ran
         ran = self._run(
             kernel.params,
             *tree,
@@ -417,6 +481,43 @@ class CompiledDriver:
         )
         self.max_depth_seen = int(self._stats[STAT_MAX_DEPTH])
         return int(ran)
+
+    def _run_rave(self, simulations: int, max_depth: int, max_nodes: int) -> int:
+        """The RAVE loop (:mod:`playout._src.compiled.rave_driver`) on the tree and AMAF
+        rows."""
+        kernel, amaf = self._kernel, self._amaf
+        assert amaf is not None and self._rave_params is not None
+        return int(
+            self._run(
+                kernel.params,
+                *self._tree,
+                self._node_states,
+                amaf.visit_count,
+                amaf.value_sum,
+                amaf.marks,
+                self._stamp,
+                self._rave_params,
+                self._rng_state,
+                self._rollout_rng,
+                max_depth,
+                max_nodes,
+                simulations,
+                self._num_rollouts,
+                self._solver,
+                float(self._solver_bounds[0]),
+                float(self._solver_bounds[1]),
+                self._actions,
+                self._path,
+                self._scratch,
+                self._move_actions,
+                self._move_players,
+                self._move_counts,
+                self._move_values,
+                self._rollout_state,
+                self._prior_scores,
+                self._stats,
+            )
+        )
 
 
 __all__ = ["CompiledDriver", "compiled_kernel_for", "compiled_support"]

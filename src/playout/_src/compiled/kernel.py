@@ -35,6 +35,19 @@ serves every size):
     constant data there. Draw random numbers with :func:`playout._src.tree.rng.random_below`
     on ``rng`` so that a seed reproduces a search.
 
+One more function is optional, for RAVE (:mod:`playout._src.compiled.rave_driver`):
+
+``recorded_rollout(params, state, scratch, rng, out_actions, out_players) -> (value0, count)``
+    ``rollout``'s game, with the moves that all-moves-as-first statistics credit written to
+    ``out_actions[:count]`` and their players to ``out_players[:count]`` (both of length
+    ``max_length``), in the order played. A kernel may leave out moves that can earn no
+    credit (Go: passes, and a point's later plays after the first). Without it, RAVE's
+    rollouts play uniformly random legal moves through ``legal_actions`` and ``play``.
+``move_priors(params, state, actions, out_scores) -> None``
+    A score in [-1, 1] for each of ``actions`` (legal in non-terminal ``state``), for the
+    player to move: RAVE's prior knowledge (``RAVE(prior=n)`` gives each new edge ``n``
+    virtual AMAF samples of that mean). Go's scores captures and atari escapes.
+
 Kernels are for deterministic two-player zero-sum games with alternating or any other turn
 order given by ``current_player``; values follow :mod:`playout._src.game` (a value for
 player 0 is converted to the mover's point of view at every edge by the shared backup).
@@ -80,6 +93,12 @@ LEGAL_ACTIONS_SIGNATURE = nt.int64(PARAMS_TYPE, STATE_TYPE, ACTIONS_TYPE)
 PLAY_SIGNATURE = nt.int64(PARAMS_TYPE, STATE_TYPE, nt.int64)
 CURRENT_PLAYER_SIGNATURE = nt.int64(PARAMS_TYPE, STATE_TYPE)
 ROLLOUT_SIGNATURE = nt.float64(PARAMS_TYPE, STATE_TYPE, SCRATCH_TYPE, RNG_TYPE)
+MOVES_TYPE = nt.int64[::1]
+RECORDED_ROLLOUT_SIGNATURE = nt.Tuple((nt.float64, nt.int64))(  # type: ignore[no-untyped-call]
+    PARAMS_TYPE, STATE_TYPE, SCRATCH_TYPE, RNG_TYPE, MOVES_TYPE, MOVES_TYPE
+)
+
+MOVE_PRIORS_SIGNATURE = nt.void(PARAMS_TYPE, STATE_TYPE, ACTIONS_TYPE, nt.float64[::1])
 
 SIGNATURES = {
     "initial_state": INITIAL_STATE_SIGNATURE,
@@ -87,6 +106,8 @@ SIGNATURES = {
     "play": PLAY_SIGNATURE,
     "current_player": CURRENT_PLAYER_SIGNATURE,
     "rollout": ROLLOUT_SIGNATURE,
+    "recorded_rollout": RECORDED_ROLLOUT_SIGNATURE,
+    "move_priors": MOVE_PRIORS_SIGNATURE,
 }
 """The numba signature each kernel function must have (keyed by :class:`Kernel` field)."""
 
@@ -156,6 +177,10 @@ class Kernel(NamedTuple):
         initial_state, legal_actions, play, current_player, rollout: numba functions.
         encode: optional ``encode(python_state) -> np.ndarray`` converting a state of the
             matching pure-Python game into a compact state (used by the engine).
+        recorded_rollout: optional numba function, ``rollout`` with its moves reported (for
+            RAVE), or ``None``.
+        move_priors: optional numba function, move scores for RAVE's prior knowledge, or
+            ``None``.
     """
 
     name: str
@@ -170,6 +195,8 @@ class Kernel(NamedTuple):
     current_player: Any
     rollout: Any
     encode: Encoder | None = None
+    recorded_rollout: Any = None
+    move_priors: Any = None
 
     def new_state(self) -> np.ndarray:
         """A fresh compact state holding the initial position."""
@@ -244,10 +271,13 @@ def make_kernel(
     initial_state: Any = empty_state,
     scratch_size: int = 1,
     encode: Encoder | None = None,
+    recorded_rollout: Any = None,
+    move_priors: Any = None,
 ) -> Kernel:
     """A checked :class:`Kernel`: sizes are validated and every function is compiled for
     its signature (loaded from numba's on-disk cache when the functions use ``cache=True``).
-    ``initial_state`` defaults to :func:`empty_state` (all zeros).
+    ``initial_state`` defaults to :func:`empty_state` (all zeros); ``recorded_rollout`` is
+    optional (RAVE's rollouts then play uniformly random legal moves).
 
     Raises:
         InvalidParameterError: a size is not positive or a function does not compile.
@@ -276,6 +306,10 @@ def make_kernel(
         current_player=_compiled(current_player, "current_player"),
         rollout=_compiled(rollout, "rollout"),
         encode=encode,
+        recorded_rollout=(
+            None if recorded_rollout is None else _compiled(recorded_rollout, "recorded_rollout")
+        ),
+        move_priors=None if move_priors is None else _compiled(move_priors, "move_priors"),
     )
 
 

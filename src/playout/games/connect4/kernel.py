@@ -91,11 +91,19 @@ def c4_play(params: np.ndarray, state: np.ndarray, column: int) -> int:
     return move_status(won, moves, width * height)
 
 
-@jit(**STONE_JIT)
-def c4_rollout(
-    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
-) -> float:
-    """Uniformly random moves to the end; +1 if player 0 wins, -1 if player 1 does, else 0.
+@jit(inline="always", **STONE_JIT)
+def _c4_playout(
+    params: np.ndarray,
+    state: np.ndarray,
+    scratch: np.ndarray,
+    rng: np.ndarray,
+    record: bool,
+    out_actions: np.ndarray,
+    out_players: np.ndarray,
+) -> tuple[float, int]:
+    """Uniformly random moves to the end; +1 if player 0 wins, -1 if player 1 does, else 0,
+    and with ``record`` (a constant at each call site, so the other call compiles without the
+    recording) each move's column and player written to ``out_actions`` / ``out_players``.
 
     ``scratch[0:width]`` holds the columns that are not full (swap-removed as they fill).
     """
@@ -117,8 +125,13 @@ def c4_rollout(
     top = _ONE << np.uint64(height - 1)
     threshold = 2 * k - 1
     num_squares = width * height
+    count = int64(0)
     while True:
         i = random_below(rng, num_open)
+        if record:
+            out_actions[count] = scratch[i]
+            out_players[count] = player
+            count += 1
         shift = np.uint64(scratch[i] * stride)
         disc = (mask + (_ONE << shift)) & (column_bits << shift)
         mask |= disc
@@ -129,14 +142,37 @@ def c4_rollout(
         if player == 0:
             discs0 |= disc
             if moves >= threshold and has_line(discs0, stride, k):
-                return 1.0
+                return 1.0, count
         else:
             discs1 |= disc
             if moves >= threshold and has_line(discs1, stride, k):
-                return -1.0
+                return -1.0, count
         if moves == num_squares:
-            return 0.0
+            return 0.0, count
         player ^= 1
+
+
+@jit(**STONE_JIT)
+def c4_rollout(
+    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
+) -> float:
+    """Uniformly random moves to the end; +1 if player 0 wins, -1 if player 1 does, else 0."""
+    nothing = scratch[:0]
+    return _c4_playout(params, state, scratch, rng, False, nothing, nothing)[0]
+
+
+@jit(**STONE_JIT)
+def c4_recorded_rollout(
+    params: np.ndarray,
+    state: np.ndarray,
+    scratch: np.ndarray,
+    rng: np.ndarray,
+    out_actions: np.ndarray,
+    out_players: np.ndarray,
+) -> tuple[float, int]:
+    """:func:`c4_rollout` with its moves reported (for RAVE): ``(value for player 0, moves
+    written)``."""
+    return _c4_playout(params, state, scratch, rng, True, out_actions, out_players)
 
 
 # ------------------------------------------------------------------------------ wide boards
@@ -300,6 +336,7 @@ def connect4_kernel(width: int = 7, height: int = 6, k: int = 4, name: str = "co
         play=c4_play,
         current_player=alternating_player,
         rollout=c4_rollout,
+        recorded_rollout=c4_recorded_rollout,
         encode=functools.partial(encode_stones, num_words=1),
     )
 

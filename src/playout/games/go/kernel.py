@@ -100,8 +100,8 @@ BORDER = 3
 """A point of the playout board's sentinel border."""
 
 # params (int64): a header, then the tables of the board.
-P_SIZE, P_KOMI2, P_MAX_LENGTH, P_POINTS, P_WORDS, P_STRIDE, P_CELLS = range(7)
-P_TABLES = 7
+P_SIZE, P_KOMI2, P_MAX_LENGTH, P_POINTS, P_WORDS, P_STRIDE, P_CELLS, P_HEAVY = range(8)
+P_TABLES = 8
 """``params[P_TABLES:]``: each point's four neighbours (-1 past the last), then the Zobrist
 keys of Black's and White's stones (``int64`` bit patterns), then each point's cell on the
 playout board."""
@@ -171,8 +171,9 @@ def encode(state: GoPosition, size: int, max_length: int) -> np.ndarray:
     return out
 
 
-def kernel_params(size: int, komi: float, max_length: int) -> np.ndarray:
-    """The kernel's ``params``: the header and the board's tables (see :data:`P_TABLES`)."""
+def kernel_params(size: int, komi: float, max_length: int, heavy: bool = False) -> np.ndarray:
+    """The kernel's ``params``: the header and the board's tables (see :data:`P_TABLES`);
+    ``heavy``: the rollouts are heavy playouts (:func:`_light_playout`)."""
     points = size * size
     stride = size + 1
     neighbours = np.full((points, 4), -1, dtype=np.int64)
@@ -190,14 +191,16 @@ def kernel_params(size: int, komi: float, max_length: int) -> np.ndarray:
     header[P_WORDS] = num_words(size)
     header[P_STRIDE] = stride
     header[P_CELLS] = (size + 2) * stride + 1
+    header[P_HEAVY] = 1 if heavy else 0
     return np.concatenate([header, neighbours.reshape(-1), keys, cells])
 
 
 def scratch_size(size: int) -> int:
     """``int64`` words of the rollout's scratch: the header, nine arrays over the playout
-    board's cells, three over the points."""
+    board's cells, three over the points, and one more over the cells (the points a
+    recorded playout has played)."""
     cells = (size + 2) * (size + 1) + 1
-    return _SCRATCH_HEADER + 9 * cells + 3 * size * size
+    return _SCRATCH_HEADER + 10 * cells + 3 * size * size
 
 
 # ------------------------------------------------------------------------- the tree's rules
@@ -486,6 +489,61 @@ def go_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     return ONGOING
 
 
+# ------------------------------------------------------------------------- prior knowledge
+
+PRIOR_CAPTURE = 1.0
+"""The score of a move that captures (:func:`go_move_priors`)."""
+PRIOR_ESCAPE = 1.0
+"""The score of a move that saves one of the mover's chains from atari."""
+
+
+@jit(**GO_JIT_ALLOCATING)
+def go_move_priors(
+    params: np.ndarray, state: np.ndarray, actions: np.ndarray, out: np.ndarray
+) -> None:
+    """Prior knowledge for RAVE (the kernel's ``move_priors``): a score in [-1, 1] for each
+    of ``actions``, for the player to move, in the manner of MoGo's and Fuego's prior values
+    (Gelly & Silver 2007; Enzenberger et al. 2010): :data:`PRIOR_CAPTURE` for a stone that
+    captures, :data:`PRIOR_ESCAPE` for one that gives an own chain in atari (a liberty of
+    one) two liberties or more, 0 otherwise (the pass too). The liberties after the move are
+    counted as the empty neighbours of the point plus the other liberties of the own chains
+    it joins, an upper bound when those chains share liberties."""
+    points = params[P_POINTS]
+    work = np.empty(5 * points + 4, dtype=np.int64)
+    colour = work[:points]
+    chain = work[points : 2 * points]
+    liberties = work[2 * points : 3 * points]
+    stack = work[3 * points : 4 * points]
+    mark = work[4 * points : 5 * points]
+    captured = work[5 * points :]
+    chain_hash = np.empty(points, dtype=np.uint64)
+    read_board(params, state, colour)
+    label_chains(params, colour, chain, liberties, chain_hash, stack, mark)
+    own = int(state[MOVES] & _ONE) + 1
+    for i in range(actions.shape[0]):
+        p = actions[i]
+        out[i] = 0.0
+        if p < 0 or p >= points or colour[p] != EMPTY:
+            continue
+        if _captured_chains(params, colour, chain, liberties, p, own, captured) > 0:
+            out[i] = PRIOR_CAPTURE
+            continue
+        saves = False
+        after = 0
+        for k in range(4):
+            n = params[P_TABLES + 4 * p + k]
+            if n < 0:
+                break
+            if colour[n] == EMPTY:
+                after += 1
+            elif colour[n] == own:
+                after += liberties[chain[n]] - 1
+                if liberties[chain[n]] == 1:
+                    saves = True
+        if saves and after >= 2:
+            out[i] = PRIOR_ESCAPE
+
+
 # ------------------------------------------------------------------------- light playouts
 
 
@@ -577,12 +635,71 @@ def _is_playable(
 
 
 @jit(**GO_JIT)
-def go_rollout(
-    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
-) -> float:
+def _local_answer(
+    last: int,
+    own: int,
+    ko: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    stride: int,
+) -> int:
+    """A heavy playout's answer to the stone on ``last``: the liberty of an own chain in atari
+    there or next to it, when playing it leaves two empty neighbours or more, or the liberty
+    of an opponent's chain in atari there or next to it (a capture); -1 for none."""
+    other = 3 - own
+    for n in (last, last - stride, last - 1, last + 1, last + stride):
+        stone = colour[n]
+        if stone != own and stone != other:
+            continue
+        head = chain[n]
+        if not _in_atari(libs, sums, squares, head):
+            continue
+        liberty = sums[head] // libs[head]
+        if not _is_playable(liberty, own, ko, colour, chain, libs, sums, squares, stride):
+            continue
+        if stone == other:
+            return liberty  # a capture
+        free = (
+            (colour[liberty - stride] == EMPTY)
+            + (colour[liberty - 1] == EMPTY)
+            + (colour[liberty + 1] == EMPTY)
+            + (colour[liberty + stride] == EMPTY)
+        )
+        if free >= 2:
+            return liberty  # an escape
+    return -1
+
+
+@jit(inline="always", **GO_JIT)
+def _light_playout(
+    params: np.ndarray,
+    state: np.ndarray,
+    scratch: np.ndarray,
+    rng: np.ndarray,
+    record: bool,
+    out_actions: np.ndarray,
+    out_players: np.ndarray,
+) -> tuple[float, int]:
     """A light playout (module docstring) from ``state`` (unchanged) to the end: +1 if Black
-    wins, -1 if White does, 0 for a draw; its length and area margin go to
-    ``scratch[LAST_LENGTH]`` and ``scratch[LAST_MARGIN]``."""
+    wins, -1 if White does, 0 for a draw, and the moves recorded; its length and area margin
+    go to ``scratch[LAST_LENGTH]`` and ``scratch[LAST_MARGIN]``.
+
+    With ``params[P_HEAVY]`` set, a heavy playout: before the uniform draw, the mover looks
+    around the last stone played (its chain and its four neighbours' chains) for an own chain
+    in atari that its liberty saves (two empty points around it or more) or an opponent's
+    chain in atari to capture, and plays the first it finds (MoGo's local answers to the last
+    move, Gelly et al. 2006; Coulom 2007 weighs the same features); captures and escapes pass
+    the same playability test (no own eye, no suicide, not the ko point).
+
+    With ``record`` (a constant at each call site, so the other call compiles without the
+    recording), the first stone played on each point during the playout is written to
+    ``out_actions`` (the point) and ``out_players`` (0 Black, 1 White), in the order
+    played: what Gelly and Silver's (2007) all-moves-as-first statistics credit in Go. Passes
+    and later stones on a point already played (after a capture) are left out.
+    """
     points = params[P_POINTS]
     stride = params[P_STRIDE]
     cells = params[P_CELLS]
@@ -601,6 +718,11 @@ def go_rollout(
     by_point = scratch[rest : rest + points]
     stack = scratch[rest + points : rest + 2 * points]
     mark = scratch[rest + 2 * points : rest + 3 * points]
+    played = scratch[rest + 3 * points : rest + 3 * points + cells]
+    num_recorded = int64(0)
+    if record:
+        for c in range(cells):
+            played[c] = 0
 
     # The position onto the playout board: colours, the empty list, then the chains.
     for c in range(cells):
@@ -651,10 +773,14 @@ def go_rollout(
     ko = int(params[cell_of + ko - 1]) if ko > 0 else -1
     own = (moves & 1) + 1
     max_length = params[P_MAX_LENGTH]
+    heavy = params[P_HEAVY] != 0
+    last = int64(-1)  # the cell of the last stone played in the playout
     while moves < max_length and passes < 2:
-        # Uniform among the playable points: draw, and move a refused one past the window.
-        window = num_empty
         cell = int64(-1)
+        if heavy and last >= 0:
+            cell = _local_answer(last, own, ko, colour, chain, libs, sums, squares, stride)
+        # Uniform among the playable points: draw, and move a refused one past the window.
+        window = num_empty if cell < 0 else 0
         while window > 0:
             i = random_below(rng, window)
             candidate = empties[i]
@@ -673,14 +799,21 @@ def go_rollout(
             passes += 1
             ko = -1
             own = other
+            last = -1
             continue
         passes = 0
+        last = cell
         # Put the stone down: off the empty list, pseudo-liberties taken from its neighbours.
         num_empty -= 1
         moved = empties[num_empty]
         empties[empty_at[cell]] = moved
         empty_at[moved] = empty_at[cell]
         colour[cell] = own
+        if record and played[cell] == 0:
+            played[cell] = 1
+            out_actions[num_recorded] = (cell // stride - 1) * (stride - 1) + cell % stride - 1
+            out_players[num_recorded] = own - 1
+            num_recorded += 1
         chain[cell] = cell
         ring[cell] = cell
         stones[cell] = 1
@@ -742,20 +875,48 @@ def go_rollout(
     scratch[LAST_MARGIN] = margin
     score2 = 2 * margin - params[P_KOMI2]
     if score2 > 0:
-        return 1.0
+        return 1.0, num_recorded
     if score2 < 0:
-        return -1.0
-    return 0.0
+        return -1.0, num_recorded
+    return 0.0, num_recorded
+
+
+@jit(**GO_JIT)
+def go_rollout(
+    params: np.ndarray, state: np.ndarray, scratch: np.ndarray, rng: np.ndarray
+) -> float:
+    """A light playout (module docstring) from ``state`` (unchanged) to the end: +1 if Black
+    wins, -1 if White does, 0 for a draw; its length and area margin go to
+    ``scratch[LAST_LENGTH]`` and ``scratch[LAST_MARGIN]``."""
+    nothing = scratch[:0]
+    return _light_playout(params, state, scratch, rng, False, nothing, nothing)[0]
+
+
+@jit(**GO_JIT)
+def go_recorded_rollout(
+    params: np.ndarray,
+    state: np.ndarray,
+    scratch: np.ndarray,
+    rng: np.ndarray,
+    out_actions: np.ndarray,
+    out_players: np.ndarray,
+) -> tuple[float, int]:
+    """:func:`go_rollout` with the first stone on each point reported (for RAVE; see
+    :func:`_light_playout`): ``(value for Black, moves written)``."""
+    return _light_playout(params, state, scratch, rng, True, out_actions, out_players)
 
 
 # ------------------------------------------------------------------------------ the kernel
 
 
 @functools.lru_cache(maxsize=32)
-def go_kernel(size: int = 9, komi: float = 7.5, max_length: int | None = None) -> Kernel:
+def go_kernel(
+    size: int = 9, komi: float = 7.5, max_length: int | None = None, heavy: bool = False
+) -> Kernel:
     """The kernel of Go on a ``size`` x ``size`` board with ``komi``, the game ending at the
     ``max_length``-th move at the latest (default ``3 * size * size``); built once per
-    board and rules.
+    board and rules. ``heavy``: its rollouts are heavy playouts (answers to the last move
+    first, :func:`_light_playout`) instead of light ones; the same rules and functions.
 
     Raises:
         InvalidParameterError: a size, komi or length the game refuses (see
@@ -766,7 +927,7 @@ def go_kernel(size: int = 9, komi: float = 7.5, max_length: int | None = None) -
     max_length = check_max_length(max_length, size)
     return make_kernel(
         name="go",
-        params=kernel_params(size, komi, max_length),
+        params=kernel_params(size, komi, max_length, heavy),
         state_size=state_size(size, max_length),
         num_actions=size * size + 1,
         max_length=max_length,
@@ -776,6 +937,8 @@ def go_kernel(size: int = 9, komi: float = 7.5, max_length: int | None = None) -
         play=go_play,
         current_player=alternating_player,
         rollout=go_rollout,
+        recorded_rollout=go_recorded_rollout,
+        move_priors=go_move_priors,
         encode=functools.partial(encode, size=size, max_length=max_length),
     )
 
@@ -788,7 +951,9 @@ __all__ = [
     "encode",
     "go_kernel",
     "go_legal_actions",
+    "go_move_priors",
     "go_play",
+    "go_recorded_rollout",
     "go_rollout",
     "kernel_params",
     "label_chains",

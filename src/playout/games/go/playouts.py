@@ -30,8 +30,9 @@ import math
 import numpy as np
 
 from playout._src.errors import InvalidParameterError
-from playout._src.jit import int64, jit
+from playout._src.jit import JitOptions, files_digest, int64, jit
 from playout._src.tree.rng import new_rng_state
+from playout.games.go import kernel as kernel_module
 from playout.games.go.kernel import GO_JIT, LAST_LENGTH, LAST_MARGIN, P_POINTS, go_rollout
 from playout.games.go.state import GoGame, GoState
 
@@ -110,7 +111,16 @@ class PlayoutStatistics:
         return math.sqrt(max(0.0, variance) / self.num_playouts)
 
 
-@jit(**GO_JIT)
+_PLAYOUTS_JIT: JitOptions = {
+    **GO_JIT,
+    "sources_digest": str(GO_JIT["sources_digest"]) + files_digest(kernel_module.__file__),
+}
+""":data:`~.kernel.GO_JIT` with the kernel's own file in the cache key too: the loop below
+compiles the kernel's rollout in, and a cached loop must not outlive a changed rollout (or
+parameter layout)."""
+
+
+@jit(**_PLAYOUTS_JIT)
 def _run_playouts(
     params: np.ndarray,
     state: np.ndarray,

@@ -138,6 +138,13 @@ class GoGame:
     def __repr__(self) -> str:
         return f"GoGame(size={self.size}, komi={self.komi:g}, max_length={self.max_length})"
 
+    def rollout_policies(self) -> dict[str, Any]:
+        """Rollout policies by name for ``mcts:rollout=NAME`` players: ``heavy``, the
+        kernel's heavy playouts (compiled driver only; :mod:`playout.games.go.heavy`)."""
+        from playout.games.go.heavy import HEAVY_PLAYOUTS
+
+        return {"heavy": HEAVY_PLAYOUTS}
+
     @property
     def pass_action(self) -> int:
         """The pass's action id: ``size * size``."""
