@@ -226,14 +226,22 @@ class ProcessActors:
         return self.workers - len(self._futures)
 
     def submit(self, job: ActorJob) -> None:
-        self.start()
-        assert self._pool is not None and self._weights is not None
+        assert self._weights is not None
         version, weights = self._weights
         if job.version != version:
             raise InvalidParameterError(f"job of version {job.version}, weights of {version}")
-        with sigint_deferred():  # a Ctrl-C reaches this process, not a starting worker
-            future = self._pool.submit(play_job, self.game, self.settings, job, weights)
-        self._futures[future] = job
+        while True:
+            self.start()
+            assert self._pool is not None
+            try:
+                with sigint_deferred():  # a Ctrl-C reaches this process, not a starting worker
+                    future = self._pool.submit(play_job, self.game, self.settings, job, weights)
+            except concurrent.futures.process.BrokenProcessPool:
+                self._replace_pool()  # a worker died: the pool is refused; a new one
+                job = dataclasses.replace(job, version=self._weights[0])
+                continue
+            self._futures[future] = job
+            return
 
     def collect(self, timeout: float | None) -> list[ActorResult]:
         if not self._futures:
@@ -464,9 +472,7 @@ def read_journal(path: Path) -> tuple[list[Example], int, int]:
             _, games, moves, _ = (int(x) for x in data["meta"])
     except (OSError, EOFError, KeyError, ValueError, TypeError):
         return [], 0, 0
-    examples = [
-        Example(observations[i], policies[i], float(values[i])) for i in range(len(values))
-    ]
+    examples = [Example(observations[i], policies[i], float(values[i])) for i in range(len(values))]
     return examples, games, moves
 
 
@@ -481,8 +487,6 @@ class _Arrivals:
     positions: int = 0
     moves: int = 0
     actor_seconds: float = 0.0
-    staleness: int = 0
-    """The largest staleness seen (learner version at arrival minus the job's)."""
 
 
 class AsyncPipeline:
@@ -524,9 +528,16 @@ class AsyncPipeline:
         if games_per_job is None:
             games_per_job = max(
                 1,
-                min(config.parallel_games // workers, math.ceil(config.games_per_iteration / workers)),
+                min(
+                    config.parallel_games // workers,
+                    math.ceil(config.games_per_iteration / workers),
+                ),
             )
-        if isinstance(games_per_job, bool) or not isinstance(games_per_job, int) or games_per_job < 1:
+        if (
+            isinstance(games_per_job, bool)
+            or not isinstance(games_per_job, int)
+            or games_per_job < 1
+        ):
             raise InvalidParameterError(f"games_per_job must be >= 1, got {games_per_job!r}")
         self.trainer = trainer
         self.staleness = staleness
@@ -538,6 +549,10 @@ class AsyncPipeline:
         self._through = int(state.get("journal_through", -1))
         self._next_file = self._through + 1
         self._arrived = _Arrivals()
+        self.largest_staleness = 0
+        """The largest staleness of a game taken so far (versions; at most ``staleness``)."""
+        self.jobs_taken: list[int] = []
+        """The numbers of the jobs whose games were taken, in order of arrival."""
         self._progress: Callable[[str, int, int], None] | None = None
         self._recover_journal()
 
@@ -579,11 +594,10 @@ class AsyncPipeline:
             arrived.positions += len(examples)
             arrived.moves += sum(len(g.moves) for g in result.games)
             arrived.actor_seconds += result.seconds
-            arrived.staleness = max(arrived.staleness, version - result.job.version)
+            self.largest_staleness = max(self.largest_staleness, version - result.job.version)
+            self.jobs_taken.append(result.job.number)
         if results and self._progress is not None:
-            self._progress(
-                "self-play", min(self._arrived.games, self._target()), self._target()
-            )
+            self._progress("self-play", min(self._arrived.games, self._target()), self._target())
 
     def _target(self) -> int:
         return self.trainer.config.games_per_iteration

@@ -207,8 +207,9 @@ class RayExecutor:
 
     Connects on the first batch: to a running Ray (``ray.is_initialized()``) as it is, else
     ``ray.init(address=address)``, or a new local instance with ``workers`` CPUs when
-    ``address`` is ``None`` (listening on 127.0.0.1 only: :func:`init_local_ray`). Every node needs playout installed; for a local instance the
-    directory playout is imported from is put on the workers' ``PYTHONPATH``.
+    ``address`` is ``None`` (listening on 127.0.0.1 only: :func:`init_local_ray`). Every
+    node needs playout installed; for a local instance the directory playout is imported
+    from is put on the workers' ``PYTHONPATH``.
 
     Raises:
         MissingDependencyError: Ray is not installed (when the executor is built).
