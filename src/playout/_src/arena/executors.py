@@ -186,11 +186,13 @@ def loopback_ray(ray: Any, loopback: bool = True) -> Iterator[None]:
 
 def init_local_ray(ray: Any, *, num_cpus: int, **options: Any) -> None:
     """``ray.init`` of a new single-machine Ray instance that listens on 127.0.0.1 only
-    (:func:`loopback_ray`), without the dashboard, with this playout importable by its
+    (:func:`loopback_ray`; never one started on the machine before, which a plain
+    ``ray.init()`` would join), without the dashboard, with this playout importable by its
     workers (its directory on their ``PYTHONPATH``) and Ray's logs kept out of the
     terminal; ``options`` go to ``ray.init``."""
     path = os.pathsep.join(p for p in (_package_root(), os.environ.get("PYTHONPATH", "")) if p)
     settings: dict[str, Any] = {
+        "address": "local",  # a new instance, never one found on the machine
         "num_cpus": num_cpus,
         "include_dashboard": False,
         "log_to_driver": False,
