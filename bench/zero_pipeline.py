@@ -48,9 +48,7 @@ def run_mode(mode: str, game: Any, config: Any, workers: int, iterations: int) -
         trainer = Trainer(game, out, config, device="cpu", workers=workers, executor=executor)
         runner: Any = trainer if pipeline == "sync" else AsyncPipeline(trainer)
         began = time.perf_counter()
-        reports = runner.run(
-            iterations=iterations, log=lambda _: ends.append(time.perf_counter())
-        )
+        reports = runner.run(iterations=iterations, log=lambda _: ends.append(time.perf_counter()))
         trainer.close()
     measured = reports[1:]
     span = ends[-1] - ends[0]
@@ -114,16 +112,23 @@ def main(argv: list[str] | None = None) -> int:
             f"learner waiting {row['wait_seconds']} s, training {row['train_seconds']} s)",
             flush=True,
         )
+    arguments = sys.argv[1:] if argv is None else argv
+    settings = {
+        "game": args.game,
+        "workers": args.workers,
+        "iterations": args.iterations,
+        "games_per_iteration": args.games,
+        "simulations": args.simulations,
+        "steps_per_iteration": args.steps,
+        "channels": args.channels,
+        "blocks": args.blocks,
+    }
     report = {
-        "command": "python bench/zero_pipeline.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": " ".join(["python bench/zero_pipeline.py", *arguments]),
         "date": datetime.date.today().isoformat(),
         "machine": f"{os.cpu_count()}-core CPU, {platform.system()} {platform.machine()}, "
         f"Python {platform.python_version()}",
-        "settings": {
-            "game": args.game, "workers": args.workers, "iterations": args.iterations,
-            "games_per_iteration": args.games, "simulations": args.simulations,
-            "steps_per_iteration": args.steps, "channels": args.channels, "blocks": args.blocks,
-        },  # fmt: skip
+        "settings": settings,
         "rows": rows,
     }
     if args.out:

@@ -147,8 +147,9 @@ class Actors(Protocol):
 
 # ------------------------------------------------------------------------- the actors' side
 
-_loaded: tuple[int, Any] | None = None
-"""An actor process's network: (version, model), loaded once per version."""
+_loaded: tuple[bytes, Any] | None = None
+"""An actor process's network: (the model file's bytes, the model), loaded once per
+weights."""
 
 
 def _where() -> str:
@@ -159,15 +160,15 @@ def _where() -> str:
 def play_job(
     game: Any, settings: SelfPlaySettings, job: ActorJob, weights: bytes, threads: int = 1
 ) -> ActorResult:
-    """An actor's job: the network of ``weights`` (loaded once per version and process),
+    """An actor's job: the network of ``weights`` (loaded once per weights and process),
     ``job.num_games`` games of self-play (module level: pool workers find it by name)."""
     global _loaded
     from playout.zero.model import Model, torch
 
     began = time.perf_counter()
-    if _loaded is None or _loaded[0] != job.version:
+    if _loaded is None or _loaded[0] != weights:
         torch.set_num_threads(threads)
-        _loaded = (job.version, Model.from_bytes(io.BytesIO(weights), game, device="cpu"))
+        _loaded = (weights, Model.from_bytes(io.BytesIO(weights), game, device="cpu"))
     evaluator = NetworkEvaluator(_loaded[1])
     games = self_play(evaluator, game, job.num_games, settings, seed=job.seed)
     return ActorResult(job, tuple(games), time.perf_counter() - began, _where())
@@ -640,6 +641,8 @@ class AsyncPipeline:
         if iterations is None and seconds is None:
             raise InvalidParameterError("give iterations or seconds")
         trainer = self.trainer
+        if trainer._lock.released:
+            raise InvalidParameterError("this trainer is closed; make a new one to go on")
         reports = []
         start = time.perf_counter()
         done = 0
