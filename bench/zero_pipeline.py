@@ -7,15 +7,17 @@ and seed, no evaluation games, for ``--iterations`` iterations; the first iterat
 warm-up (worker processes or Ray starting, numba's compiled code loaded) and is left out of
 the rates. Rates: self-play positions (moves played, with their symmetric images: the
 positions the replay buffer receives) per second of wall-clock time from the end of the
-first iteration to the end of the last, and iterations per hour over the same span. The
+first iteration to the end of the last, and iterations per hour over the same span. With
+``--reps``, every mode runs that many times, the order of the modes alternating from one
+repetition to the next (a shared machine drifts), and the summary gives the medians. The
 synchronous loop starts its workers anew every iteration (a pool, or a local Ray instance),
 as ``playout train`` does; the pipeline's actors live for the whole run.
 
 Usage::
 
-    python bench/zero_pipeline.py                       # connect four, 2 workers: ~10 min
-    python bench/zero_pipeline.py --out bench/results/zero_pipeline.json
-    python bench/zero_pipeline.py --smoke               # seconds: does it still run?
+    python bench/zero_pipeline.py                  # connect four, 2 workers: ~15 min
+    python bench/zero_pipeline.py --iterations 4 --reps 2 --out bench/results/zero_pipeline.json
+    python bench/zero_pipeline.py --smoke --modes async:pool   # does it still run? (~30 s)
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -81,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=32)
     parser.add_argument("--blocks", type=int, default=2)
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated " + str(MODES))
+    parser.add_argument("--reps", type=int, default=1, help="repetitions (alternating order)")
     parser.add_argument("--out", metavar="FILE", help="write the rows as JSON to FILE")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes: does it run?")
     args = parser.parse_args(argv)
@@ -100,17 +104,34 @@ def main(argv: list[str] | None = None) -> int:
         architecture=Architecture(channels=args.channels, blocks=args.blocks),
         seed=1,
     )
-    rows = []
-    for mode in args.modes.split(","):
+    modes = args.modes.split(",")
+    for mode in modes:
         if mode not in MODES:
             parser.error(f"unknown mode {mode!r}; choose among {', '.join(MODES)}")
-        row = run_mode(mode, game, config, args.workers, args.iterations)
-        rows.append(row)
+    rows = []
+    for rep in range(args.reps):  # the order alternates: a drifting machine hurts all alike
+        for mode in modes if rep % 2 == 0 else modes[::-1]:
+            row = run_mode(mode, game, config, args.workers, args.iterations) | {"rep": rep}
+            rows.append(row)
+            print(
+                f"# rep {rep} {mode:11} {row['positions_per_second']:9.1f} positions/s "
+                f"{row['iterations_per_hour']:8.1f} iterations/h  (warm-up "
+                f"{row['warmup_seconds']} s, learner waiting {row['wait_seconds']} s, "
+                f"training {row['train_seconds']} s)",
+                flush=True,
+            )
+    medians = []
+    for mode in modes:
+        mine = [r for r in rows if r["mode"] == mode]
+        median = {
+            "mode": mode,
+            "positions_per_second": statistics.median(r["positions_per_second"] for r in mine),
+            "iterations_per_hour": statistics.median(r["iterations_per_hour"] for r in mine),
+        }
+        medians.append(median)
         print(
-            f"{mode:11} {row['positions_per_second']:9.1f} positions/s "
-            f"{row['iterations_per_hour']:8.1f} iterations/h  (warm-up {row['warmup_seconds']} s, "
-            f"learner waiting {row['wait_seconds']} s, training {row['train_seconds']} s)",
-            flush=True,
+            f"{mode:11} {median['positions_per_second']:9.1f} positions/s "
+            f"{median['iterations_per_hour']:8.1f} iterations/h (median of {len(mine)})"
         )
     arguments = sys.argv[1:] if argv is None else argv
     settings = {
@@ -122,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         "steps_per_iteration": args.steps,
         "channels": args.channels,
         "blocks": args.blocks,
+        "reps": args.reps,
     }
     report = {
         "command": " ".join(["python bench/zero_pipeline.py", *arguments]),
@@ -129,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{os.cpu_count()}-core CPU, {platform.system()} {platform.machine()}, "
         f"Python {platform.python_version()}",
         "settings": settings,
+        "medians": medians,
         "rows": rows,
     }
     if args.out:
