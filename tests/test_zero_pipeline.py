@@ -313,3 +313,25 @@ def test_two_node_ray_cluster_loses_an_actor_and_training_goes_on(tmp_path: Path
         ray.shutdown()
         if cluster is not None:
             cluster.shutdown()
+
+
+def test_playout_train_async_runs_and_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    argv = [
+        "train", "tictactoe", "--out", str(out), "--iterations", "1", "--pipeline", "async",
+        "--workers", "2", "--games", "4", "--simulations", "4", "--steps", "2",
+        "--eval-games", "0", "--channels", "4", "--blocks", "1",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    assert main(argv) == 0  # resumes after iteration 1
+    text = capsys.readouterr().out
+    assert "resuming the run" in text and "iteration 2:" in text and "waiting" in text
+    import csv
+
+    with open(out / "metrics.csv", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [row["iteration"] for row in rows] == ["1", "2"]
+    assert all(float(row["wait_seconds"]) >= 0 for row in rows)
+    assert not list((out / JOURNAL).glob("games-*.npz"))
