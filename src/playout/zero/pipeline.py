@@ -65,6 +65,13 @@ a game may be when it enters the replay buffer (see the module docstring)."""
 JOURNAL = "incoming"
 """The run directory's folder of finished self-play jobs not yet in a checkpoint."""
 
+ACTOR_NICENESS = 15
+"""The scheduling priority (Unix ``nice``) of the pool's actor processes: Ray's own for its
+workers (measured: a Ray actor runs at nice 15). A learner at the normal priority then takes
+the CPU it needs before the actors do, which play on the rest: on 2 busy cores the pool's
+learner trained about 3x slower beside actors at its own priority (docs/how-to/
+zero-pipeline.md)."""
+
 MAX_RESTARTS = 3
 """Actors lost in a row (no job finished in between) before the pipeline gives up."""
 
@@ -157,15 +164,28 @@ def _where() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+_niced = False
+"""Whether this process lowered its priority (:data:`ACTOR_NICENESS`)."""
+
+
 def play_job(
-    game: Any, settings: SelfPlaySettings, job: ActorJob, weights: bytes, threads: int = 1
+    game: Any,
+    settings: SelfPlaySettings,
+    job: ActorJob,
+    weights: bytes,
+    threads: int = 1,
+    niceness: int = 0,
 ) -> ActorResult:
     """An actor's job: the network of ``weights`` (loaded once per weights and process),
-    ``job.num_games`` games of self-play (module level: pool workers find it by name)."""
-    global _loaded
+    ``job.num_games`` games of self-play (module level: pool workers find it by name). The
+    first job with a ``niceness`` lowers the process's priority by that much (once)."""
+    global _loaded, _niced
     from playout.zero.model import Model, torch
 
     began = time.perf_counter()
+    if niceness and not _niced and hasattr(os, "nice"):
+        os.nice(niceness)
+        _niced = True
     if _loaded is None or _loaded[0] != weights:
         torch.set_num_threads(threads)
         _loaded = (weights, Model.from_bytes(io.BytesIO(weights), game, device="cpu"))
@@ -199,8 +219,9 @@ class SelfPlayActor:
 
 class ProcessActors:
     """Actors as the processes of a local pool (``forkserver`` where there is one, as the
-    arena's :class:`~playout._src.arena.executors.PoolExecutor`). A process that dies
-    breaks the pool: a new pool takes the jobs that were running."""
+    arena's :class:`~playout._src.arena.executors.PoolExecutor`), at a lower priority than
+    the learner (:data:`ACTOR_NICENESS`, as Ray's workers). A process that dies breaks the
+    pool: a new pool takes the jobs that were running."""
 
     def __init__(self, game: Any, settings: SelfPlaySettings, workers: int) -> None:
         self.game = game
@@ -236,7 +257,9 @@ class ProcessActors:
             assert self._pool is not None
             try:
                 with sigint_deferred():  # a Ctrl-C reaches this process, not a starting worker
-                    future = self._pool.submit(play_job, self.game, self.settings, job, weights)
+                    future = self._pool.submit(
+                        play_job, self.game, self.settings, job, weights, 1, ACTOR_NICENESS
+                    )
             except concurrent.futures.process.BrokenProcessPool:
                 self._replace_pool()  # a worker died: the pool is refused; a new one
                 job = dataclasses.replace(job, version=self._weights[0])
