@@ -20,6 +20,7 @@ torch = pytest.importorskip("torch")
 
 from playout.zero import Architecture, TrainConfig, Trainer  # noqa: E402
 from playout.zero.pipeline import (  # noqa: E402
+    ACTOR_NICENESS,
     JOURNAL,
     ActorJob,
     ActorResult,
@@ -216,17 +217,21 @@ def test_process_actors_lose_a_worker_and_go_on(tmp_path: Path) -> None:
     actors = ProcessActors(trainer.game, trainer.config.self_play(), 2)
     pipeline = AsyncPipeline(trainer, actors=actors)
     killed: list[int] = []
+    priorities: set[int] = set()
 
     def kill_one(phase: str, done: int, total: int) -> None:
         # Mid-iteration, while both actors play: kill one worker process.
         if phase == "training" and not killed and trainer.iteration == 1:
             assert actors._pool is not None
-            pid = next(iter(actors._pool._processes))  # type: ignore[attr-defined]
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
+            pids = list(actors._pool._processes)  # type: ignore[attr-defined]
+            priorities.update(os.getpriority(os.PRIO_PROCESS, pid) for pid in pids)
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
 
     reports = pipeline.run(iterations=3, log=None, progress=kill_one)
     assert killed and actors.restarts >= 1
+    # Actors that have played run below the learner's priority, as Ray's workers do.
+    assert min(19, os.getpriority(os.PRIO_PROCESS, 0) + ACTOR_NICENESS) in priorities
     assert [r.iteration for r in reports] == [1, 2, 3]
     assert trainer.buffer.added == sum(r.positions for r in reports)
     assert trainer.pipeline_state["journal_through"] == len(pipeline.jobs_taken) - 1
