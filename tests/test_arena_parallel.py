@@ -244,13 +244,10 @@ def local_ray() -> object:
     ray = pytest.importorskip("ray")
     import os
 
+    from playout._src.arena.executors import init_local_ray
+
     path = os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p)
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        runtime_env={"env_vars": {"PYTHONPATH": path}},
-    )
+    init_local_ray(ray, num_cpus=2, runtime_env={"env_vars": {"PYTHONPATH": path}})  # 127.0.0.1
     yield ray
     ray.shutdown()
 

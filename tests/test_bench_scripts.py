@@ -92,6 +92,7 @@ def test_every_script_is_covered() -> None:
         "connect4_positions.py",
         "zero_throughput.py",
         "zero_connect4.py",
+        "zero_pipeline.py",
         "web_load.py",
         "go_playouts.py",
         "rave_speed.py",
@@ -487,6 +488,19 @@ def test_zero_throughput() -> None:
         else:
             assert row["onnx_1t"] is None
     assert "rep 1/1 ours" in err and "rep 1/1 base" in err
+
+
+def test_zero_pipeline(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    out_file = tmp_path / "pipeline.json"
+    out, _ = run_bench(
+        "zero_pipeline.py", "--smoke", "--modes", "async:pool", "--out", str(out_file)
+    )
+    assert figure(out, "async:pool") > 0
+    report = json.loads(out_file.read_text())
+    assert report["command"].startswith("python bench/zero_pipeline.py --smoke")
+    (row,) = report["rows"]
+    assert row["mode"] == "async:pool" and row["iterations"] == 2 and row["positions"] > 0
 
 
 def test_zero_throughput_table() -> None:

@@ -109,6 +109,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise InvalidParameterError(f"--plot {error}") from None
         require_matplotlib()
     executor = None if args.executor == "auto" else args.executor
+    if args.staleness is not None and args.pipeline != "async":
+        raise InvalidParameterError("--staleness applies to --pipeline async only")
     with options_named():
         trainer = Trainer(
             game,
@@ -130,8 +132,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         out(f"training {game.spec.name} in {args.out}: {trainer.model!r}")
     seconds = None if args.hours is None else args.hours * 3600.0
     iterations = args.iterations
+    runner: Any = trainer
+    if args.pipeline == "async":
+        from playout.zero.pipeline import STALENESS, AsyncPipeline
+
+        runner = AsyncPipeline(trainer, staleness=args.staleness or STALENESS)
     with _phase_progress() as progress:
-        trainer.run(iterations=iterations, seconds=seconds, log=out, progress=progress)
+        runner.run(iterations=iterations, seconds=seconds, log=out, progress=progress)
     if args.plot:
         from playout.plots import plot_training
 
@@ -200,6 +207,20 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         "playout[ray]) or this process (local); auto: pool for --workers above 1",
     )
     train.add_argument("--ray-address", metavar="ADDR", help="Ray cluster to join (ray)")
+    train.add_argument(
+        "--pipeline",
+        choices=("sync", "async"),
+        default="sync",
+        help="sync (default): self-play, then learning, in turn; async: self-play actors keep "
+        "playing while the learner trains (pool or ray; see --staleness)",
+    )
+    train.add_argument(
+        "--staleness",
+        type=positive_int,
+        metavar="S",
+        help="async: a game enters the replay buffer at most S network versions after the "
+        "one that played it (default 1)",
+    )
     train.add_argument("--device", metavar="D", help="cpu or cuda (default: cuda if present)")
     train.add_argument("--plot", metavar="FILE", help="plot the metrics to FILE (.png/.svg)")
     settings = train.add_argument_group(

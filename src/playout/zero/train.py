@@ -514,6 +514,12 @@ class IterationReport:
     (every position played and its symmetric images), ``positions_per_second`` the same
     count per second of self-play, ``simulations_per_second`` the search simulations (one
     search per move played) per second of self-play; ``buffer`` is the buffer's size after.
+
+    Time per phase, in seconds: ``self_play_seconds`` (the synchronous loop: playing the
+    iteration's games; the asynchronous pipeline, :mod:`playout.zero.pipeline`: the actors'
+    playing time of the games that arrived, per actor), ``train_seconds`` (gradient steps),
+    ``eval_seconds`` (evaluation games), ``wait_seconds`` (the asynchronous learner waiting
+    for games; 0 in the synchronous loop, where self-play is the wait).
     """
 
     iteration: int
@@ -535,6 +541,16 @@ class IterationReport:
     eval_elo_high: float | None
     previous_score: float | None
     elapsed_seconds: float
+    eval_seconds: float = 0.0
+    wait_seconds: float = 0.0
+
+    def phases(self) -> str:
+        """The iteration's time per phase, in seconds (``self-play 12.0 s, learning 3.1 s,
+        evaluation 20.4 s, waiting 0.0 s``)."""
+        return (
+            f"self-play {self.self_play_seconds:.1f} s, learning {self.train_seconds:.1f} s, "
+            f"evaluation {self.eval_seconds:.1f} s, waiting {self.wait_seconds:.1f} s"
+        )
 
     def line(self) -> str:
         """One log line."""
@@ -554,7 +570,7 @@ class IterationReport:
             f"({self.positions_per_second:.0f}/s, "
             f"{self.simulations_per_second:.0f} simulations/s), "
             f"loss {self.policy_loss:.3f}+{self.value_loss:.3f}, entropy "
-            f"{self.policy_entropy:.2f}{score}"
+            f"{self.policy_entropy:.2f}{score}; {self.phases()}"
         )
 
 
@@ -669,6 +685,9 @@ class Trainer:
         self.iteration = 0
         self.elapsed = 0.0
         self.rng = np.random.default_rng(self.config.seed)
+        self.pipeline_state: dict[str, Any] = {}
+        """What the asynchronous pipeline (:mod:`playout.zero.pipeline`) keeps in the
+        checkpoint (its game journal's position)."""
         saved_report: Any = None
         metrics = MetricsCheck()
         if (self.out_dir / CHECKPOINT).exists():
@@ -775,6 +794,7 @@ class Trainer:
             self.iteration = int(data["iteration"])
             self.elapsed = float(data.get("elapsed", 0.0))
             self.rng.bit_generator.state = data["rng"]
+            self.pipeline_state = dict(data.get("pipeline") or {})
         except (KeyError, ValueError, TypeError, RuntimeError) as error:
             detail = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise RunError(f"{path}: incomplete training checkpoint ({detail}); {how}") from error
@@ -821,6 +841,7 @@ class Trainer:
         state["elapsed"] = self.elapsed
         state["rng"] = self.rng.bit_generator.state
         state["buffer_added"] = self.buffer.added
+        state["pipeline"] = dict(self.pipeline_state)
         if report is not None:
             state["report"] = dataclasses.asdict(report)
         # The buffer first: a buffer ahead of its checkpoint is rewound on resuming.
@@ -952,8 +973,19 @@ class Trainer:
             previous_score=None,
             elapsed_seconds=self.elapsed,
         )
+        return self.finish_iteration(trained_report, previous)
+
+    def finish_iteration(
+        self, trained_report: IterationReport, previous: dict[str, Any]
+    ) -> IterationReport:
+        """The end of an iteration whose training is done (``self.iteration`` counts it):
+        the checkpoint (with ``trained_report``, the training figures), the evaluation
+        (against ``eval_opponent``, and against ``previous``, the weights before the
+        iteration's training), the metrics row; the full report."""
+        config = self.config
         # Saved with the checkpoint: an interrupt during the evaluation keeps the row.
         self.save(trained_report)
+        evaluated = time.perf_counter()
         against = self._evaluate() if config.eval_games else None
         previous_score = (
             self._against_previous(previous) if config.eval_games and config.eval_previous else None
@@ -965,14 +997,19 @@ class Trainer:
             eval_elo_low=None if against is None else against.elo_interval[0],
             eval_elo_high=None if against is None else against.elo_interval[1],
             previous_score=previous_score,
+            eval_seconds=time.perf_counter() - evaluated,
         )
         self._append_metrics(report)
         return report
 
     def _train(
-        self, progress: Callable[[str, int, int], None] | None
+        self,
+        progress: Callable[[str, int, int], None] | None,
+        after_step: Callable[[], None] | None = None,
     ) -> tuple[float, float, float]:
-        """The iteration's gradient steps; mean policy loss, value loss and policy entropy."""
+        """The iteration's gradient steps; mean policy loss, value loss and policy entropy.
+        ``after_step`` is called after each step (the asynchronous pipeline takes the games
+        that arrived meanwhile)."""
         config = self.config
         net = self.model.net
         device = self.model.device
@@ -997,6 +1034,8 @@ class Trainer:
             totals += (float(policy_loss.detach()), float(value_loss.detach()), float(entropy))
             if progress is not None:
                 progress("training", step + 1, steps)
+            if after_step is not None:
+                after_step()
         net.eval()
         self.model.weights_changed()
         return tuple(float(x) for x in totals / steps)  # type: ignore[return-value]

@@ -149,13 +149,69 @@ def _package_root() -> str:
     return str(Path(__file__).resolve().parents[3])
 
 
+LOOPBACK = "127.0.0.1"
+"""The address every local Ray instance playout starts listens on."""
+
+
+def is_loopback_address(address: str) -> bool:
+    """Whether a Ray address (``host:port``) names this machine's loopback interface."""
+    host = address.rsplit(":", 1)[0].strip("[]")
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
+@contextlib.contextmanager
+def loopback_ray(ray: Any, loopback: bool = True) -> Iterator[None]:
+    """Ray's own services kept on the loopback interface while the block starts or joins
+    Ray (nothing changes when ``loopback`` is false).
+
+    Ray replaces a node address of ``127.0.0.1`` with the machine's network address (it
+    treats the loopback as "this machine, reachable by others"), and then its servers
+    listen on every interface: anyone who can reach the machine can submit code to it. On
+    Windows and macOS, where Ray runs single-machine instances, it keeps ``127.0.0.1``
+    instead and its servers listen there only; this block asks Ray for that behaviour
+    (``ray._private.ray_constants.ENABLE_RAY_CLUSTER``, read when Ray resolves an address).
+    Once a node is up, its address is fixed: the flag is restored after the block.
+    """
+    if not loopback:
+        yield
+        return
+    constants = ray._private.ray_constants
+    before = constants.ENABLE_RAY_CLUSTER
+    constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        constants.ENABLE_RAY_CLUSTER = before
+
+
+def init_local_ray(ray: Any, *, num_cpus: int, **options: Any) -> None:
+    """``ray.init`` of a new single-machine Ray instance that listens on 127.0.0.1 only
+    (:func:`loopback_ray`; never one started on the machine before, which a plain
+    ``ray.init()`` would join), without the dashboard, with this playout importable by its
+    workers (its directory on their ``PYTHONPATH``) and Ray's logs kept out of the
+    terminal; ``options`` go to ``ray.init``."""
+    path = os.pathsep.join(p for p in (_package_root(), os.environ.get("PYTHONPATH", "")) if p)
+    settings: dict[str, Any] = {
+        "address": "local",  # a new instance, never one found on the machine
+        "num_cpus": num_cpus,
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": logging.WARNING,
+        "runtime_env": {"env_vars": {"PYTHONPATH": path}},
+        "_node_ip_address": LOOPBACK,
+    }
+    with loopback_ray(ray):
+        ray.init(**(settings | options))
+
+
 class RayExecutor:
     """Plays games as Ray tasks (one CPU each) on a Ray cluster.
 
     Connects on the first batch: to a running Ray (``ray.is_initialized()``) as it is, else
     ``ray.init(address=address)``, or a new local instance with ``workers`` CPUs when
-    ``address`` is ``None``. Every node needs playout installed; for a local instance the
-    directory playout is imported from is put on the workers' ``PYTHONPATH``.
+    ``address`` is ``None`` (listening on 127.0.0.1 only: :func:`init_local_ray`). Every
+    node needs playout installed; for a local instance the directory playout is imported
+    from is put on the workers' ``PYTHONPATH``.
 
     Raises:
         MissingDependencyError: Ray is not installed (when the executor is built).
@@ -169,22 +225,17 @@ class RayExecutor:
         self._started = False
 
     def _init_ray(self) -> None:
-        """Start a local Ray instance, or connect to the cluster at the address."""
+        """Start a local Ray instance (on the loopback only), or connect to the cluster at the
+        address."""
         ray = self._ray
         if self._address is None:
-            path = os.pathsep.join(
-                p for p in (_package_root(), os.environ.get("PYTHONPATH", "")) if p
-            )
-            ray.init(
-                num_cpus=self.workers,
-                include_dashboard=False,
-                log_to_driver=False,
-                logging_level=logging.WARNING,
-                runtime_env={"env_vars": {"PYTHONPATH": path}},
-            )
+            init_local_ray(ray, num_cpus=self.workers)
         else:
             try:
-                ray.init(address=self._address, log_to_driver=False, logging_level=logging.WARNING)
+                with loopback_ray(ray, is_loopback_address(self._address)):
+                    ray.init(
+                        address=self._address, log_to_driver=False, logging_level=logging.WARNING
+                    )
             except Exception as error:  # Ray raises ConnectionError, RuntimeError, ...
                 first = (str(error).strip().splitlines() or [type(error).__name__])[0]
                 raise ExecutorError(
@@ -304,6 +355,9 @@ __all__ = [
     "PoolExecutor",
     "RayExecutor",
     "Task",
+    "init_local_ray",
+    "is_loopback_address",
+    "loopback_ray",
     "make_executor",
     "resolve_executor",
     "running",
