@@ -187,6 +187,22 @@ def test_journal_files_already_in_the_checkpoint_are_not_taken_twice(tmp_path: P
     again.trainer.close()
 
 
+def test_a_damaged_journal_file_is_kept_aside_with_a_warning(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    pipeline = _pipeline(out)
+    pipeline.run(iterations=1, log=None)
+    trainer = pipeline.trainer
+    saved = trainer.buffer.added
+    damaged = out / JOURNAL / f"games-{trainer.pipeline_state['journal_through'] + 1:09d}.npz"
+    damaged.write_bytes(b"not a journal file")
+    trainer.close()
+    with pytest.warns(playout.PlayoutWarning, match="damaged journal file"):
+        again = _pipeline(out)
+    assert again.trainer.buffer.added == saved
+    assert _journal(out) == [] and damaged.with_name(damaged.name + ".damaged").exists()
+    again.trainer.close()
+
+
 def test_bad_pipeline_settings_are_refused(tmp_path: Path) -> None:
     trainer = Trainer(tictactoe(), tmp_path / "run", SMALL, device="cpu")
     with pytest.raises(playout.InvalidParameterError, match="staleness"):

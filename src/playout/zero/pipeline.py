@@ -43,6 +43,7 @@ import os
 import re
 import socket
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -50,7 +51,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from playout._src.arena.executors import init_local_ray, is_loopback_address, loopback_ray
-from playout._src.errors import ExecutorError, GameError, InvalidParameterError
+from playout._src.errors import ExecutorError, GameError, InvalidParameterError, PlayoutWarning
 from playout._src.files import write_atomic
 from playout._src.processes import process_pool, sigint_deferred, stop_pool
 from playout.zero.evaluator import NetworkEvaluator
@@ -488,14 +489,14 @@ def write_journal(folder: Path, number: int, result: ActorResult) -> Path:
     return path
 
 
-def read_journal(path: Path) -> tuple[list[Example], int, int]:
-    """A journal file's examples, games and moves (a damaged file: none)."""
+def read_journal(path: Path) -> tuple[list[Example], int, int] | None:
+    """A journal file's examples, games and moves; ``None`` for a damaged file."""
     try:
         with np.load(path, allow_pickle=False) as data:
             observations, policies, values = data["observations"], data["policies"], data["values"]
             _, games, moves, _ = (int(x) for x in data["meta"])
     except (OSError, EOFError, KeyError, ValueError, TypeError):
-        return [], 0, 0
+        return None
     examples = [Example(observations[i], policies[i], float(values[i])) for i in range(len(values))]
     return examples, games, moves
 
@@ -596,7 +597,18 @@ class AsyncPipeline:
             if number <= self._through:
                 path.unlink(missing_ok=True)
                 continue
-            examples, games, moves = read_journal(path)
+            read = read_journal(path)
+            if read is None:  # written whole or not at all: damaged after it was written
+                kept = path.with_name(path.name + ".damaged")
+                path.replace(kept)
+                warnings.warn(
+                    f"{path}: damaged journal file, its games left out of the buffer; "
+                    f"kept as {kept.name}",
+                    PlayoutWarning,
+                    stacklevel=2,
+                )
+                read = ([], 0, 0)
+            examples, games, moves = read
             buffer.add(examples)
             self._arrived.games += games
             self._arrived.positions += len(examples)
