@@ -32,6 +32,8 @@ SETTING_OPTIONS = {
     "c": "c",
     "gumbel": "gumbel",
     "parallel_games": "parallel_games",
+    "benchmark_positions": "benchmark_positions",
+    "benchmark_simulations": "benchmark_simulations",
 }
 """Command-line options and the :class:`~playout.zero.TrainConfig` fields they set."""
 
@@ -277,6 +279,20 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         type=positive_int,
         metavar="N",
         help="iterations of the learning-rate schedule",
+    )
+    settings.add_argument(
+        "--benchmark-positions",
+        type=non_negative_int,
+        metavar="N",
+        help="after each iteration, value-losing moves on N solver-labelled positions "
+        "(connect four, tic-tac-toe), policy alone and with a search, in metrics.csv "
+        "(default 200; 0: none)",
+    )
+    settings.add_argument(
+        "--benchmark-simulations",
+        type=positive_int,
+        metavar="N",
+        help="that search's simulations (default 50)",
     )
     settings.add_argument("--seed", type=non_negative_int, metavar="K", help="seed")
     train.set_defaults(handler=cmd_train)

@@ -116,7 +116,8 @@ _LOWEST = {
     "temperature_moves": 0, "opening_moves": 0, "expert_iterations": 0,
     "expert_simulations": 1, "gumbel": 0, "buffer_size": 1, "batch_size": 1,
     "steps_per_iteration": 1, "schedule_iterations": 1, "eval_games": 0,
-    "eval_simulations": 1, "seed": 0, "threads": 1,
+    "eval_simulations": 1, "seed": 0, "threads": 1, "benchmark_positions": 0,
+    "benchmark_simulations": 1,
 }  # fmt: skip
 """The smallest value of each whole-number setting."""
 
@@ -195,6 +196,13 @@ class TrainConfig:
         eval_opponent: the opponent's player spec.
         eval_previous: also play ``eval_games`` against the network as it was before the
             iteration's training.
+        benchmark_positions: after each iteration, the network's value-losing moves on this
+            many of the game's solver-labelled positions
+            (:func:`playout.zero.benchmark.benchmark_positions`, spread evenly over stages
+            and plays), by the policy alone and with a search of ``benchmark_simulations``
+            (PUCT with ``c``), in ``metrics.csv``; 0, or a game without labelled
+            positions: none.
+        benchmark_simulations: that search's simulations.
         seed: seeds weights, self-play and sampling.
         threads: PyTorch's threads in this process. One by default: the network is small
             and batches are a few hundred positions, where more threads mostly wait on each
@@ -226,6 +234,8 @@ class TrainConfig:
     eval_simulations: int = 100
     eval_opponent: str = "mcts:simulations=1000"
     eval_previous: bool = True
+    benchmark_positions: int = 200
+    benchmark_simulations: int = 50
     seed: int = 0
     threads: int = 1
 
@@ -514,6 +524,12 @@ class IterationReport:
     (every position played and its symmetric images), ``positions_per_second`` the same
     count per second of self-play, ``simulations_per_second`` the search simulations (one
     search per move played) per second of self-play; ``buffer`` is the buffer's size after.
+    ``elapsed_seconds`` is the run's wall-clock seconds of self-play and training so far
+    (evaluation and benchmark excluded), ``total_positions`` the training positions it has
+    added so far. ``benchmark_policy`` and ``benchmark_search`` are the shares (0 to 1) of
+    value-losing moves on the labelled positions (``TrainConfig.benchmark_positions``) of the
+    policy alone and of the search, ``None`` with no benchmark; ``benchmark_seconds`` what
+    measuring them took.
     """
 
     iteration: int
@@ -535,6 +551,10 @@ class IterationReport:
     eval_elo_high: float | None
     previous_score: float | None
     elapsed_seconds: float
+    total_positions: int = 0
+    benchmark_policy: float | None = None
+    benchmark_search: float | None = None
+    benchmark_seconds: float = 0.0
 
     def line(self) -> str:
         """One log line."""
@@ -549,6 +569,11 @@ class IterationReport:
             )
         if self.previous_score is not None:
             score += f", {self.previous_score:.0%} vs the previous network"
+        if self.benchmark_policy is not None and self.benchmark_search is not None:
+            score += (
+                f", value-losing moves {self.benchmark_policy:.1%} (policy), "
+                f"{self.benchmark_search:.1%} (search)"
+            )
         return (
             f"iteration {self.iteration}: {self.games} games, {self.positions} positions "
             f"({self.positions_per_second:.0f}/s, "
@@ -951,6 +976,7 @@ class Trainer:
             eval_elo_high=None,
             previous_score=None,
             elapsed_seconds=self.elapsed,
+            total_positions=self.buffer.added,
         )
         # Saved with the checkpoint: an interrupt during the evaluation keeps the row.
         self.save(trained_report)
@@ -958,8 +984,12 @@ class Trainer:
         previous_score = (
             self._against_previous(previous) if config.eval_games and config.eval_previous else None
         )
+        benchmark = self._benchmark()
         report = dataclasses.replace(
             trained_report,
+            benchmark_policy=benchmark[0],
+            benchmark_search=benchmark[1],
+            benchmark_seconds=benchmark[2],
             eval_score=None if against is None else against.score,
             eval_elo=None if against is None else against.elo,
             eval_elo_low=None if against is None else against.elo_interval[0],
@@ -1020,6 +1050,24 @@ class Trainer:
             games=config.eval_games,
             seed=config.seed * 7919 + self.iteration,
         )
+
+    def _benchmark(self) -> tuple[float | None, float | None, float]:
+        """The network's value-losing rates on the game's labelled positions (policy alone,
+        search), ``None`` where there are none, and the seconds measuring them took."""
+        from playout.zero import benchmark
+
+        config = self.config
+        positions = benchmark.benchmark_positions(self.game) if config.benchmark_positions else None
+        if not positions:
+            return None, None, 0.0
+        began = time.perf_counter()
+        chosen = benchmark.subset(positions, config.benchmark_positions)
+        policy = benchmark.score_chooser(benchmark.policy_chooser(self.model), chosen)
+        chooser = benchmark.network_chooser(
+            self.model, config.benchmark_simulations, c=config.c, seed=config.seed
+        )
+        search = benchmark.score_chooser(chooser, chosen)
+        return policy.rate, search.rate, time.perf_counter() - began
 
     def _against_previous(self, weights: dict[str, Any]) -> float:
         """The network's score against itself before this iteration's training. Two
