@@ -32,6 +32,9 @@ SETTING_OPTIONS = {
     "c": "c",
     "gumbel": "gumbel",
     "parallel_games": "parallel_games",
+    "full_search_fraction": "full_search_fraction",
+    "fast_simulations": "fast_simulations",
+    "forced_playouts": "forced_playouts",
     "benchmark_positions": "benchmark_positions",
     "benchmark_simulations": "benchmark_simulations",
 }
@@ -279,6 +282,27 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         type=positive_int,
         metavar="N",
         help="iterations of the learning-rate schedule",
+    )
+    settings.add_argument(
+        "--full-search-fraction",
+        type=float,
+        metavar="P",
+        help="KataGo's playout cap randomisation: a full search on a share P of self-play "
+        "moves, a fast one on the others; only full-search positions are learned from "
+        "(default 1: off; PUCT only)",
+    )
+    settings.add_argument(
+        "--fast-simulations",
+        type=positive_int,
+        metavar="N",
+        help="the fast search's simulations (default 25)",
+    )
+    settings.add_argument(
+        "--forced-playouts",
+        type=float,
+        metavar="K",
+        help="KataGo's forced playouts at the root, n = sqrt(K P N), pruned from the policy "
+        "target (Wu's K is 2; default 0: off; PUCT only)",
     )
     settings.add_argument(
         "--benchmark-positions",

@@ -76,6 +76,7 @@ from playout.zero.rundir import (
 )
 from playout.zero.selfplay import (
     Example,
+    PlayoutCap,
     SelfPlaySettings,
     ZeroSearch,
     expert_games,
@@ -117,7 +118,7 @@ _LOWEST = {
     "expert_simulations": 1, "gumbel": 0, "buffer_size": 1, "batch_size": 1,
     "steps_per_iteration": 1, "schedule_iterations": 1, "eval_games": 0,
     "eval_simulations": 1, "seed": 0, "threads": 1, "benchmark_positions": 0,
-    "benchmark_simulations": 1,
+    "benchmark_simulations": 1, "fast_simulations": 1,
 }  # fmt: skip
 """The smallest value of each whole-number setting."""
 
@@ -129,6 +130,8 @@ _RANGES = {
     "dirichlet_alpha": (0.0, math.inf, "> 0"),
     "dirichlet_fraction": (0.0, 1.0, "in [0, 1]"),
     "c": (0.0, math.inf, "> 0"),
+    "full_search_fraction": (0.0, 1.0, "in (0, 1]"),
+    "forced_playouts": (0.0, math.inf, ">= 0"),
     "learning_rate": (0.0, math.inf, "> 0"),
     "weight_decay": (0.0, math.inf, ">= 0"),
 }
@@ -147,7 +150,9 @@ def _check_setting(name: str, kind: str, value: Any) -> None:
             raise SettingError(name, f"must be a number, got {value!r}")
         low, high, phrase = _RANGES[name]
         number = float(value)
-        inside = low <= number <= high if phrase.startswith(("in", ">=")) else low < number
+        inside = low <= number <= high if phrase.startswith(("in [", ">=")) else low < number
+        if phrase.startswith("in ("):
+            inside = low < number <= high
         if not (math.isfinite(number) and inside):
             raise SettingError(name, f"must be a finite number {phrase}, got {value!r}")
     elif kind == "bool" and not isinstance(value, bool):
@@ -183,6 +188,14 @@ class TrainConfig:
             improved policy (:class:`playout.Gumbel`'s other settings at their defaults;
             no Dirichlet noise, no ``temperature_moves``). Evaluation games search with PUCT
             either way.
+        full_search_fraction: KataGo's playout cap randomisation (Wu 2019; see
+            :class:`~playout.zero.PlayoutCap`): each self-play move gets the full search of
+            ``simulations`` with this probability, else a fast one of ``fast_simulations``,
+            and only full-search positions are recorded. 1 (the default): off. PUCT only.
+        fast_simulations: the fast search's simulations.
+        forced_playouts: KataGo's forced playouts with policy-target pruning (Wu 2019,
+            section 3.2; :mod:`playout._src.forced`) in self-play with this ``k`` (Wu's 2),
+            or 0 (the default): none. PUCT only.
         buffer_size: positions kept in the replay buffer (the newest).
         batch_size: positions per gradient step.
         steps_per_iteration: gradient steps per iteration.
@@ -223,6 +236,9 @@ class TrainConfig:
     dirichlet_fraction: float = 0.25
     c: float = 2.0
     gumbel: int = 0
+    full_search_fraction: float = 1.0
+    fast_simulations: int = 25
+    forced_playouts: float = 0.0
     buffer_size: int = 100_000
     batch_size: int = 256
     steps_per_iteration: int = 100
@@ -252,6 +268,16 @@ class TrainConfig:
             check_player_spec(self.eval_opponent)
         except InvalidParameterError as error:
             raise SettingError("eval_opponent", f"{self.eval_opponent!r}: {error}") from None
+        if self.forced_playouts and self.gumbel:
+            raise SettingError(
+                "forced_playouts", "needs PUCT self-play (gumbel 0): a Gumbel search has its "
+                "own root rule"
+            )
+        if self.full_search_fraction < 1.0 and self.gumbel:
+            raise SettingError(
+                "full_search_fraction", "needs PUCT self-play (gumbel 0): a Gumbel search "
+                "divides a budget fixed in advance"
+            )
         self.self_play()  # the self-play settings' own checks
 
     def self_play(self) -> SelfPlaySettings:
@@ -270,6 +296,12 @@ class TrainConfig:
             parallel_games=self.parallel_games,
             opening_moves=self.opening_moves,
             value_mix=self.value_mix,
+            playout_cap=(
+                PlayoutCap(self.full_search_fraction, self.fast_simulations)
+                if self.full_search_fraction < 1.0
+                else None
+            ),
+            forced_playouts=self.forced_playouts,
         )
 
     def to_json(self) -> dict[str, Any]:
