@@ -187,3 +187,113 @@ def test_train_config_passes_the_tricks_to_self_play() -> None:
     assert settings.forced_playouts == 2.0
     assert TrainConfig().self_play().playout_cap is None
     assert TrainConfig().self_play().forced_playouts == 0.0
+
+
+# ----------------------------------------------------------------------------- reply head
+
+
+def test_reply_targets_are_the_opponent_s_next_move() -> None:
+    games = _games(_settings(reply_targets=True), num_games=4)
+    for g in games:
+        assert len(g.examples) == len(g.moves)
+        for i, example in enumerate(g.examples):
+            assert example.reply is not None
+            if i + 1 < len(g.moves):
+                assert example.reply.tolist() == np.eye(9)[g.moves[i + 1]].tolist()
+            else:
+                assert example.reply.sum() == 0  # the game ended with this move
+    assert all(e.reply is None for g in _games(_settings(), 2) for e in g.examples)
+
+
+def test_symmetric_images_move_the_reply_target_too() -> None:
+    from playout.zero.selfplay import symmetric_examples
+
+    game = tictactoe()
+    state = game.initial_state().play(0)
+    policy = np.eye(9, dtype=np.float32)[4]
+    reply = np.eye(9, dtype=np.float32)[2]
+    examples = symmetric_examples(state, policy, 0.0, game, reply)
+    perms = list(game.action_symmetries())
+    assert len(examples) == len(perms)
+    for example, perm in zip(examples, perms, strict=True):
+        assert example.reply is not None and example.reply.sum() == 1
+        assert int(np.argmax(example.reply)) == perm[2]
+        assert int(np.argmax(example.policy)) == perm[4]
+
+
+def test_reply_loss_by_hand() -> None:
+    from playout.zero.train import reply_loss
+
+    logits = torch.zeros((3, 4))
+    logits[1, 2] = math.log(3.0)  # softmax: 3/6 on action 2, 1/6 on the others
+    targets = torch.zeros((3, 4))
+    targets[0, 1] = 1.0  # uniform: -log(1/4)
+    targets[1, 2] = 1.0  # -log(1/2)
+    # row 2 has no target: left out of the mean
+    assert float(reply_loss(logits, targets)) == pytest.approx((math.log(4) + math.log(2)) / 2)
+    assert float(reply_loss(logits, torch.zeros((3, 4)))) == 0.0
+
+
+def test_networks_with_and_without_the_reply_head_load(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from playout.games import Connect4Game
+    from playout.zero import shipped_model_path
+
+    game = Connect4Game()
+    shipped = Model.load(shipped_model_path(game), game)  # saved before the head existed
+    assert shipped.architecture.reply_head is False and shipped.net.reply is None
+    small = Architecture(channels=8, blocks=1, value_hidden=8, reply_head=True)
+    model = Model(game, small, seed=1)
+    path = model.save(Path(str(tmp_path)) / "m.pt")
+    loaded = Model.load(path, game)
+    assert loaded.architecture == small and loaded.net.reply is not None
+    x = torch.from_numpy(model.observations([game.initial_state()]))
+    policy, value = loaded.net(x)
+    again, value_again, reply = loaded.net.forward_training(x)
+    assert torch.equal(policy, again) and torch.equal(value, value_again)
+    assert reply.shape == policy.shape
+    with pytest.raises(InvalidParameterError, match="reply_head"):
+        Architecture(reply_head=1)  # type: ignore[arg-type]
+
+
+def test_a_run_with_the_reply_head_trains_and_resumes(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from playout.zero import Trainer
+
+    out = Path(str(tmp_path))
+    config = TrainConfig(
+        games_per_iteration=4, parallel_games=4, simulations=4, steps_per_iteration=2,
+        batch_size=16, eval_games=0, benchmark_positions=0,
+        architecture=Architecture(channels=8, blocks=1, value_hidden=8, reply_head=True),
+    )  # fmt: skip
+    game = tictactoe()
+    with Trainer(game, out, config, device="cpu") as trainer:
+        (report,) = trainer.run(iterations=1, log=None)
+        assert math.isfinite(report.policy_loss)
+        replies = trainer.buffer.replies[: trainer.buffer.size].copy()
+    # Every example but the games' last positions' has a reply target.
+    assert 0 < int((replies.sum(axis=1) > 0).sum()) < len(replies)
+    with Trainer(game, out, device="cpu") as resumed:
+        assert resumed.model.net.reply is not None
+        assert np.array_equal(resumed.buffer.replies[: resumed.buffer.size], replies)
+        resumed.run(iterations=1, log=None)
+
+
+def test_a_buffer_saved_without_reply_targets_loads(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from playout.zero import ReplayBuffer
+
+    path = Path(str(tmp_path)) / "buffer.npz"
+    np.savez_compressed(
+        path,
+        observations=np.ones((2, 3, 3, 3), dtype=np.float32),
+        policies=np.full((2, 9), 1 / 9, dtype=np.float32),
+        values=np.zeros(2, dtype=np.float32),
+        meta=np.array([2, 2], dtype=np.int64),
+    )
+    buffer = ReplayBuffer(10, (3, 3, 3), 9)
+    buffer.load(path)
+    assert buffer.size == 2 and not buffer.replies.any()

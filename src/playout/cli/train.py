@@ -42,7 +42,7 @@ SETTING_OPTIONS = {
 
 
 OPTION_NAMES = {field: f"--{option.replace('_', '-')}" for option, field in SETTING_OPTIONS.items()}
-OPTION_NAMES["architecture"] = "--channels/--blocks"
+OPTION_NAMES["architecture"] = "--channels/--blocks/--reply-head"
 """The option that sets each :class:`~playout.zero.TrainConfig` field, as messages name it."""
 
 
@@ -56,7 +56,7 @@ def given_settings(args: argparse.Namespace) -> dict[str, Any]:
     }
     architecture = {
         name: getattr(args, name)
-        for name in ("channels", "blocks")
+        for name in ("channels", "blocks", "reply_head")
         if getattr(args, name, None) is not None
     }
     if architecture:
@@ -303,6 +303,12 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         metavar="K",
         help="KataGo's forced playouts at the root, n = sqrt(K P N), pruned from the policy "
         "target (Wu's K is 2; default 0: off; PUCT only)",
+    )
+    settings.add_argument(
+        "--reply-head",
+        action="store_const",
+        const=True,
+        help="an auxiliary head that learns the opponent's reply (KataGo), beside the policy",
     )
     settings.add_argument(
         "--benchmark-positions",

@@ -158,6 +158,9 @@ class SelfPlaySettings:
         forced_playouts: KataGo's forced playouts and policy-target pruning
             (:mod:`playout._src.forced`, Wu 2019 section 3.2) with this ``k`` (Wu's 2; PUCT
             search only), or 0: none.
+        reply_targets: record with each position the opponent's reply to the move played
+            from it (one-hot; none at a game's last move), the target of a network's
+            auxiliary reply head (:class:`~playout.zero.Architecture` ``reply_head``).
     """
 
     search: ZeroSearch = dataclasses.field(
@@ -170,6 +173,7 @@ class SelfPlaySettings:
     augment: bool = True
     playout_cap: PlayoutCap | None = None
     forced_playouts: float = 0.0
+    reply_targets: bool = False
 
     def __post_init__(self) -> None:
         if self.playout_cap is not None and self.search.gumbel is not None:
@@ -200,12 +204,15 @@ class SelfPlaySettings:
 
 @dataclasses.dataclass(frozen=True)
 class Example:
-    """One training position: observation, policy target over every action id, and the
-    final outcome of the game for the player to move in it."""
+    """One training position: observation, policy target over every action id, the final
+    outcome of the game for the player to move in it, and optionally the opponent's reply
+    to the move played from it (one-hot over action ids; ``None``: no reply target, a zero
+    vector: the game ended with that move)."""
 
     observation: np.ndarray
     policy: np.ndarray
     value: float
+    reply: np.ndarray | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,12 +225,16 @@ class SelfPlayGame:
 
 
 def symmetric_examples(
-    state: GameState, policy: np.ndarray, value: float, game: Any
+    state: GameState,
+    policy: np.ndarray,
+    value: float,
+    game: Any,
+    reply: np.ndarray | None = None,
 ) -> list[Example]:
     """The example of ``state`` and one per other symmetry the game declares
     (``action_symmetries`` / ``transform_state``): the observation of the image and the
-    policy with every action moved to its image."""
-    examples = [Example(state.observation(), policy, value)]  # type: ignore[attr-defined]
+    policy (and reply target) with every action moved to its image."""
+    examples = [Example(state.observation(), policy, value, reply)]  # type: ignore[attr-defined]
     symmetries = getattr(game, "action_symmetries", None)
     if symmetries is None:
         return examples
@@ -231,9 +242,14 @@ def symmetric_examples(
         if index == 0:
             continue
         image = game.transform_state(state, index)
+        where = np.asarray(perm, dtype=np.int64)
         mapped = np.zeros_like(policy)
-        mapped[np.asarray(perm, dtype=np.int64)] = policy
-        examples.append(Example(image.observation(), mapped, value))
+        mapped[where] = policy
+        mapped_reply = None
+        if reply is not None:
+            mapped_reply = np.zeros_like(reply)
+            mapped_reply[where] = reply
+        examples.append(Example(image.observation(), mapped, value, mapped_reply))
     return examples
 
 
@@ -246,7 +262,9 @@ class _Slot:
     budget: int = 0
     full: bool = True
     plies: int = 0
-    history: list[tuple[GameState, np.ndarray, float]] = dataclasses.field(default_factory=list)
+    history: list[tuple[GameState, np.ndarray, float, int]] = dataclasses.field(
+        default_factory=list
+    )  # state, policy target, root value, index of the move played from it in ``moves``
     moves: list[int] = dataclasses.field(default_factory=list)
 
 
@@ -394,7 +412,7 @@ def _play_move(
     else:
         action = int(result.best_action)
     if slot.full:
-        slot.history.append((state, policy, float(result.value)))
+        slot.history.append((state, policy, float(result.value), len(slot.moves)))
     slot.plies += 1
     slot.moves.append(action)
     engine.advance(action)
@@ -406,13 +424,18 @@ def _finish(slot: _Slot, game: Any, settings: SelfPlaySettings) -> SelfPlayGame:
     """The record of a finished game, with an example per position."""
     outcome0 = float(slot.engine.root_state.returns()[0])
     examples: list[Example] = []
-    for state, policy, root_value in slot.history:
+    for state, policy, root_value, played in slot.history:
         outcome = value_for(state.current_player(), outcome0)
         value = (1.0 - settings.value_mix) * outcome + settings.value_mix * root_value
+        reply = None
+        if settings.reply_targets:
+            reply = np.zeros_like(policy)
+            if played + 1 < len(slot.moves):
+                reply[slot.moves[played + 1]] = 1.0
         if settings.augment:
-            examples.extend(symmetric_examples(state, policy, value, game))
+            examples.extend(symmetric_examples(state, policy, value, game, reply))
         else:
-            examples.append(Example(state.observation(), policy, value))  # type: ignore[attr-defined]
+            examples.append(Example(state.observation(), policy, value, reply))  # type: ignore[attr-defined]
     return SelfPlayGame(tuple(slot.moves), outcome0, tuple(examples))
 
 

@@ -85,6 +85,10 @@ from playout.zero.selfplay import (
     stack_examples,
 )
 
+REPLY_WEIGHT = 0.15
+"""The weight of the auxiliary reply head's loss beside the policy's (KataGo's opponent
+policy weight, Wu 2019 section 4.1)."""
+
 EVAL_NOISE = DirichletNoise(alpha=1.0, fraction=0.25)
 """Root noise of both players when the network plays its previous self."""
 
@@ -302,6 +306,7 @@ class TrainConfig:
                 else None
             ),
             forced_playouts=self.forced_playouts,
+            reply_targets=self.architecture.reply_head,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -461,6 +466,8 @@ class ReplayBuffer:
         self.observations = np.zeros((capacity, *observation_shape), dtype=np.float32)
         self.policies = np.zeros((capacity, num_actions), dtype=np.float32)
         self.values = np.zeros(capacity, dtype=np.float32)
+        self.replies = np.zeros((capacity, num_actions), dtype=np.float32)
+        """Reply targets (a zero row: none; see :class:`~playout.zero.Example`)."""
         self.size = 0
         self.next = 0
         self.added = 0
@@ -473,6 +480,8 @@ class ReplayBuffer:
             self.observations[self.next] = observations[i]
             self.policies[self.next] = policies[i]
             self.values[self.next] = values[i]
+            reply = examples[i].reply
+            self.replies[self.next] = 0.0 if reply is None else reply
             self.next = (self.next + 1) % self.capacity
             self.size = min(self.size + 1, self.capacity)
         self.added += len(examples)
@@ -490,8 +499,14 @@ class ReplayBuffer:
     def sample(
         self, batch_size: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.sample_with_replies(batch_size, rng)[:3]  # type: ignore[return-value]
+
+    def sample_with_replies(
+        self, batch_size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`sample` with the rows' reply targets (zero rows: none)."""
         rows = rng.integers(0, self.size, size=min(batch_size, self.size))
-        return self.observations[rows], self.policies[rows], self.values[rows]
+        return self.observations[rows], self.policies[rows], self.values[rows], self.replies[rows]
 
     def save(self, path: Path) -> None:
         """Write the buffer to ``path`` (``.npz``) atomically.
@@ -506,6 +521,7 @@ class ReplayBuffer:
                 observations=self.observations[: self.size],
                 policies=self.policies[: self.size],
                 values=self.values[: self.size],
+                replies=self.replies[: self.size],
                 meta=np.array([self.next, self.added], dtype=np.int64),
             )
 
@@ -537,6 +553,11 @@ class ReplayBuffer:
                 self.observations[:size] = observations
                 self.policies[:size] = policies
                 self.values[:size] = values
+                # A buffer saved before reply targets existed has none: zero rows.
+                replies = data["replies"] if "replies" in data.files else None
+                if replies is not None and replies.shape != policies.shape:
+                    raise RunError(f"{path}: the replay buffer's reply targets do not fit; {advice}")
+                self.replies[:size] = 0.0 if replies is None else replies
                 next_row, added = (int(x) for x in meta)
         except RunError:
             raise
@@ -812,7 +833,11 @@ class Trainer:
         try:
             data = read_model_file(path)
             architecture = data["architecture"]
-            if architecture != dataclasses.asdict(self.config.architecture):
+            # A checkpoint saved before a field existed lacks it: compare with defaults.
+            full = architecture
+            if isinstance(architecture, dict):
+                full = dataclasses.asdict(Architecture()) | architecture
+            if full != dataclasses.asdict(self.config.architecture):
                 raise RunError(
                     f"{path}: a network of {_architecture_text(architecture)}, but the run's "
                     f"{SETTINGS} says {_architecture_text(self.config.architecture)}: the "
@@ -1042,15 +1067,21 @@ class Trainer:
         totals = np.zeros(3)
         steps = config.steps_per_iteration
         for step in range(steps):
-            observations, policies, values = self.buffer.sample(config.batch_size, self.rng)
+            observations, policies, values, replies = self.buffer.sample_with_replies(
+                config.batch_size, self.rng
+            )
             x = torch.from_numpy(observations).to(device)
             target_policy = torch.from_numpy(policies).to(device)
             target_value = torch.from_numpy(values).to(device)
-            logits, value = net(x)
+            logits, value, reply_logits = net.forward_training(x)
             log_probs = torch.log_softmax(logits, dim=1)
             policy_loss = -(target_policy * log_probs).sum(dim=1).mean()
             value_loss = ((value - target_value) ** 2).mean()
             loss = policy_loss + value_loss
+            if reply_logits is not None:
+                loss = loss + REPLY_WEIGHT * reply_loss(
+                    reply_logits, torch.from_numpy(replies).to(device)
+                )
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
@@ -1136,6 +1167,15 @@ class Trainer:
             dataclasses.asdict(report),
             f"after iteration {report.iteration}, its metrics row to be written on resuming",
         )
+
+
+def reply_loss(logits: Any, targets: Any) -> Any:
+    """The reply head's cross-entropy, averaged over the rows that have a reply target
+    (non-zero rows; 0 when none has)."""
+    has_target = targets.sum(dim=1) > 0
+    per_row = -(targets * torch.log_softmax(logits, dim=1)).sum(dim=1)
+    count = has_target.sum()
+    return (per_row * has_target).sum() / count.clamp(min=1)
 
 
 def _architecture_text(architecture: Any) -> str:
