@@ -61,8 +61,9 @@ def make_chooser(spec: str, model: Model, game: Connect4Game, seed: int) -> tupl
             return f"rollout MCTS, {s * 1000:g} ms", bm.rollout_chooser(game, seconds=s, seed=seed)
     except ValueError:
         pass
-    raise SystemExit(f"bad chooser {spec!r}: policy, policy-mirror, zero:N, gumbel:N:M, mcts:N, "
-                     "mcts-seconds:S")
+    raise SystemExit(
+        f"bad chooser {spec!r}: policy, policy-mirror, zero:N, gumbel:N:M, mcts:N, mcts-seconds:S"
+    )
 
 
 def table(scores: list[bm.BenchmarkScore]) -> str:
@@ -79,7 +80,8 @@ def table(scores: list[bm.BenchmarkScore]) -> str:
                 stages.append("-")
         ms = 1000 * score.seconds_per_move
         lines.append(
-            f"| {score.name} | {100 * score.rate:.1f}% | " + " | ".join(stages)
+            f"| {score.name} | {100 * score.rate:.1f}% | "
+            + " | ".join(stages)
             + f" | {ms:.1f} ms |"
         )
     return "\n".join(lines)
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         result = {
             "command": command.strip(),
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": f"{os.cpu_count()}-core CPU ({platform.machine()}, shared), "
             f"Python {platform.python_version()}",
             "model": str(args.model or "shipped connect4-7x6-4.pt"),

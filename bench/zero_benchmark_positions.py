@@ -96,9 +96,7 @@ def play_to(rng: random.Random, source: str, stones: int, players: dict[str, Any
 
 def label(moves: str, source: str, max_nodes: int) -> labelled.LabelledPosition:
     scores = solver.move_scores(GAME.from_moves(moves), max_nodes=max_nodes)
-    return labelled.LabelledPosition(
-        moves, source, tuple(scores.get(c) for c in range(GAME.width))
-    )
+    return labelled.LabelledPosition(moves, source, tuple(scores.get(c) for c in range(GAME.width)))
 
 
 def generate(seed: int, per_cell: int, max_nodes: int) -> list[labelled.LabelledPosition]:
@@ -152,8 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     positions = generate(args.seed, args.per_cell, args.max_nodes)
     made_by = "PYTHONPATH=src python bench/zero_benchmark_positions.py " + shlex.join(
-        ["--seed", str(args.seed), "--per-cell", str(args.per_cell),
-         "--max-nodes", str(args.max_nodes)]
+        [
+            "--seed",
+            str(args.seed),
+            "--per-cell",
+            str(args.per_cell),
+            "--max-nodes",
+            str(args.max_nodes),
+        ]
     )
     args.out.write_text(labelled.format_file(positions, made_by), encoding="utf-8")
     labelled.read_positions(args.out)  # the file reads back

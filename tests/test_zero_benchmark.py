@@ -141,6 +141,7 @@ def test_known_answers_perfect_zero_losing_all_and_stage_counts() -> None:
         assert {s.stage for s in score.stages} == set(labelled.STAGES)
         assert sum(s.losing for s in score.stages) == score.losing
     assert worst.stage("29+").rate == 1.0
+
     # One stage wrong, the others right: the rate is that stage's share.
     def half(state: object) -> int:
         position = by_state[state]  # type: ignore[index]
@@ -229,7 +230,7 @@ def test_a_training_run_records_the_benchmark_columns(tmp_path: Path) -> None:
     for report, row in zip(reports, rows, strict=True):
         assert report.benchmark_policy is not None and report.benchmark_search is not None
         # Rates of 12 positions: whole counts of twelfths.
-        assert round(report.benchmark_policy * 12, 9) == int(round(report.benchmark_policy * 12))
+        assert round(report.benchmark_policy * 12, 9) == round(report.benchmark_policy * 12)
         assert float(row["benchmark_policy"]) == report.benchmark_policy
         assert float(row["benchmark_search"]) == report.benchmark_search
         assert float(row["benchmark_seconds"]) > 0

@@ -142,7 +142,9 @@ def _benchmark_points(rows: list[dict[str, str]]) -> list[tuple[float, int, floa
         policy, search = row.get("benchmark_policy"), row.get("benchmark_search")
         if policy and search:
             hours = float(row.get("elapsed_seconds") or 0.0) / 3600.0
-            points.append((hours, int(row.get("total_positions") or 0), float(policy), float(search)))
+            points.append(
+                (hours, int(row.get("total_positions") or 0), float(policy), float(search))
+            )
     return points
 
 

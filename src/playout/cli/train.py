@@ -42,7 +42,7 @@ SETTING_OPTIONS = {
 
 
 OPTION_NAMES = {field: f"--{option.replace('_', '-')}" for option, field in SETTING_OPTIONS.items()}
-OPTION_NAMES["architecture"] = "--channels/--blocks/--reply-head"
+OPTION_NAMES["architecture"] = "--channels/--blocks"
 """The option that sets each :class:`~playout.zero.TrainConfig` field, as messages name it."""
 
 

@@ -61,7 +61,9 @@ class Architecture:
 
     def __post_init__(self) -> None:
         if not isinstance(self.reply_head, bool):
-            raise InvalidParameterError(f"reply_head must be true or false, not {self.reply_head!r}")
+            raise InvalidParameterError(
+                f"reply_head must be true or false, not {self.reply_head!r}"
+            )
         for name in ("channels", "blocks", "value_hidden"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1024:

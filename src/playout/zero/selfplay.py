@@ -127,7 +127,9 @@ class PlayoutCap:
             )
         fast = self.fast_simulations
         if isinstance(fast, bool) or not isinstance(fast, int) or fast < 1:
-            raise InvalidParameterError(f"fast_simulations must be a whole number >= 1, got {fast!r}")
+            raise InvalidParameterError(
+                f"fast_simulations must be a whole number >= 1, got {fast!r}"
+            )
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -359,9 +361,7 @@ def _root_c(search: ZeroSearch, visits: int) -> float:
     return search.c
 
 
-def _draw_budget(
-    slot: _Slot, simulations: int, cap: PlayoutCap | None, rng: random.Random
-) -> None:
+def _draw_budget(slot: _Slot, simulations: int, cap: PlayoutCap | None, rng: random.Random) -> None:
     """The next move's simulations: all of them, or with a playout cap a full search with
     probability ``cap.full_fraction`` and a fast one otherwise (drawn from ``rng`` only with
     a cap, so that runs without one keep their random streams)."""

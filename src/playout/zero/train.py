@@ -274,13 +274,14 @@ class TrainConfig:
             raise SettingError("eval_opponent", f"{self.eval_opponent!r}: {error}") from None
         if self.forced_playouts and self.gumbel:
             raise SettingError(
-                "forced_playouts", "needs PUCT self-play (gumbel 0): a Gumbel search has its "
-                "own root rule"
+                "forced_playouts",
+                "needs PUCT self-play (gumbel 0): a Gumbel search has its own root rule",
             )
         if self.full_search_fraction < 1.0 and self.gumbel:
             raise SettingError(
-                "full_search_fraction", "needs PUCT self-play (gumbel 0): a Gumbel search "
-                "divides a budget fixed in advance"
+                "full_search_fraction",
+                "needs PUCT self-play (gumbel 0): a Gumbel search "
+                "divides a budget fixed in advance",
             )
         self.self_play()  # the self-play settings' own checks
 
@@ -499,7 +500,7 @@ class ReplayBuffer:
     def sample(
         self, batch_size: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self.sample_with_replies(batch_size, rng)[:3]  # type: ignore[return-value]
+        return self.sample_with_replies(batch_size, rng)[:3]
 
     def sample_with_replies(
         self, batch_size: int, rng: np.random.Generator
@@ -556,7 +557,9 @@ class ReplayBuffer:
                 # A buffer saved before reply targets existed has none: zero rows.
                 replies = data["replies"] if "replies" in data.files else None
                 if replies is not None and replies.shape != policies.shape:
-                    raise RunError(f"{path}: the replay buffer's reply targets do not fit; {advice}")
+                    raise RunError(
+                        f"{path}: the replay buffer's reply targets do not fit; {advice}"
+                    )
                 self.replies[:size] = 0.0 if replies is None else replies
                 next_row, added = (int(x) for x in meta)
         except RunError:
