@@ -13,8 +13,10 @@ one), still running, the mover has no immediate win (a trivial position), the so
 every move within ``--max-nodes`` (else skipped, and counted: this leans the earliest stage
 towards positions the solver finishes quickly), and some move loses value. MCTS and network
 games open with 0-4 uniformly random moves and play a blunder-avoiding random move one time in
-ten, so that they do not repeat. Everything is drawn from ``random.Random(--seed)``; the same
-seed and code give the same file.
+ten, so that they do not repeat. Each cell (stage and play) draws from its own generator,
+seeded by ``--seed``, the stage and the play, in its own worker process (``--workers``); the
+cells are merged in order, a position found by an earlier cell taken once. The same seed and
+code give the same file, whatever the number of workers.
 """
 
 from __future__ import annotations
@@ -99,44 +101,82 @@ def label(moves: str, source: str, max_nodes: int) -> labelled.LabelledPosition:
     return labelled.LabelledPosition(moves, source, tuple(scores.get(c) for c in range(GAME.width)))
 
 
-def generate(seed: int, per_cell: int, max_nodes: int) -> list[labelled.LabelledPosition]:
-    rng = random.Random(seed)
-    players = {name: parse_player(spec, GAME) for name, spec in PLAYER_SPECS.items()}
+SPARE = 3
+"""Positions labelled beyond ``--per-cell`` in every cell: the merge drops a position another
+cell found first (the same position, or its mirror image, reached by two plays)."""
+
+
+def generate_cell(
+    seed: int, stage: str, source: str, count: int, max_nodes: int
+) -> tuple[list[labelled.LabelledPosition], str]:
+    """``count`` labelled positions of one stage and play, from their own generator (seeded
+    by ``seed``, the stage and the play); and a line on how they were found."""
+    rng = random.Random(f"{seed}:{stage}:{source}")
+    players = {source: parse_player(PLAYER_SPECS[source], GAME)} if source in PLAYER_SPECS else {}
+    low, high = labelled.STAGES[stage]
     seen: set[tuple[int, int]] = set()
     positions: list[labelled.LabelledPosition] = []
-    for stage, (low, high) in labelled.STAGES.items():
-        for source in labelled.SOURCES:
-            made = tries = skipped = trivial = unmistakable = 0
-            start = time.perf_counter()
-            while made < per_cell:
-                tries += 1
-                moves = play_to(rng, source, rng.randint(low, high), players)
-                if moves is None:
-                    continue
-                state = GAME.from_moves(moves)
-                key = canonical(moves)
-                if key in seen:
-                    continue
-                seen.add(key)
-                if has_immediate_win(state):
-                    trivial += 1
-                    continue
-                try:
-                    position = label(moves, source, max_nodes)
-                except SolverLimitError:
-                    skipped += 1
-                    continue
-                if not position.losing_actions:
-                    unmistakable += 1
-                    continue
-                positions.append(position)
-                made += 1
-            print(
-                f"{stage:>5} {source:>8}: {made} kept of {tries} games; {trivial} with an "
-                f"immediate win, {unmistakable} where no move loses, {skipped} past the "
-                f"solver's bound; {time.perf_counter() - start:.1f} s",
-                flush=True,
-            )
+    tries = skipped = trivial = unmistakable = 0
+    start = time.perf_counter()
+    while len(positions) < count:
+        tries += 1
+        moves = play_to(rng, source, rng.randint(low, high), players)
+        if moves is None:
+            continue
+        key = canonical(moves)
+        if key in seen:
+            continue
+        seen.add(key)
+        if has_immediate_win(GAME.from_moves(moves)):
+            trivial += 1
+            continue
+        try:
+            position = label(moves, source, max_nodes)
+        except SolverLimitError:
+            skipped += 1
+            continue
+        if not position.losing_actions:
+            unmistakable += 1
+            continue
+        positions.append(position)
+    line = (
+        f"{stage:>5} {source:>8}: {len(positions)} labelled of {tries} games; {trivial} with an "
+        f"immediate win, {unmistakable} where no move loses, {skipped} past the solver's "
+        f"bound; {time.perf_counter() - start:.1f} s"
+    )
+    return positions, line
+
+
+def _cell(job: tuple[int, str, str, int, int]) -> tuple[list[labelled.LabelledPosition], str]:
+    return generate_cell(*job)
+
+
+def generate(
+    seed: int, per_cell: int, max_nodes: int, workers: int
+) -> list[labelled.LabelledPosition]:
+    """Every cell (stage, play) in worker processes, merged in cell order: a position (or its
+    mirror image) already taken from an earlier cell is dropped, and each cell keeps its first
+    ``per_cell``. The same for the same arguments, whatever ``workers``."""
+    import multiprocessing
+
+    jobs = [
+        (seed, stage, source, per_cell + SPARE, max_nodes)
+        for stage in labelled.STAGES
+        for source in labelled.SOURCES
+    ]
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        cells = []
+        for found, line in pool.imap(_cell, jobs):
+            print(line, flush=True)
+            cells.append(found)
+    taken: set[tuple[int, int]] = set()
+    positions: list[labelled.LabelledPosition] = []
+    for (_, stage, source, _, _), found in zip(jobs, cells, strict=True):
+        kept = [p for p in found if canonical(p.moves) not in taken][:per_cell]
+        taken.update(canonical(p.moves) for p in kept)
+        if len(kept) < per_cell:
+            print(f"{stage} {source}: only {len(kept)} new positions", flush=True)
+        positions.extend(kept)
     return positions
 
 
@@ -146,9 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-cell", type=int, default=110, help="positions per stage and play")
     parser.add_argument("--max-nodes", type=int, default=20_000_000, help="per position")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--workers", type=int, default=3, help="processes (any count: same file)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    positions = generate(args.seed, args.per_cell, args.max_nodes)
+    positions = generate(args.seed, args.per_cell, args.max_nodes, args.workers)
     made_by = "PYTHONPATH=src python bench/zero_benchmark_positions.py " + shlex.join(
         [
             "--seed",

@@ -195,5 +195,10 @@ def labelled_positions() -> tuple[LabelledPosition, ...]:
     Raises:
         LabelledDataError: the shipped file is damaged.
     """
-    text = resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
+    try:
+        text = resources.files(__package__).joinpath(DATA_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LabelledDataError(
+            f"cannot read the shipped labelled positions {DATA_FILE} ({error}); reinstall playout"
+        ) from None
     return _parse(text, DATA_FILE)
