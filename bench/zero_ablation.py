@@ -41,6 +41,13 @@ RECIPES = {
 """The current recipe per game (the tic-tac-toe one is the test suite's, which reaches
 perfect play)."""
 
+SMOKE = [
+    "--games", "2", "--parallel-games", "2", "--simulations", "4", "--steps", "2",
+    "--batch-size", "16", "--channels", "8", "--blocks", "1", "--benchmark-positions", "6",
+    "--benchmark-simulations", "4",
+]  # fmt: skip
+"""Options of a smoke run (they come last: argparse keeps the last value)."""
+
 VARIANTS = {
     "baseline": [],
     "cap": ["--full-search-fraction", "0.25", "--fast-simulations", "16"],
@@ -90,7 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sequential", action="store_true")
     parser.add_argument("--report-only", action="store_true", help="only read the runs")
+    parser.add_argument("--smoke", action="store_true", help="tiny runs (tests)")
     args = parser.parse_args(argv)
+    if args.smoke:
+        RECIPES[args.game] = [*RECIPES[args.game], *SMOKE]
     env = dict(os.environ)
     if not args.report_only:
         commands = [command(args.game, v, args.out, args.minutes, args.seed) for v in args.variants]

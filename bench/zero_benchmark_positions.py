@@ -2,7 +2,8 @@
 the exact solver (``src/playout/games/connect4/labelled_positions.txt``).
 
     PYTHONPATH=src python bench/zero_benchmark_positions.py            # the shipped file
-    PYTHONPATH=src python bench/zero_benchmark_positions.py --per-cell 2 --out /tmp/x.txt
+    PYTHONPATH=src python bench/zero_benchmark_positions.py --per-cell 2 --stages 29+ \\
+        --workers 1 --out /tmp/x.txt
 
 For every stage (8-14 stones, 15-28, 29+) and every play of
 :data:`playout.games.connect4.labelled.SOURCES` (uniform random, blunder-avoiding random,
@@ -152,7 +153,11 @@ def _cell(job: tuple[int, str, str, int, int]) -> tuple[list[labelled.LabelledPo
 
 
 def generate(
-    seed: int, per_cell: int, max_nodes: int, workers: int
+    seed: int,
+    per_cell: int,
+    max_nodes: int,
+    workers: int,
+    stages: tuple[str, ...] = tuple(labelled.STAGES),
 ) -> list[labelled.LabelledPosition]:
     """Every cell (stage, play) in worker processes, merged in cell order: a position (or its
     mirror image) already taken from an earlier cell is dropped, and each cell keeps its first
@@ -161,7 +166,7 @@ def generate(
 
     jobs = [
         (seed, stage, source, per_cell + SPARE, max_nodes)
-        for stage in labelled.STAGES
+        for stage in stages
         for source in labelled.SOURCES
     ]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
@@ -187,9 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-nodes", type=int, default=20_000_000, help="per position")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--workers", type=int, default=3, help="processes (any count: same file)")
+    parser.add_argument(
+        "--stages", nargs="+", choices=list(labelled.STAGES), default=list(labelled.STAGES)
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    positions = generate(args.seed, args.per_cell, args.max_nodes, args.workers)
+    positions = generate(args.seed, args.per_cell, args.max_nodes, args.workers, tuple(args.stages))
     made_by = "PYTHONPATH=src python bench/zero_benchmark_positions.py " + shlex.join(
         [
             "--seed",

@@ -264,9 +264,9 @@ class _Slot:
     budget: int = 0
     full: bool = True
     plies: int = 0
-    history: list[tuple[GameState, np.ndarray, float, int]] = dataclasses.field(
-        default_factory=list
-    )  # state, policy target, root value, index of the move played from it in ``moves``
+    history: list[tuple[GameState, np.ndarray, float]] = dataclasses.field(default_factory=list)
+    played: list[int] = dataclasses.field(default_factory=list)
+    """Per ``history`` entry, the index in ``moves`` of the move played from it."""
     moves: list[int] = dataclasses.field(default_factory=list)
 
 
@@ -412,7 +412,8 @@ def _play_move(
     else:
         action = int(result.best_action)
     if slot.full:
-        slot.history.append((state, policy, float(result.value), len(slot.moves)))
+        slot.history.append((state, policy, float(result.value)))
+        slot.played.append(len(slot.moves))
     slot.plies += 1
     slot.moves.append(action)
     engine.advance(action)
@@ -424,7 +425,7 @@ def _finish(slot: _Slot, game: Any, settings: SelfPlaySettings) -> SelfPlayGame:
     """The record of a finished game, with an example per position."""
     outcome0 = float(slot.engine.root_state.returns()[0])
     examples: list[Example] = []
-    for state, policy, root_value, played in slot.history:
+    for (state, policy, root_value), played in zip(slot.history, slot.played, strict=True):
         outcome = value_for(state.current_player(), outcome0)
         value = (1.0 - settings.value_mix) * outcome + settings.value_mix * root_value
         reply = None
