@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     total = args.minutes * 60
     head = " | ".join(f"{f * args.minutes:g} min" for f in fractions)
     print(f"\nvalue-losing moves, policy alone / search, at training time ({args.game}):")
-    print(f"| variant | {head} | positions at the end |")
+    print(f"| variant | {head} | end: training minutes, positions, iterations |")
     print("|---|" + "---:|" * (len(fractions) + 1))
     for variant in args.variants:
         points = curve(args.out / variant / "metrics.csv")
@@ -132,8 +132,11 @@ def main(argv: list[str] | None = None) -> int:
                 if point is None
                 else f"{100 * point['policy']:.1f}% / {100 * point['search']:.1f}%"
             )
-        end = points[-1]["positions"] if points else 0
-        print(f"| {variant} | " + " | ".join(cells) + f" | {end:,.0f} |")
+        end = points[-1] if points else {"seconds": 0.0, "positions": 0.0}
+        print(
+            f"| {variant} | " + " | ".join(cells) + f" | {end['seconds'] / 60:.1f}, "
+            f"{end['positions']:,.0f}, {len(points)} |"
+        )
     return 0
 
 

@@ -158,14 +158,17 @@ def generate(
     max_nodes: int,
     workers: int,
     stages: tuple[str, ...] = tuple(labelled.STAGES),
+    early_per_cell: int | None = None,
 ) -> list[labelled.LabelledPosition]:
     """Every cell (stage, play) in worker processes, merged in cell order: a position (or its
     mirror image) already taken from an earlier cell is dropped, and each cell keeps its first
     ``per_cell``. The same for the same arguments, whatever ``workers``."""
     import multiprocessing
 
+    early_per_cell = per_cell if early_per_cell is None else early_per_cell
+    wanted = {stage: early_per_cell if stage == "8-14" else per_cell for stage in stages}
     jobs = [
-        (seed, stage, source, per_cell + SPARE, max_nodes)
+        (seed, stage, source, wanted[stage] + SPARE, max_nodes)
         for stage in stages
         for source in labelled.SOURCES
     ]
@@ -177,9 +180,9 @@ def generate(
     taken: set[tuple[int, int]] = set()
     positions: list[labelled.LabelledPosition] = []
     for (_, stage, source, _, _), found in zip(jobs, cells, strict=True):
-        kept = [p for p in found if canonical(p.moves) not in taken][:per_cell]
+        kept = [p for p in found if canonical(p.moves) not in taken][: wanted[stage]]
         taken.update(canonical(p.moves) for p in kept)
-        if len(kept) < per_cell:
+        if len(kept) < wanted[stage]:
             print(f"{stage} {source}: only {len(kept)} new positions", flush=True)
         positions.extend(kept)
     return positions
@@ -188,8 +191,11 @@ def generate(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=24)
-    parser.add_argument("--per-cell", type=int, default=110, help="positions per stage and play")
-    parser.add_argument("--max-nodes", type=int, default=20_000_000, help="per position")
+    parser.add_argument("--per-cell", type=int, default=124, help="positions per stage and play")
+    parser.add_argument(
+        "--early-per-cell", type=int, default=64, help="the same in the 8-14 stage (slow to solve)"
+    )
+    parser.add_argument("--max-nodes", type=int, default=10_000_000, help="per position")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--workers", type=int, default=3, help="processes (any count: same file)")
     parser.add_argument(
@@ -197,13 +203,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    positions = generate(args.seed, args.per_cell, args.max_nodes, args.workers, tuple(args.stages))
+    positions = generate(
+        args.seed,
+        args.per_cell,
+        args.max_nodes,
+        args.workers,
+        tuple(args.stages),
+        args.early_per_cell,
+    )
     made_by = "PYTHONPATH=src python bench/zero_benchmark_positions.py " + shlex.join(
         [
             "--seed",
             str(args.seed),
             "--per-cell",
             str(args.per_cell),
+            "--early-per-cell",
+            str(args.early_per_cell),
             "--max-nodes",
             str(args.max_nodes),
         ]
