@@ -11,8 +11,9 @@ budget). Every searching chooser starts a fresh, seeded search per position.
 
 :func:`benchmark_positions` gives the labelled set of a game where one exists: connect four
 7x6 ships solver-labelled positions (:mod:`playout.games.connect4.labelled`); a game small
-enough to solve exactly (tic-tac-toe) gets every reachable position where a move can lose
-value, labelled by :mod:`playout._src.perfect` on first use.
+enough to solve exactly (an m,n,k game of at most 9 squares: tic-tac-toe) gets every
+reachable position where a move can lose value, labelled by :mod:`playout._src.perfect` on
+first use.
 """
 
 from __future__ import annotations
@@ -156,8 +157,8 @@ def subset(positions: Sequence[BenchmarkPosition], count: int) -> tuple[Benchmar
 
 def benchmark_positions(game: Any) -> tuple[BenchmarkPosition, ...] | None:
     """The labelled positions of ``game``, or ``None`` where it has none: connect four 7x6
-    (four in a row) has the shipped set; a game small enough to solve exactly (at most 9
-    squares) every reachable position where some move loses value (stage ``all``)."""
+    (four in a row) has the shipped set; an m,n,k game of at most 9 squares (tic-tac-toe),
+    solved exactly, every reachable position where some move loses value (stage ``all``)."""
     from playout.games.connect4.state import Connect4Game
 
     if isinstance(game, Connect4Game):
@@ -173,11 +174,11 @@ def benchmark_positions(game: Any) -> tuple[BenchmarkPosition, ...] | None:
 
 def _solved_positions(game: Any) -> tuple[BenchmarkPosition, ...] | None:
     from playout._src import perfect
+    from playout.games.mnk import MnkGame
 
+    if not isinstance(game, MnkGame) or game.width * game.height > 9:
+        return None  # other small games (Go 3x3) have too many positions to solve here
     try:
-        perfect.check_solvable(game, max_squares=9)
-        if getattr(game, "width", None) is None:
-            return None
         solution = perfect.solve(game, max_squares=9)
     except InvalidParameterError:
         return None
