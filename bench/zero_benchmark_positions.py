@@ -191,13 +191,13 @@ def generate(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=24)
-    parser.add_argument("--per-cell", type=int, default=124, help="positions per stage and play")
+    parser.add_argument("--per-cell", type=int, default=130, help="positions per stage and play")
     parser.add_argument(
-        "--early-per-cell", type=int, default=64, help="the same in the 8-14 stage (slow to solve)"
+        "--early-per-cell", type=int, default=50, help="the same in the 8-14 stage (slow to solve)"
     )
     parser.add_argument("--max-nodes", type=int, default=10_000_000, help="per position")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--workers", type=int, default=3, help="processes (any count: same file)")
+    parser.add_argument("--workers", type=int, default=5, help="processes (any count: same file)")
     parser.add_argument(
         "--stages", nargs="+", choices=list(labelled.STAGES), default=list(labelled.STAGES)
     )

