@@ -8,7 +8,8 @@ at. *Policy-target pruning* then takes those extra playouts back out of the poli
 ``c*`` is the child of most playouts; from every other child up to ``n_forced(c)`` playouts
 are subtracted, as many as keep ``PUCT(c) < PUCT(c*)`` (with ``c``'s reduced count, ``c*``'s
 actual one), and a child left with at most one playout is pruned to zero. The move played
-and the search are unchanged; only the recorded target is.
+is still the search's own choice (forced playouts included); only the recorded target is
+pruned.
 
 ``descend`` is the forced walk (compiled; the batched driver takes it when its
 ``forced_playouts`` is set); :func:`forced_playouts` and :func:`pruned_visits` are the
