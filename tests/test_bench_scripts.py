@@ -93,6 +93,9 @@ def test_every_script_is_covered() -> None:
         "zero_throughput.py",
         "zero_connect4.py",
         "zero_pipeline.py",
+        "zero_benchmark_positions.py",
+        "zero_benchmark.py",
+        "zero_ablation.py",
         "web_load.py",
         "go_playouts.py",
         "rave_speed.py",
@@ -541,6 +544,46 @@ def test_zero_connect4(tmp_path: Path, symmetries: bool) -> None:
     for match in report["matches"]:
         assert match["wins"] + match["draws"] + match["losses"] == match["games"]
         assert ("symmetries=yes" in match["player"]) == symmetries
+
+
+def test_zero_benchmark_positions(tmp_path: Path) -> None:
+    from playout.games.connect4 import labelled
+
+    out_file = tmp_path / "positions.txt"
+    out, _ = run_bench(
+        "zero_benchmark_positions.py", "--per-cell", "1", "--stages", "29+", "--workers", "1",
+        "--out", str(out_file),
+    )  # fmt: skip
+    assert figure(out, "wrote") == 5
+    positions = labelled.read_positions(out_file)
+    assert [p.source for p in positions] == list(labelled.SOURCES)
+    assert all(p.stage == "29+" and p.losing_actions for p in positions)
+
+
+def test_zero_benchmark(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="torch (the zero extra) not installed")
+    result = tmp_path / "table.json"
+    out, _ = run_bench(
+        "zero_benchmark.py", "--positions", "6", "--choosers", "policy", "zero:4",
+        "mcts:20", "--json", str(result),
+    )  # fmt: skip
+    assert "| policy alone |" in out and "| rollout MCTS, 20 simulations |" in out
+    report = json.loads(result.read_text())
+    assert report["positions"] == 6 and len(report["rows"]) == 3
+    for row in report["rows"]:
+        assert row["losing"] == sum(s["losing"] for s in row["stages"].values())
+        assert sum(s["positions"] for s in row["stages"].values()) == 6
+
+
+def test_zero_ablation(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="torch (the zero extra) not installed")
+    out, _ = run_bench(
+        "zero_ablation.py", "--smoke", "--minutes", "0.01", "--variants", "baseline", "all",
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    assert "| baseline |" in out and "| all |" in out
+    for variant in ("baseline", "all"):
+        assert (tmp_path / variant / "metrics.csv").exists()
 
 
 def test_web_load() -> None:

@@ -309,6 +309,24 @@ def check_go_gnugo(ns: dict[str, Any], printed: list[str]) -> None:
     assert counts["checks"] == 2 and counts["same_winner"] == 2
 
 
+def check_go_rave(ns: dict[str, Any], printed: list[str]) -> None:
+    # -> RAVE on Go runs on the compiled engine, for the simulations asked
+    assert printed[0].split() == ["compiled", "2000"]
+    assert ns["engine"].backend == "compiled" and ns["result"].simulations == 2000
+
+
+def check_zero_benchmark(ns: dict[str, Any], printed: list[str]) -> None:
+    import math
+
+    # -> at least 1,500 labelled positions, the first one's stage, a losing move in it
+    assert printed[0].split() == ["True", "8-14", "True"]
+    # -> the 30 positions of the subset, split by stage without loss
+    assert printed[1].split() == ["30", "30", "True"]
+    # -> Wu's n_forced = sqrt(2 * P * 100): 10 and 4 playouts; the pruned targets
+    assert [math.sqrt(2 * p * 100) for p in (0.5, 0.08)] == [10.0, 4.0]
+    assert printed[2].split("\n")[:2] == ["[10.0, 4.0]", "[80.0, 8.0, 3.0]"]
+
+
 CHECKS: dict[str, Check] = {
     "README.md": check_readme,
     "docs/tutorials/first-search.md": check_first_search,
@@ -320,6 +338,8 @@ CHECKS: dict[str, Check] = {
     "docs/reference/file-formats.md": check_file_formats,
     "docs/how-to/analyse.md": check_analyse,
     "docs/how-to/go-gnugo.md": check_go_gnugo,
+    "docs/explanation/go-rave.md": check_go_rave,
+    "docs/how-to/zero-benchmark.md": check_zero_benchmark,
 }
 NEEDS = {"docs/how-to/analyse.md": "pyspiel"}  # the module a page's python needs
 

@@ -363,9 +363,15 @@ def test_golden_tree(backend: str) -> None:
 
 
 @pytest.mark.parametrize("backend", ["python", "compiled"])
-def test_the_memory_bound_stops_the_search_and_says_so(backend: str) -> None:
+def test_the_memory_bound_stops_the_search_and_says_so(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playout._src.compiled import memory
     from playout.games import gomoku
 
+    # An empty array pool: a recycled array may have up to four times the rows asked for
+    # (arrays left by earlier tests would count in "as allocated" below).
+    monkeypatch.setattr(memory, "POOL", memory.ArrayPool())
     state = gomoku().initial_state()
     budget = Budget(simulations=10**8, max_memory=20 * 2**20)
     engine = MCTS(state, seed=0, backend=backend, solver=False)

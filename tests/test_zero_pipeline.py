@@ -4,6 +4,7 @@ local Ray instances that listen on the loopback only."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import sys
@@ -143,6 +144,9 @@ def test_every_game_counted_is_in_the_buffer_and_the_journal_is_emptied(tmp_path
     reports = pipeline.run(iterations=3, log=None)
     trainer = pipeline.trainer
     assert trainer.buffer.added == sum(r.positions for r in reports)
+    assert [r.total_positions for r in reports] == list(
+        itertools.accumulate(r.positions for r in reports)
+    )
     assert sum(r.games for r in reports) == pipeline.games_per_job * len(pipeline.jobs_taken)
     assert trainer.pipeline_state["journal_through"] == len(pipeline.jobs_taken) - 1
     assert _journal(tmp_path / "run") == []  # all in the checkpoint's buffer
@@ -250,6 +254,9 @@ def test_process_actors_lose_a_worker_and_go_on(tmp_path: Path) -> None:
     assert min(19, os.getpriority(os.PRIO_PROCESS, 0) + ACTOR_NICENESS) in priorities
     assert [r.iteration for r in reports] == [1, 2, 3]
     assert trainer.buffer.added == sum(r.positions for r in reports)
+    assert [r.total_positions for r in reports] == list(
+        itertools.accumulate(r.positions for r in reports)
+    )
     assert trainer.pipeline_state["journal_through"] == len(pipeline.jobs_taken) - 1
     assert len(set(pipeline.jobs_taken)) == len(pipeline.jobs_taken)
     trainer.close()

@@ -74,7 +74,11 @@ def check_image_path(path: str | os.PathLike[str]) -> Path:
 
 def plot_training(metrics: str | os.PathLike[str], path: str | os.PathLike[str]) -> Path:
     """The curves of a training run's ``metrics.csv`` (:mod:`playout.zero.train`): losses,
-    policy entropy, and the evaluation score against the rollout opponent, per iteration.
+    policy entropy, and the evaluation score against the rollout opponent, per iteration;
+    where the run measured them (``benchmark_policy``, ``benchmark_search``), the share of
+    value-losing moves on labelled positions against the training's wall-clock hours and
+    against the self-play positions it learned from. A file of an older playout, without
+    those columns, plots as before.
 
     Raises:
         InvalidParameterError: an unreadable metrics file or a bad image name.
@@ -88,9 +92,15 @@ def plot_training(metrics: str | os.PathLike[str], path: str | os.PathLike[str])
         raise InvalidParameterError(f"{metrics}: cannot read the metrics ({error})") from error
     if not rows:
         raise InvalidParameterError(f"{metrics}: no iterations recorded yet")
+    try:
+        benchmarked = _benchmark_points(rows)
+    except (KeyError, TypeError, ValueError) as error:
+        raise InvalidParameterError(f"{metrics}: bad benchmark columns ({error})") from None
     plt = _pyplot()
     x = [int(r["iteration"]) for r in rows]
-    figure, (losses, score) = plt.subplots(1, 2, figsize=(10, 4))
+    columns = 4 if benchmarked else 2
+    figure, axes = plt.subplots(1, columns, figsize=(5 * columns, 4))
+    losses, score = axes[0], axes[1]
     losses.plot(x, [float(r["policy_loss"]) for r in rows], label="policy loss")
     losses.plot(x, [float(r["value_loss"]) for r in rows], label="value loss")
     losses.plot(x, [float(r["policy_entropy"]) for r in rows], label="policy entropy", ls="--")
@@ -107,8 +117,35 @@ def plot_training(metrics: str | os.PathLike[str], path: str | os.PathLike[str])
     else:
         score.set_title("no evaluation games")
     score.set_xlabel("iteration")
+    if benchmarked:
+        hours, positions, policy, search = zip(*benchmarked, strict=True)
+        for axis, along, label in (
+            (axes[2], hours, "training hours (self-play and learning)"),
+            (axes[3], positions, "training positions added (symmetric images included)"),
+        ):
+            axis.plot(along, [100 * p for p in policy], marker=".", label="policy alone")
+            axis.plot(along, [100 * s for s in search], marker=".", label="with search")
+            axis.set_xlabel(label)
+            axis.set_ylabel("value-losing moves (%)")
+            axis.set_ylim(bottom=0)
+            axis.legend()
+        axes[2].set_title("value-losing moves on labelled positions")
     figure.tight_layout()
     return _save(plt, figure, path)
+
+
+def _benchmark_points(rows: list[dict[str, str]]) -> list[tuple[float, int, float, float]]:
+    """(hours, cumulative positions, policy rate, search rate) of the rows that measured
+    value-losing moves (none in a file of an older playout)."""
+    points = []
+    for row in rows:
+        policy, search = row.get("benchmark_policy"), row.get("benchmark_search")
+        if policy and search:
+            hours = float(row.get("elapsed_seconds") or 0.0) / 3600.0
+            points.append(
+                (hours, int(row.get("total_positions") or 0), float(policy), float(search))
+            )
+    return points
 
 
 MAX_BARS = 20

@@ -33,7 +33,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from playout._src import checks
+from playout._src import checks, forced
 from playout._src.config import SearchConfig
 from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import BatchEvaluator
@@ -110,6 +110,10 @@ class BatchedDriver(PythonDriver):
         self._saved = np.zeros((self._leaf_batch, 64), dtype=np.float64)
         self.collisions = 0
         """Batches cut short because two descents left the tree by the same edge."""
+        self.forced_playouts = 0.0
+        """KataGo's forced playouts at the root (:mod:`playout._src.forced`): its ``k``
+        (Wu's 2), or 0 for none. Self-play sets it; the search's result is unchanged in
+        kind, its root visits include the forced ones."""
 
     @property
     def pending(self) -> int:
@@ -185,6 +189,11 @@ class BatchedDriver(PythonDriver):
         ``tree.selection.descend`` with the configured rule; a subclass may walk by another
         rule)."""
         nodes, _, edges, edge_values, _ = self._tree
+        if self.forced_playouts > 0.0:
+            return forced.descend(
+                nodes, edges, edge_values, self._rule, self._rule_params, self._rng_state,
+                max_depth, path, self.forced_playouts,
+            )  # fmt: skip
         return selection.descend(
             nodes, edges, edge_values, self._rule, self._rule_params, self._rng_state,
             max_depth, path,

@@ -67,6 +67,12 @@ class SolverLimitError(PlayoutError, RuntimeError):
     raise the bound or give up."""
 
 
+class LabelledDataError(PlayoutError, ValueError):
+    """A file of solver-labelled positions (the value-losing-move benchmark's data) is
+    unreadable, not such a file, or damaged: its rows do not match the digest in its header,
+    or a row is malformed; the message names the file and the row."""
+
+
 class ExecutorError(PlayoutError, RuntimeError):
     """Where games or searches run failed: no Ray cluster to connect to, a worker process that
     died."""

@@ -32,6 +32,11 @@ SETTING_OPTIONS = {
     "c": "c",
     "gumbel": "gumbel",
     "parallel_games": "parallel_games",
+    "full_search_fraction": "full_search_fraction",
+    "fast_simulations": "fast_simulations",
+    "forced_playouts": "forced_playouts",
+    "benchmark_positions": "benchmark_positions",
+    "benchmark_simulations": "benchmark_simulations",
 }
 """Command-line options and the :class:`~playout.zero.TrainConfig` fields they set."""
 
@@ -51,7 +56,7 @@ def given_settings(args: argparse.Namespace) -> dict[str, Any]:
     }
     architecture = {
         name: getattr(args, name)
-        for name in ("channels", "blocks")
+        for name in ("channels", "blocks", "reply_head")
         if getattr(args, name, None) is not None
     }
     if architecture:
@@ -298,6 +303,47 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         type=positive_int,
         metavar="N",
         help="iterations of the learning-rate schedule",
+    )
+    settings.add_argument(
+        "--full-search-fraction",
+        type=float,
+        metavar="P",
+        help="KataGo's playout cap randomisation: a full search on a share P of self-play "
+        "moves, a fast one on the others; only full-search positions are learned from "
+        "(default 1: off; PUCT only)",
+    )
+    settings.add_argument(
+        "--fast-simulations",
+        type=positive_int,
+        metavar="N",
+        help="the fast search's simulations (default 25)",
+    )
+    settings.add_argument(
+        "--forced-playouts",
+        type=float,
+        metavar="K",
+        help="KataGo's forced playouts at the root, n = sqrt(K P N), pruned from the policy "
+        "target (Wu's K is 2; default 0: off; PUCT only)",
+    )
+    settings.add_argument(
+        "--reply-head",
+        action="store_const",
+        const=True,
+        help="an auxiliary head that learns the opponent's reply (KataGo), beside the policy",
+    )
+    settings.add_argument(
+        "--benchmark-positions",
+        type=non_negative_int,
+        metavar="N",
+        help="after each iteration, value-losing moves on N solver-labelled positions "
+        "(connect four, tic-tac-toe), policy alone and with a search, in metrics.csv "
+        "(default 200; 0: none)",
+    )
+    settings.add_argument(
+        "--benchmark-simulations",
+        type=positive_int,
+        metavar="N",
+        help="that search's simulations (default 50)",
     )
     settings.add_argument("--seed", type=non_negative_int, metavar="K", help="seed")
     train.set_defaults(handler=cmd_train)

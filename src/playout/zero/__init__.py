@@ -18,7 +18,14 @@ from playout.zero.evaluator import NetworkEvaluator, masked_softmax
 from playout.zero.model import Architecture, GameSignature, Model, PolicyValueNet
 from playout.zero.options import search_options, shared_model
 from playout.zero.player import ZeroPlayer
-from playout.zero.selfplay import Example, SelfPlayGame, SelfPlaySettings, ZeroSearch, self_play
+from playout.zero.selfplay import (
+    Example,
+    PlayoutCap,
+    SelfPlayGame,
+    SelfPlaySettings,
+    ZeroSearch,
+    self_play,
+)
 from playout.zero.train import IterationReport, ReplayBuffer, TrainConfig, Trainer
 
 __all__ = [
@@ -28,6 +35,7 @@ __all__ = [
     "IterationReport",
     "Model",
     "NetworkEvaluator",
+    "PlayoutCap",
     "PolicyValueNet",
     "ReplayBuffer",
     "SelfPlayGame",

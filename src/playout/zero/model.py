@@ -48,13 +48,22 @@ class Architecture:
         channels: filters of every convolution.
         blocks: residual blocks (two 3x3 convolutions each).
         value_hidden: units of the value head's hidden layer.
+        reply_head: an auxiliary head that predicts the opponent's reply to the move
+            about to be played (KataGo, Wu 2019 section 4.1): trained beside the policy,
+            unused in play. Model files of networks without it (every one saved before
+            it existed) load as they were.
     """
 
     channels: int = 64
     blocks: int = 4
     value_hidden: int = 64
+    reply_head: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.reply_head, bool):
+            raise InvalidParameterError(
+                f"reply_head must be true or false, not {self.reply_head!r}"
+            )
         for name in ("channels", "blocks", "value_hidden"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1024:
@@ -101,6 +110,17 @@ class PolicyValueNet(nn.Module):  # type: ignore[misc]
             nn.Flatten(),
             nn.Linear(2 * height * width, num_actions),
         )
+        self.reply = (
+            nn.Sequential(
+                nn.Conv2d(c, 2, 1, bias=False),
+                nn.BatchNorm2d(2),
+                nn.ReLU(),
+                nn.Flatten(),
+                nn.Linear(2 * height * width, num_actions),
+            )
+            if architecture.reply_head
+            else None
+        )
         self.value = nn.Sequential(
             nn.Conv2d(c, 1, 1, bias=False),
             nn.BatchNorm2d(1),
@@ -116,6 +136,13 @@ class PolicyValueNet(nn.Module):  # type: ignore[misc]
         """Policy logits ``[B, num_actions]`` and values ``[B]`` for observations ``x``."""
         h = self.tower(self.stem(x))
         return self.policy(h), self.value(h).squeeze(-1)
+
+    def forward_training(self, x: Any) -> tuple[Any, Any, Any]:
+        """Policy logits, values, and the reply head's logits ``[B, num_actions]`` (``None``
+        without that head), for training."""
+        h = self.tower(self.stem(x))
+        reply = self.reply(h) if self.reply is not None else None
+        return self.policy(h), self.value(h).squeeze(-1), reply
 
 
 @dataclasses.dataclass(frozen=True)

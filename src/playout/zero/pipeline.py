@@ -749,6 +749,7 @@ class AsyncPipeline:
             eval_elo_high=None,
             previous_score=None,
             elapsed_seconds=trainer.elapsed,
+            total_positions=trainer.buffer.added,
             wait_seconds=waited,
         )
         report = trainer.finish_iteration(report, previous)

@@ -21,6 +21,7 @@ game plays the search's own move, sampled by its Gumbel draw, and learns the imp
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -32,6 +33,7 @@ from playout._src.arena.play import random_opening
 from playout._src.batched_driver import BatchedDriver
 from playout._src.config import DirichletNoise, Gumbel, SearchConfig
 from playout._src.errors import InvalidParameterError
+from playout._src.forced import pruned_visits
 from playout._src.game import GameState, value_for
 from playout._src.rules import PUCT
 from playout._src.search import MCTS
@@ -99,6 +101,37 @@ class ZeroSearch:
 _SELF_PLAY_NOISE = DirichletNoise(alpha=1.0, fraction=0.25)
 
 
+@dataclasses.dataclass(frozen=True)
+class PlayoutCap:
+    """KataGo's playout cap randomisation (Wu 2019, "Accelerating Self-Play Learning in Go",
+    section 3.1): each move of a self-play game gets a full search with probability
+    ``full_fraction`` and otherwise a fast one of ``fast_simulations``; only the positions
+    of full searches become training examples (their value target is still the game's
+    outcome). Games get longer for the same compute and the value head more games, while
+    every policy target comes from a full search. Wu's Go runs: ``full_fraction`` 0.25,
+    fast searches 1/4 to 1/6 of the full ones. Unlike KataGo, the fast searches keep the
+    root noise of the run's search (one engine per game, its settings fixed).
+
+    Attributes:
+        full_fraction: the probability of a full search, in (0, 1].
+        fast_simulations: the fast search's simulations (>= 1).
+    """
+
+    full_fraction: float = 0.25
+    fast_simulations: int = 25
+
+    def __post_init__(self) -> None:
+        if not 0.0 < float(self.full_fraction) <= 1.0:
+            raise InvalidParameterError(
+                f"full_fraction must be in (0, 1], got {self.full_fraction!r}"
+            )
+        fast = self.fast_simulations
+        if isinstance(fast, bool) or not isinstance(fast, int) or fast < 1:
+            raise InvalidParameterError(
+                f"fast_simulations must be a whole number >= 1, got {fast!r}"
+            )
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class SelfPlaySettings:
     """How training games are played and recorded: one value shared by :func:`self_play`,
@@ -122,6 +155,14 @@ class SelfPlaySettings:
             move). Outcomes of games whose moves were drawn at random are noisy targets for
             the positions before the random moves; ``q`` is not (0: AlphaZero's pure ``z``).
         augment: add the symmetric images of every position.
+        playout_cap: KataGo's playout cap randomisation (:class:`PlayoutCap`; PUCT search
+            only), or ``None``: every move a full search, every position recorded.
+        forced_playouts: KataGo's forced playouts and policy-target pruning
+            (:mod:`playout._src.forced`, Wu 2019 section 3.2) with this ``k`` (Wu's 2; PUCT
+            search only), or 0: none.
+        reply_targets: record with each position the opponent's reply to the move played
+            from it (one-hot; none at a game's last move), the target of a network's
+            auxiliary reply head (:class:`~playout.zero.Architecture` ``reply_head``).
     """
 
     search: ZeroSearch = dataclasses.field(
@@ -132,8 +173,23 @@ class SelfPlaySettings:
     opening_moves: int = 0
     value_mix: float = 0.0
     augment: bool = True
+    playout_cap: PlayoutCap | None = None
+    forced_playouts: float = 0.0
+    reply_targets: bool = False
 
     def __post_init__(self) -> None:
+        if self.playout_cap is not None and self.search.gumbel is not None:
+            raise InvalidParameterError(
+                "playout cap randomisation needs a PUCT search: a Gumbel search divides a "
+                "budget fixed in advance"
+            )
+        k = self.forced_playouts
+        if isinstance(k, bool) or not isinstance(k, int | float) or not 0.0 <= k < math.inf:
+            raise InvalidParameterError(f"forced_playouts must be a number >= 0, got {k!r}")
+        if k and self.search.gumbel is not None:
+            raise InvalidParameterError(
+                "forced playouts need a PUCT search (a Gumbel search has its own root rule)"
+            )
         for name in ("temperature_moves", "parallel_games", "opening_moves"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -150,12 +206,15 @@ class SelfPlaySettings:
 
 @dataclasses.dataclass(frozen=True)
 class Example:
-    """One training position: observation, policy target over every action id, and the
-    final outcome of the game for the player to move in it."""
+    """One training position: observation, policy target over every action id, the final
+    outcome of the game for the player to move in it, and optionally the opponent's reply
+    to the move played from it (one-hot over action ids; ``None``: no reply target, a zero
+    vector: the game ended with that move)."""
 
     observation: np.ndarray
     policy: np.ndarray
     value: float
+    reply: np.ndarray | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,12 +227,16 @@ class SelfPlayGame:
 
 
 def symmetric_examples(
-    state: GameState, policy: np.ndarray, value: float, game: Any
+    state: GameState,
+    policy: np.ndarray,
+    value: float,
+    game: Any,
+    reply: np.ndarray | None = None,
 ) -> list[Example]:
     """The example of ``state`` and one per other symmetry the game declares
     (``action_symmetries`` / ``transform_state``): the observation of the image and the
-    policy with every action moved to its image."""
-    examples = [Example(state.observation(), policy, value)]  # type: ignore[attr-defined]
+    policy (and reply target) with every action moved to its image."""
+    examples = [Example(state.observation(), policy, value, reply)]  # type: ignore[attr-defined]
     symmetries = getattr(game, "action_symmetries", None)
     if symmetries is None:
         return examples
@@ -181,9 +244,14 @@ def symmetric_examples(
         if index == 0:
             continue
         image = game.transform_state(state, index)
+        where = np.asarray(perm, dtype=np.int64)
         mapped = np.zeros_like(policy)
-        mapped[np.asarray(perm, dtype=np.int64)] = policy
-        examples.append(Example(image.observation(), mapped, value))
+        mapped[where] = policy
+        mapped_reply = None
+        if reply is not None:
+            mapped_reply = np.zeros_like(reply)
+            mapped_reply[where] = reply
+        examples.append(Example(image.observation(), mapped, value, mapped_reply))
     return examples
 
 
@@ -193,7 +261,12 @@ class _Slot:
     driver: BatchedDriver | None
     index: int
     done: int = 0
+    budget: int = 0
+    full: bool = True
+    plies: int = 0
     history: list[tuple[GameState, np.ndarray, float]] = dataclasses.field(default_factory=list)
+    played: list[int] = dataclasses.field(default_factory=list)
+    """Per ``history`` entry, the index in ``moves`` of the move played from it."""
     moves: list[int] = dataclasses.field(default_factory=list)
 
 
@@ -233,7 +306,10 @@ def self_play(
         engine = MCTS(state, search.config(evaluator, seed * 100_003 + index))
         driver = engine.driver
         assert isinstance(driver, BatchedDriver)
-        return _Slot(engine, driver, index, moves=opening)
+        driver.forced_playouts = float(settings.forced_playouts)
+        slot = _Slot(engine, driver, index, moves=opening)
+        _draw_budget(slot, search.simulations, settings.playout_cap, move_rng)
+        return slot
 
     while len(finished) < num_games:
         while len(slots) < settings.parallel_games and started < num_games:
@@ -244,7 +320,7 @@ def self_play(
         actions: list[np.ndarray] = []
         counts: list[int] = []
         for slot in slots:
-            wanted = min(search.leaf_batch, search.simulations - slot.done)
+            wanted = min(search.leaf_batch, slot.budget - slot.done)
             assert slot.driver is not None
             s, a = slot.driver.select_leaves(wanted, max_depth)
             states.extend(s)
@@ -260,8 +336,12 @@ def self_play(
             )
             at += count
             slot.done += ran
-            if slot.done >= search.simulations or solved or ran == 0:
-                over = _play_move(slot, num_actions, settings.temperature_moves, move_rng)
+            if slot.done >= slot.budget or solved or ran == 0:
+                over = _play_move(
+                    slot, num_actions, settings.temperature_moves, move_rng,
+                    prune_k=settings.forced_playouts, search=search,
+                )  # fmt: skip
+                _draw_budget(slot, search.simulations, settings.playout_cap, move_rng)
                 if over:
                     record = _finish(slot, game, settings)
                     finished.append(record)
@@ -273,11 +353,40 @@ def self_play(
     return finished
 
 
-def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: random.Random) -> bool:
+def _root_c(search: ZeroSearch, visits: int) -> float:
+    """PUCT's constant at a root of ``visits`` visits (AlphaZero's growing schedule when
+    ``c_base`` is set, as :func:`playout._src.tree.selection.exploration` computes it)."""
+    if search.c_base > 0:
+        return search.c + math.log((visits + search.c_base + 1.0) / search.c_base)
+    return search.c
+
+
+def _draw_budget(slot: _Slot, simulations: int, cap: PlayoutCap | None, rng: random.Random) -> None:
+    """The next move's simulations: all of them, or with a playout cap a full search with
+    probability ``cap.full_fraction`` and a fast one otherwise (drawn from ``rng`` only with
+    a cap, so that runs without one keep their random streams)."""
+    if cap is None:
+        slot.full, slot.budget = True, simulations
+        return
+    slot.full = rng.random() < cap.full_fraction
+    slot.budget = simulations if slot.full else min(simulations, cap.fast_simulations)
+
+
+def _play_move(
+    slot: _Slot,
+    num_actions: int,
+    temperature_moves: int,
+    rng: random.Random,
+    *,
+    prune_k: float = 0.0,
+    search: ZeroSearch | None = None,
+) -> bool:
     """Play the move of a game whose search is done; whether the game is over.
 
     The policy target: a proven win alone; else a Gumbel search's improved policy
-    (Danihelka et al. 2022); else the visit shares."""
+    (Danihelka et al. 2022); else the visit shares, with the forced playouts pruned when
+    ``prune_k`` is set (:func:`playout._src.forced.pruned_visits`, ``search``'s PUCT
+    constant). The position is recorded only after a full search (:class:`PlayoutCap`)."""
     engine = slot.engine
     state = engine.root_state
     result = engine.result()
@@ -288,15 +397,24 @@ def _play_move(slot: _Slot, num_actions: int, temperature_moves: int, rng: rando
     elif result.improved_policy:
         policy[np.asarray(result.actions, dtype=np.int64)] = result.improved_policy
     elif visits.sum() > 0:
-        policy[np.asarray(result.actions, dtype=np.int64)] = visits / visits.sum()
+        shares = visits
+        if prune_k > 0.0 and search is not None:
+            shares = pruned_visits(
+                visits, np.asarray(result.priors), np.asarray(result.values),
+                c=_root_c(search, int(visits.sum())), k=prune_k,
+            )  # fmt: skip
+        policy[np.asarray(result.actions, dtype=np.int64)] = shares / shares.sum()
     else:
         policy[np.asarray(result.actions, dtype=np.int64)] = 1.0 / len(result.actions)
-    sampled = len(slot.history) < temperature_moves and not result.improved_policy
+    sampled = slot.plies < temperature_moves and not result.improved_policy
     if sampled and visits.sum() > 0 and result.proven is None:
         action = int(rng.choices(result.actions, weights=visits.tolist())[0])
     else:
         action = int(result.best_action)
-    slot.history.append((state, policy, float(result.value)))
+    if slot.full:
+        slot.history.append((state, policy, float(result.value)))
+        slot.played.append(len(slot.moves))
+    slot.plies += 1
     slot.moves.append(action)
     engine.advance(action)
     slot.done = 0
@@ -307,13 +425,18 @@ def _finish(slot: _Slot, game: Any, settings: SelfPlaySettings) -> SelfPlayGame:
     """The record of a finished game, with an example per position."""
     outcome0 = float(slot.engine.root_state.returns()[0])
     examples: list[Example] = []
-    for state, policy, root_value in slot.history:
+    for (state, policy, root_value), played in zip(slot.history, slot.played, strict=True):
         outcome = value_for(state.current_player(), outcome0)
         value = (1.0 - settings.value_mix) * outcome + settings.value_mix * root_value
+        reply = None
+        if settings.reply_targets:
+            reply = np.zeros_like(policy)
+            if played + 1 < len(slot.moves):
+                reply[slot.moves[played + 1]] = 1.0
         if settings.augment:
-            examples.extend(symmetric_examples(state, policy, value, game))
+            examples.extend(symmetric_examples(state, policy, value, game, reply))
         else:
-            examples.append(Example(state.observation(), policy, value))  # type: ignore[attr-defined]
+            examples.append(Example(state.observation(), policy, value, reply))  # type: ignore[attr-defined]
     return SelfPlayGame(tuple(slot.moves), outcome0, tuple(examples))
 
 

@@ -76,6 +76,7 @@ from playout.zero.rundir import (
 )
 from playout.zero.selfplay import (
     Example,
+    PlayoutCap,
     SelfPlaySettings,
     ZeroSearch,
     expert_games,
@@ -83,6 +84,10 @@ from playout.zero.selfplay import (
     self_play,
     stack_examples,
 )
+
+REPLY_WEIGHT = 0.15
+"""The weight of the auxiliary reply head's loss beside the policy's (KataGo's opponent
+policy weight, Wu 2019 section 4.1)."""
 
 EVAL_NOISE = DirichletNoise(alpha=1.0, fraction=0.25)
 """Root noise of both players when the network plays its previous self."""
@@ -116,7 +121,8 @@ _LOWEST = {
     "temperature_moves": 0, "opening_moves": 0, "expert_iterations": 0,
     "expert_simulations": 1, "gumbel": 0, "buffer_size": 1, "batch_size": 1,
     "steps_per_iteration": 1, "schedule_iterations": 1, "eval_games": 0,
-    "eval_simulations": 1, "seed": 0, "threads": 1,
+    "eval_simulations": 1, "seed": 0, "threads": 1, "benchmark_positions": 0,
+    "benchmark_simulations": 1, "fast_simulations": 1,
 }  # fmt: skip
 """The smallest value of each whole-number setting."""
 
@@ -128,6 +134,8 @@ _RANGES = {
     "dirichlet_alpha": (0.0, math.inf, "> 0"),
     "dirichlet_fraction": (0.0, 1.0, "in [0, 1]"),
     "c": (0.0, math.inf, "> 0"),
+    "full_search_fraction": (0.0, 1.0, "in (0, 1]"),
+    "forced_playouts": (0.0, math.inf, ">= 0"),
     "learning_rate": (0.0, math.inf, "> 0"),
     "weight_decay": (0.0, math.inf, ">= 0"),
 }
@@ -146,7 +154,9 @@ def _check_setting(name: str, kind: str, value: Any) -> None:
             raise SettingError(name, f"must be a number, got {value!r}")
         low, high, phrase = _RANGES[name]
         number = float(value)
-        inside = low <= number <= high if phrase.startswith(("in", ">=")) else low < number
+        inside = low <= number <= high if phrase.startswith(("in [", ">=")) else low < number
+        if phrase.startswith("in ("):
+            inside = low < number <= high
         if not (math.isfinite(number) and inside):
             raise SettingError(name, f"must be a finite number {phrase}, got {value!r}")
     elif kind == "bool" and not isinstance(value, bool):
@@ -182,6 +192,14 @@ class TrainConfig:
             improved policy (:class:`playout.Gumbel`'s other settings at their defaults;
             no Dirichlet noise, no ``temperature_moves``). Evaluation games search with PUCT
             either way.
+        full_search_fraction: KataGo's playout cap randomisation (Wu 2019; see
+            :class:`~playout.zero.PlayoutCap`): each self-play move gets the full search of
+            ``simulations`` with this probability, else a fast one of ``fast_simulations``,
+            and only full-search positions are recorded. 1 (the default): off. PUCT only.
+        fast_simulations: the fast search's simulations.
+        forced_playouts: KataGo's forced playouts with policy-target pruning (Wu 2019,
+            section 3.2; :mod:`playout._src.forced`) in self-play with this ``k`` (Wu's 2),
+            or 0 (the default): none. PUCT only.
         buffer_size: positions kept in the replay buffer (the newest).
         batch_size: positions per gradient step.
         steps_per_iteration: gradient steps per iteration.
@@ -195,6 +213,13 @@ class TrainConfig:
         eval_opponent: the opponent's player spec.
         eval_previous: also play ``eval_games`` against the network as it was before the
             iteration's training.
+        benchmark_positions: after each iteration, the network's value-losing moves on this
+            many of the game's solver-labelled positions
+            (:func:`playout.zero.benchmark.benchmark_positions`, spread evenly over stages
+            and plays), by the policy alone and with a search of ``benchmark_simulations``
+            (PUCT with ``c``), in ``metrics.csv``; 0, or a game without labelled
+            positions: none.
+        benchmark_simulations: that search's simulations.
         seed: seeds weights, self-play and sampling.
         threads: PyTorch's threads in this process. One by default: the network is small
             and batches are a few hundred positions, where more threads mostly wait on each
@@ -215,6 +240,9 @@ class TrainConfig:
     dirichlet_fraction: float = 0.25
     c: float = 2.0
     gumbel: int = 0
+    full_search_fraction: float = 1.0
+    fast_simulations: int = 25
+    forced_playouts: float = 0.0
     buffer_size: int = 100_000
     batch_size: int = 256
     steps_per_iteration: int = 100
@@ -226,6 +254,8 @@ class TrainConfig:
     eval_simulations: int = 100
     eval_opponent: str = "mcts:simulations=1000"
     eval_previous: bool = True
+    benchmark_positions: int = 200
+    benchmark_simulations: int = 50
     seed: int = 0
     threads: int = 1
 
@@ -242,6 +272,17 @@ class TrainConfig:
             check_player_spec(self.eval_opponent)
         except InvalidParameterError as error:
             raise SettingError("eval_opponent", f"{self.eval_opponent!r}: {error}") from None
+        if self.forced_playouts and self.gumbel:
+            raise SettingError(
+                "forced_playouts",
+                "needs PUCT self-play (gumbel 0): a Gumbel search has its own root rule",
+            )
+        if self.full_search_fraction < 1.0 and self.gumbel:
+            raise SettingError(
+                "full_search_fraction",
+                "needs PUCT self-play (gumbel 0): a Gumbel search "
+                "divides a budget fixed in advance",
+            )
         self.self_play()  # the self-play settings' own checks
 
     def self_play(self) -> SelfPlaySettings:
@@ -260,6 +301,13 @@ class TrainConfig:
             parallel_games=self.parallel_games,
             opening_moves=self.opening_moves,
             value_mix=self.value_mix,
+            playout_cap=(
+                PlayoutCap(self.full_search_fraction, self.fast_simulations)
+                if self.full_search_fraction < 1.0
+                else None
+            ),
+            forced_playouts=self.forced_playouts,
+            reply_targets=self.architecture.reply_head,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -419,6 +467,8 @@ class ReplayBuffer:
         self.observations = np.zeros((capacity, *observation_shape), dtype=np.float32)
         self.policies = np.zeros((capacity, num_actions), dtype=np.float32)
         self.values = np.zeros(capacity, dtype=np.float32)
+        self.replies = np.zeros((capacity, num_actions), dtype=np.float32)
+        """Reply targets (a zero row: none; see :class:`~playout.zero.Example`)."""
         self.size = 0
         self.next = 0
         self.added = 0
@@ -431,6 +481,8 @@ class ReplayBuffer:
             self.observations[self.next] = observations[i]
             self.policies[self.next] = policies[i]
             self.values[self.next] = values[i]
+            reply = examples[i].reply
+            self.replies[self.next] = 0.0 if reply is None else reply
             self.next = (self.next + 1) % self.capacity
             self.size = min(self.size + 1, self.capacity)
         self.added += len(examples)
@@ -448,8 +500,14 @@ class ReplayBuffer:
     def sample(
         self, batch_size: int, rng: np.random.Generator
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.sample_with_replies(batch_size, rng)[:3]
+
+    def sample_with_replies(
+        self, batch_size: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`sample` with the rows' reply targets (zero rows: none)."""
         rows = rng.integers(0, self.size, size=min(batch_size, self.size))
-        return self.observations[rows], self.policies[rows], self.values[rows]
+        return self.observations[rows], self.policies[rows], self.values[rows], self.replies[rows]
 
     def save(self, path: Path) -> None:
         """Write the buffer to ``path`` (``.npz``) atomically.
@@ -464,6 +522,7 @@ class ReplayBuffer:
                 observations=self.observations[: self.size],
                 policies=self.policies[: self.size],
                 values=self.values[: self.size],
+                replies=self.replies[: self.size],
                 meta=np.array([self.next, self.added], dtype=np.int64),
             )
 
@@ -495,6 +554,13 @@ class ReplayBuffer:
                 self.observations[:size] = observations
                 self.policies[:size] = policies
                 self.values[:size] = values
+                # A buffer saved before reply targets existed has none: zero rows.
+                replies = data["replies"] if "replies" in data.files else None
+                if replies is not None and replies.shape != policies.shape:
+                    raise RunError(
+                        f"{path}: the replay buffer's reply targets do not fit; {advice}"
+                    )
+                self.replies[:size] = 0.0 if replies is None else replies
                 next_row, added = (int(x) for x in meta)
         except RunError:
             raise
@@ -520,6 +586,13 @@ class IterationReport:
     playing time of the games that arrived, per actor), ``train_seconds`` (gradient steps),
     ``eval_seconds`` (evaluation games), ``wait_seconds`` (the asynchronous learner waiting
     for games; 0 in the synchronous loop, where self-play is the wait).
+
+    ``elapsed_seconds`` is the run's wall-clock seconds of self-play and training so far
+    (evaluation and benchmark excluded), ``total_positions`` the training positions it has
+    added so far. ``benchmark_policy`` and ``benchmark_search`` are the shares (0 to 1) of
+    value-losing moves on the labelled positions (``TrainConfig.benchmark_positions``) of the
+    policy alone and of the search, ``None`` with no benchmark; ``benchmark_seconds`` what
+    measuring them took.
     """
 
     iteration: int
@@ -541,6 +614,10 @@ class IterationReport:
     eval_elo_high: float | None
     previous_score: float | None
     elapsed_seconds: float
+    total_positions: int = 0
+    benchmark_policy: float | None = None
+    benchmark_search: float | None = None
+    benchmark_seconds: float = 0.0
     eval_seconds: float = 0.0
     wait_seconds: float = 0.0
 
@@ -565,6 +642,11 @@ class IterationReport:
             )
         if self.previous_score is not None:
             score += f", {self.previous_score:.0%} vs the previous network"
+        if self.benchmark_policy is not None and self.benchmark_search is not None:
+            score += (
+                f", value-losing moves {self.benchmark_policy:.1%} (policy), "
+                f"{self.benchmark_search:.1%} (search)"
+            )
         return (
             f"iteration {self.iteration}: {self.games} games, {self.positions} positions "
             f"({self.positions_per_second:.0f}/s, "
@@ -774,7 +856,11 @@ class Trainer:
         try:
             data = read_model_file(path)
             architecture = data["architecture"]
-            if architecture != dataclasses.asdict(self.config.architecture):
+            # A checkpoint saved before a field existed lacks it: compare with defaults.
+            full = architecture
+            if isinstance(architecture, dict):
+                full = dataclasses.asdict(Architecture()) | architecture
+            if full != dataclasses.asdict(self.config.architecture):
                 raise RunError(
                     f"{path}: a network of {_architecture_text(architecture)}, but the run's "
                     f"{SETTINGS} says {_architecture_text(self.config.architecture)}: the "
@@ -972,6 +1058,7 @@ class Trainer:
             eval_elo_high=None,
             previous_score=None,
             elapsed_seconds=self.elapsed,
+            total_positions=self.buffer.added,
         )
         return self.finish_iteration(trained_report, previous)
 
@@ -990,14 +1077,19 @@ class Trainer:
         previous_score = (
             self._against_previous(previous) if config.eval_games and config.eval_previous else None
         )
+        eval_seconds = time.perf_counter() - evaluated
+        benchmark = self._benchmark()
         report = dataclasses.replace(
             trained_report,
+            benchmark_policy=benchmark[0],
+            benchmark_search=benchmark[1],
+            benchmark_seconds=benchmark[2],
             eval_score=None if against is None else against.score,
             eval_elo=None if against is None else against.elo,
             eval_elo_low=None if against is None else against.elo_interval[0],
             eval_elo_high=None if against is None else against.elo_interval[1],
             previous_score=previous_score,
-            eval_seconds=time.perf_counter() - evaluated,
+            eval_seconds=eval_seconds,
         )
         self._append_metrics(report)
         return report
@@ -1017,15 +1109,21 @@ class Trainer:
         totals = np.zeros(3)
         steps = config.steps_per_iteration
         for step in range(steps):
-            observations, policies, values = self.buffer.sample(config.batch_size, self.rng)
+            observations, policies, values, replies = self.buffer.sample_with_replies(
+                config.batch_size, self.rng
+            )
             x = torch.from_numpy(observations).to(device)
             target_policy = torch.from_numpy(policies).to(device)
             target_value = torch.from_numpy(values).to(device)
-            logits, value = net(x)
+            logits, value, reply_logits = net.forward_training(x)
             log_probs = torch.log_softmax(logits, dim=1)
             policy_loss = -(target_policy * log_probs).sum(dim=1).mean()
             value_loss = ((value - target_value) ** 2).mean()
             loss = policy_loss + value_loss
+            if reply_logits is not None:
+                loss = loss + REPLY_WEIGHT * reply_loss(
+                    reply_logits, torch.from_numpy(replies).to(device)
+                )
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
@@ -1059,6 +1157,24 @@ class Trainer:
             games=config.eval_games,
             seed=config.seed * 7919 + self.iteration,
         )
+
+    def _benchmark(self) -> tuple[float | None, float | None, float]:
+        """The network's value-losing rates on the game's labelled positions (policy alone,
+        search), ``None`` where there are none, and the seconds measuring them took."""
+        from playout.zero import benchmark
+
+        config = self.config
+        positions = benchmark.benchmark_positions(self.game) if config.benchmark_positions else None
+        if not positions:
+            return None, None, 0.0
+        began = time.perf_counter()
+        chosen = benchmark.subset(positions, config.benchmark_positions)
+        policy = benchmark.score_chooser(benchmark.policy_chooser(self.model), chosen)
+        chooser = benchmark.network_chooser(
+            self.model, config.benchmark_simulations, c=config.c, seed=config.seed
+        )
+        search = benchmark.score_chooser(chooser, chosen)
+        return policy.rate, search.rate, time.perf_counter() - began
 
     def _against_previous(self, weights: dict[str, Any]) -> float:
         """The network's score against itself before this iteration's training. Two
@@ -1095,6 +1211,15 @@ class Trainer:
             dataclasses.asdict(report),
             f"after iteration {report.iteration}, its metrics row to be written on resuming",
         )
+
+
+def reply_loss(logits: Any, targets: Any) -> Any:
+    """The reply head's cross-entropy, averaged over the rows that have a reply target
+    (non-zero rows; 0 when none has)."""
+    has_target = targets.sum(dim=1) > 0
+    per_row = -(targets * torch.log_softmax(logits, dim=1)).sum(dim=1)
+    count = has_target.sum()
+    return (per_row * has_target).sum() / count.clamp(min=1)
 
 
 def _architecture_text(architecture: Any) -> str:

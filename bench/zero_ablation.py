@@ -1,0 +1,144 @@
+"""An ablation of KataGo's training tricks on the value-losing-move learning curve.
+
+    PYTHONPATH=src python bench/zero_ablation.py --game tictactoe --minutes 6 --out runs/ablation
+    PYTHONPATH=src python bench/zero_ablation.py --game connect4 --minutes 60 \\
+        --out runs/c4-ablation --sequential
+
+Trains one run per variant with ``playout train`` (same seed, same settings but the trick),
+all at once by default (so that each gets the same share of a shared machine for the same
+wall time) or one after another (``--sequential``), each for ``--minutes`` of wall time, then
+prints each variant's value-losing rates (policy alone, search) from its ``metrics.csv`` at
+fractions of the run's training time (``elapsed_seconds``: self-play and learning), and the
+positions it learned from. Variants: ``baseline`` (the current recipe), ``cap`` (playout cap
+randomisation, a full search on a quarter of the moves), ``forced`` (forced playouts and
+policy-target pruning, k = 2), ``reply`` (the auxiliary opponent-reply head), ``all``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+RECIPES = {
+    "tictactoe": [
+        "--games", "128", "--parallel-games", "128", "--simulations", "64", "--c", "1",
+        "--temperature-moves", "2", "--opening-moves", "6", "--steps", "100",
+        "--batch-size", "128", "--lr", "0.003", "--schedule", "30", "--buffer", "20000",
+        "--channels", "32", "--blocks", "2", "--eval-games", "0",
+        "--benchmark-positions", "400", "--benchmark-simulations", "8",
+    ],
+    "connect4": [
+        "--games", "64", "--parallel-games", "64", "--simulations", "100",
+        "--temperature-moves", "8", "--steps", "100", "--batch-size", "256",
+        "--channels", "32", "--blocks", "3", "--eval-games", "0",
+        "--benchmark-positions", "200", "--benchmark-simulations", "50",
+    ],
+}  # fmt: skip
+"""The current recipe per game (the tic-tac-toe one is the test suite's, which reaches
+perfect play)."""
+
+SMOKE = [
+    "--games", "2", "--parallel-games", "2", "--simulations", "4", "--steps", "2",
+    "--batch-size", "16", "--channels", "8", "--blocks", "1", "--benchmark-positions", "6",
+    "--benchmark-simulations", "4",
+]  # fmt: skip
+"""Options of a smoke run (they come last: argparse keeps the last value)."""
+
+VARIANTS = {
+    "baseline": [],
+    "cap": ["--full-search-fraction", "0.25", "--fast-simulations", "16"],
+    "forced": ["--forced-playouts", "2"],
+    "reply": ["--reply-head"],
+    "all": [
+        "--full-search-fraction", "0.25", "--fast-simulations", "16", "--forced-playouts", "2",
+        "--reply-head",
+    ],
+}  # fmt: skip
+
+
+def command(game: str, variant: str, out: Path, minutes: float, seed: int) -> list[str]:
+    return [
+        sys.executable, "-m", "playout", "train", game, "--out", str(out / variant),
+        "--hours", f"{minutes / 60:.6f}", "--seed", str(seed),
+        *RECIPES[game], *VARIANTS[variant],
+    ]  # fmt: skip
+
+
+def curve(metrics: Path) -> list[dict[str, float]]:
+    with metrics.open(newline="") as handle:
+        return [
+            {
+                "seconds": float(r["elapsed_seconds"]),
+                "positions": float(r["total_positions"] or 0),
+                "policy": float(r["benchmark_policy"]),
+                "search": float(r["benchmark_search"]),
+            }
+            for r in csv.DictReader(handle)
+            if r.get("benchmark_policy")
+        ]
+
+
+def at(points: list[dict[str, float]], seconds: float) -> dict[str, float] | None:
+    """The last measurement at or before ``seconds`` of training."""
+    before = [p for p in points if p["seconds"] <= seconds]
+    return before[-1] if before else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(RECIPES), default="tictactoe")
+    parser.add_argument("--minutes", type=float, default=6.0)
+    parser.add_argument("--out", type=Path, default=Path("runs/ablation"))
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sequential", action="store_true")
+    parser.add_argument("--report-only", action="store_true", help="only read the runs")
+    parser.add_argument("--smoke", action="store_true", help="tiny runs (tests)")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        RECIPES[args.game] = [*RECIPES[args.game], *SMOKE]
+    env = dict(os.environ)
+    if not args.report_only:
+        commands = [command(args.game, v, args.out, args.minutes, args.seed) for v in args.variants]
+        for line in commands:
+            print(" ".join(line[1:]), flush=True)
+        if args.sequential:
+            for line in commands:
+                subprocess.run(line, check=True, env=env, stdout=subprocess.DEVNULL)
+        else:
+            running = [
+                subprocess.Popen(line, env=env, stdout=subprocess.DEVNULL) for line in commands
+            ]
+            if any(p.wait() != 0 for p in running):
+                print("a run failed", file=sys.stderr)
+                return 1
+    fractions = (0.25, 0.5, 0.75, 1.0)
+    total = args.minutes * 60
+    head = " | ".join(f"{f * args.minutes:g} min" for f in fractions)
+    print(f"\nvalue-losing moves, policy alone / search, at training time ({args.game}):")
+    print(f"| variant | {head} | end: training minutes, positions, iterations |")
+    print("|---|" + "---:|" * (len(fractions) + 1))
+    for variant in args.variants:
+        points = curve(args.out / variant / "metrics.csv")
+        cells = []
+        for f in fractions:
+            point = at(points, f * total)
+            cells.append(
+                "-"
+                if point is None
+                else f"{100 * point['policy']:.1f}% / {100 * point['search']:.1f}%"
+            )
+        end = points[-1] if points else {"seconds": 0.0, "positions": 0.0}
+        print(
+            f"| {variant} | " + " | ".join(cells) + f" | {end['seconds'] / 60:.1f}, "
+            f"{end['positions']:,.0f}, {len(points)} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

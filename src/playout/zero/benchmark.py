@@ -1,0 +1,252 @@
+"""Value-losing moves on solver-labelled positions: how well a move chooser plays, by stage.
+
+A *chooser* is any ``state -> action`` callable. On each benchmark position some legal move
+loses value (its game-theoretic outcome for the mover, win/draw/loss, is worse than the best
+move's); :func:`score_chooser` counts the positions where the chooser plays such a move, in
+all and per stage, and the seconds its moves took. Choosers for the usual players:
+:func:`policy_chooser` (the network's most probable move, no search; optionally averaged over
+the board's mirror image), :func:`network_chooser` (the network with a PUCT or Gumbel search
+of ``N`` simulations), :func:`rollout_chooser` (rollout MCTS at ``N`` simulations or a time
+budget). Every searching chooser starts a fresh, seeded search per position.
+
+:func:`benchmark_positions` gives the labelled set of a game where one exists: connect four
+7x6 ships solver-labelled positions (:mod:`playout.games.connect4.labelled`); a game small
+enough to solve exactly (an m,n,k game of at most 9 squares: tic-tac-toe) gets every
+reachable position where a move can lose value, labelled by :mod:`playout._src.perfect` on
+first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from playout._src.config import Gumbel
+from playout._src.errors import InvalidParameterError
+from playout._src.game import GameState
+
+Chooser = Callable[[GameState], int]
+"""A move chooser: the action it plays in a position (where it is to move)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchmarkPosition:
+    """A position of a benchmark.
+
+    Attributes:
+        state: the position (running; some legal move loses value).
+        losing_actions: the value-losing moves: their outcome for the mover is worse than the
+            best move's.
+        stage: the stage it counts in (connect four: ``8-14``, ``15-28``, ``29+`` stones).
+    """
+
+    state: GameState
+    losing_actions: frozenset[int]
+    stage: str
+
+
+@dataclasses.dataclass(frozen=True)
+class StageScore:
+    """One stage's count: ``losing`` value-losing moves in ``positions`` positions."""
+
+    stage: str
+    positions: int
+    losing: int
+
+    @property
+    def rate(self) -> float:
+        """The share of positions where the chooser lost value (0 to 1)."""
+        return self.losing / self.positions if self.positions else 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchmarkScore:
+    """How a chooser did on a benchmark.
+
+    Attributes:
+        name: the chooser's label.
+        positions: positions played.
+        losing: positions where its move lost value.
+        stages: the same counts per stage, in the order stages first appear.
+        seconds_per_move: mean wall-clock seconds of one call of the chooser.
+    """
+
+    name: str
+    positions: int
+    losing: int
+    stages: tuple[StageScore, ...]
+    seconds_per_move: float
+
+    @property
+    def rate(self) -> float:
+        """The share of positions where the chooser lost value (0 to 1)."""
+        return self.losing / self.positions if self.positions else 0.0
+
+    def stage(self, name: str) -> StageScore:
+        """The count of one stage.
+
+        Raises:
+            KeyError: no position of that stage was played.
+        """
+        for stage in self.stages:
+            if stage.stage == name:
+                return stage
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (rates as fractions)."""
+        return {
+            "chooser": self.name,
+            "positions": self.positions,
+            "losing": self.losing,
+            "rate": self.rate,
+            "stages": {
+                s.stage: {"positions": s.positions, "losing": s.losing, "rate": s.rate}
+                for s in self.stages
+            },
+            "seconds_per_move": self.seconds_per_move,
+        }
+
+
+def score_chooser(
+    choose: Chooser, positions: Iterable[BenchmarkPosition], *, name: str = "chooser"
+) -> BenchmarkScore:
+    """Play ``choose`` once on every position; count its value-losing moves.
+
+    Raises:
+        InvalidParameterError: no positions, or the chooser returned an illegal move.
+    """
+    counts: dict[str, list[int]] = {}
+    seconds = 0.0
+    for position in positions:
+        state = position.state
+        start = time.perf_counter()
+        action = choose(state)
+        seconds += time.perf_counter() - start
+        if action not in state.legal_actions():
+            raise InvalidParameterError(f"{name} chose {action!r}, illegal in {state!r}")
+        count = counts.setdefault(position.stage, [0, 0])
+        count[0] += 1
+        count[1] += int(action) in position.losing_actions
+    if not counts:
+        raise InvalidParameterError("no positions to score")
+    stages = tuple(StageScore(stage, n, losing) for stage, (n, losing) in counts.items())
+    total = sum(s.positions for s in stages)
+    return BenchmarkScore(
+        name=name,
+        positions=total,
+        losing=sum(s.losing for s in stages),
+        stages=stages,
+        seconds_per_move=seconds / total,
+    )
+
+
+def subset(positions: Sequence[BenchmarkPosition], count: int) -> tuple[BenchmarkPosition, ...]:
+    """``count`` positions spread evenly over ``positions`` (all of them when it holds no
+    more): the file order (stage by stage, play by play) keeps every stage and play in
+    proportion. The same positions every time."""
+    if count >= len(positions):
+        return tuple(positions)
+    return tuple(positions[i * len(positions) // count] for i in range(count))
+
+
+# ----------------------------------------------------------------------------- positions
+
+
+def benchmark_positions(game: Any) -> tuple[BenchmarkPosition, ...] | None:
+    """The labelled positions of ``game``, or ``None`` where it has none: connect four 7x6
+    (four in a row) has the shipped set; an m,n,k game of at most 9 squares (tic-tac-toe),
+    solved exactly, every reachable position where some move loses value (stage ``all``)."""
+    from playout.games.connect4.state import Connect4Game
+
+    if isinstance(game, Connect4Game):
+        if (game.width, game.height, game.k) != (7, 6, 4):
+            return None
+        from playout.games.connect4.labelled import labelled_positions
+
+        return tuple(
+            BenchmarkPosition(p.state(), p.losing_actions, p.stage) for p in labelled_positions()
+        )
+    return _solved_positions(game)
+
+
+def _solved_positions(game: Any) -> tuple[BenchmarkPosition, ...] | None:
+    from playout._src import perfect
+    from playout.games.mnk import MnkGame
+
+    if not isinstance(game, MnkGame) or game.width * game.height > 9:
+        return None  # other small games (Go 3x3) have too many positions to solve here
+    try:
+        solution = perfect.solve(game, max_squares=9)
+    except InvalidParameterError:
+        return None
+    found = []
+    for state in solution.values0:
+        if state.is_terminal():
+            continue
+        best = set(solution.optimal_actions(state))
+        losing = frozenset(a for a in state.legal_actions() if a not in best)
+        if losing:  # a move that keeps the value is optimal; any other loses value
+            found.append(BenchmarkPosition(state, losing, "all"))
+    found.sort(key=repr)  # the same order in every process
+    return tuple(found)
+
+
+# ----------------------------------------------------------------------------- choosers
+
+
+def policy_chooser(model: Any, *, symmetries: bool = False) -> Chooser:
+    """The network's most probable move, no search (``symmetries``: the policy averaged over
+    the board's symmetric images, for connect four its mirror)."""
+    from playout.zero.player import ZeroPlayer
+
+    player = ZeroPlayer(model.game, model, no_search=True, symmetries=symmetries)
+    return player.choose
+
+
+def network_chooser(
+    model: Any,
+    simulations: int,
+    *,
+    gumbel: int = 0,
+    c: float | None = None,
+    symmetries: bool = False,
+    seed: int = 0,
+) -> Chooser:
+    """The move of a network-guided search of ``simulations`` simulations: PUCT with ``c``
+    (default: the model's), or Gumbel AlphaZero's search sampling ``gumbel`` root actions."""
+    from playout.zero.player import ZeroPlayer
+    from playout.zero.selfplay import ZeroSearch
+
+    search = ZeroSearch(
+        simulations=simulations,
+        c=float(model.metadata.get("c", 2.0)) if c is None else c,
+        gumbel=Gumbel(considered=gumbel) if gumbel else None,
+    )
+    player = ZeroPlayer(model.game, model, search, symmetries=symmetries)
+    return _fresh(player, seed)
+
+
+def rollout_chooser(
+    game: Any, *, simulations: int | None = None, seconds: float | None = None, seed: int = 0
+) -> Chooser:
+    """The move of rollout MCTS (``mcts`` player: UCB1, random rollouts, solver) with
+    ``simulations`` simulations or ``seconds`` seconds per move."""
+    from playout._src.arena import parse_player
+
+    if (simulations is None) == (seconds is None):
+        raise InvalidParameterError("give simulations or seconds")
+    budget = f"simulations={simulations}" if seconds is None else f"seconds={seconds}"
+    return _fresh(parse_player(f"mcts:{budget}", game), seed)
+
+
+def _fresh(player: Any, seed: int) -> Chooser:
+    """The player's move from a new search tree, seeded alike, at every position."""
+
+    def choose(state: GameState) -> int:
+        player.reset(state, seed)
+        return int(player.choose(state))
+
+    return choose
