@@ -50,9 +50,11 @@ def write_results(
     columns: Sequence[str],
     rows: Sequence[Sequence[Any]],
     notes: str = "",
+    details: dict[str, Any] | None = None,
 ) -> None:
     """Write the result file ``path`` for the table ``columns`` x ``rows``, made by this
-    process's command line, today, on this machine."""
+    process's command line, today, on this machine; ``details``: the raw figures behind the
+    rows, kept in the file but not rendered."""
     for row in rows:
         if len(row) != len(columns):
             raise ValueError(f"row {row!r} has {len(row)} cells, not {len(columns)}")
@@ -71,4 +73,6 @@ def write_results(
     }
     if notes:
         data["notes"] = notes
+    if details:
+        data["details"] = details  # the raw figures behind the rows
     Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -19,11 +19,6 @@ with the command, the date and the machine.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
-import platform
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,11 +61,9 @@ def make_chooser(spec: str, model: Model, game: Connect4Game, seed: int) -> tupl
     )
 
 
-def table(scores: list[bm.BenchmarkScore]) -> str:
-    lines = [
-        "| chooser | all | " + " | ".join(f"{s} stones" for s in STAGES) + " | time per move |",
-        "|---|---:|" + "---:|" * len(STAGES) + "---:|",
-    ]
+def table_rows(scores: list[bm.BenchmarkScore]) -> list[list[str]]:
+    """The table's rows: chooser, rate in all, rate per stage, milliseconds per move."""
+    rows = []
     for score in scores:
         stages = []
         for name in STAGES:
@@ -79,11 +72,16 @@ def table(scores: list[bm.BenchmarkScore]) -> str:
             except KeyError:
                 stages.append("-")
         ms = 1000 * score.seconds_per_move
-        lines.append(
-            f"| {score.name} | {100 * score.rate:.1f}% | "
-            + " | ".join(stages)
-            + f" | {ms:.1f} ms |"
-        )
+        rows.append([score.name, f"{100 * score.rate:.1f}%", *stages, f"{ms:.1f} ms"])
+    return rows
+
+
+def table(scores: list[bm.BenchmarkScore]) -> str:
+    lines = [
+        "| chooser | all | " + " | ".join(f"{s} stones" for s in STAGES) + " | time per move |",
+        "|---|---:|" + "---:|" * len(STAGES) + "---:|",
+    ]
+    lines += ["| " + " | ".join(row) + " |" for row in table_rows(scores)]
     return "\n".join(lines)
 
 
@@ -110,21 +108,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name}: {100 * scores[-1].rate:.1f}%", flush=True)
     print(table(scores))
     if args.json:
-        command = "PYTHONPATH=src python bench/zero_benchmark.py " + shlex.join(
-            sys.argv[1:] if argv is None else argv
-        )
-        result = {
-            "command": command.strip(),
-            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "machine": f"{os.cpu_count()}-core CPU ({platform.machine()}, shared), "
-            f"Python {platform.python_version()}",
-            "model": str(args.model or "shipped connect4-7x6-4.pt"),
-            "positions": len(positions),
-            "stage_positions": counts,
-            "rows": [s.to_json() for s in scores],
-        }
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from results import write_results  # bench/results.py, beside this script
+
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+        write_results(
+            args.json,
+            title=f"Value-losing moves on {len(positions)} labelled connect-four positions "
+            f"({', '.join(f'{s}: {n}' for s, n in counts.items())}), "
+            f"model {args.model or 'shipped'}",
+            columns=["chooser", "all", *(f"{s} stones" for s in STAGES), "time per move"],
+            rows=table_rows(scores),
+            details={
+                "model": str(args.model or "shipped connect4-7x6-4.pt"),
+                "positions": len(positions),
+                "stage_positions": counts,
+                "scores": [s.to_json() for s in scores],
+            },
+        )
         print(f"written to {args.json}")
     return 0
 

@@ -23,10 +23,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -71,6 +67,52 @@ def run_mode(mode: str, game: Any, config: Any, workers: int, iterations: int) -
         "train_seconds": round(sum(r.train_seconds for r in measured), 2),
         "wait_seconds": round(sum(r.wait_seconds for r in measured), 2),
     }
+
+
+TABLE_COLUMNS = [
+    "pipeline",
+    "executor",
+    "positions/s",
+    "iterations/h",
+    "learner training, s",
+    "learner waiting, s",
+    "runs",
+]
+
+
+def table_title(settings: dict[str, Any]) -> str:
+    """The result table's title: what was trained, with how many workers."""
+    return (
+        f"Training throughput, {settings['game']}, {settings['workers']} workers, "
+        f"{settings['games_per_iteration']} games x {settings['simulations']} simulations and "
+        f"{settings['steps_per_iteration']} steps an iteration, a {settings['channels']}x"
+        f"{settings['blocks']} network (medians of {settings['reps']} runs, the first "
+        "iteration left out)"
+    )
+
+
+def table_rows(rows: list[dict[str, Any]], modes: list[str]) -> list[list[Any]]:
+    """One row per mode: medians of its runs."""
+    table = []
+    for mode in modes:
+        mine = [r for r in rows if r["mode"] == mode]
+        pipeline, executor = mode.split(":")
+
+        def median(key: str, runs: list[dict[str, Any]] = mine) -> float:
+            return statistics.median(r[key] for r in runs)
+
+        table.append(
+            [
+                pipeline,
+                executor,
+                round(median("positions_per_second")),
+                round(median("iterations_per_hour")),
+                round(median("train_seconds")),
+                round(median("wait_seconds")),
+                len(mine),
+            ]
+        )
+    return table
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,7 +175,6 @@ def main(argv: list[str] | None = None) -> int:
             f"{mode:11} {median['positions_per_second']:9.1f} positions/s "
             f"{median['iterations_per_hour']:8.1f} iterations/h (median of {len(mine)})"
         )
-    arguments = sys.argv[1:] if argv is None else argv
     settings = {
         "game": args.game,
         "workers": args.workers,
@@ -145,18 +186,18 @@ def main(argv: list[str] | None = None) -> int:
         "blocks": args.blocks,
         "reps": args.reps,
     }
-    report = {
-        "command": " ".join(["python bench/zero_pipeline.py", *arguments]),
-        "date": datetime.date.today().isoformat(),
-        "machine": f"{os.cpu_count()}-core CPU, {platform.system()} {platform.machine()}, "
-        f"Python {platform.python_version()}",
-        "settings": settings,
-        "medians": medians,
-        "rows": rows,
-    }
     if args.out:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from results import write_results  # bench/results.py, beside this script
+
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+        write_results(
+            args.out,
+            title=table_title(settings),
+            columns=TABLE_COLUMNS,
+            rows=table_rows(rows, modes),
+            details={"settings": settings, "medians": medians, "runs": rows},
+        )
     return 0
 
 

@@ -502,8 +502,10 @@ def test_zero_pipeline(tmp_path: Path) -> None:
     assert figure(out, "async:pool") > 0
     report = json.loads(out_file.read_text())
     assert report["command"].startswith("python bench/zero_pipeline.py --smoke")
-    (row,) = report["rows"]
-    assert row["mode"] == "async:pool" and row["iterations"] == 2 and row["positions"] > 0
+    (row,) = report["rows"]  # the table the documentation renders
+    assert row[:2] == ["async", "pool"] and len(row) == len(report["columns"])
+    (run,) = report["details"]["runs"]
+    assert run["mode"] == "async:pool" and run["iterations"] == 2 and run["positions"] > 0
 
 
 def test_zero_throughput_table() -> None:
@@ -569,8 +571,9 @@ def test_zero_benchmark(tmp_path: Path) -> None:
     )  # fmt: skip
     assert "| policy alone |" in out and "| rollout MCTS, 20 simulations |" in out
     report = json.loads(result.read_text())
-    assert report["positions"] == 6 and len(report["rows"]) == 3
-    for row in report["rows"]:
+    assert report["details"]["positions"] == 6 and len(report["rows"]) == 3
+    assert all(len(row) == len(report["columns"]) for row in report["rows"])
+    for row in report["details"]["scores"]:
         assert row["losing"] == sum(s["losing"] for s in row["stages"].values())
         assert sum(s["positions"] for s in row["stages"].values()) == 6
 
