@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import platform
 import shlex
 import sys
 from collections.abc import Sequence
@@ -21,26 +20,15 @@ from typing import Any
 
 
 def machine() -> str:
-    """The CPU model, the usable cores and the load average, in one line."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count() or 1
-    try:
-        load = f", load average {os.getloadavg()[0]:.1f} at the end"
-    except OSError:
-        load = ""
-    shared = " (shared with other work: noisy)" if load and os.getloadavg()[0] > 1.5 else ""
-    return f"{cpu}, {cores} cores{load}{shared}"
+    """The CPU model, the usable cores and the load average, in one line (from
+    :func:`playout._src.benchmark.machine_info`, as ``playout bench`` reports them)."""
+    from playout._src.benchmark import machine_info
+
+    info = machine_info()
+    if info.load_average is None:
+        return f"{info.cpu}, {info.cpus} cores"
+    shared = " (shared with other work: noisy)" if info.load_average > 1.5 else ""
+    return f"{info.cpu}, {info.cpus} cores, load average {info.load_average:.1f} at the end{shared}"
 
 
 def write_results(
