@@ -180,19 +180,11 @@ RUNNERS = {name: runner for name, runner in RUNNERS.items() if name in ENTRIES}
 
 
 def machine_info() -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = os.cpu_count()
+    """playout's own machine record (:func:`playout._src.benchmark.machine_info`) with what
+    this report adds: all cores, the peer's version, the commit measured, the three loads."""
+    from playout._src.benchmark import machine_info as playout_machine
+
+    machine = playout_machine()
     commit = "unknown"
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         commit = subprocess.run(
@@ -202,22 +194,18 @@ def machine_info() -> dict[str, Any]:
             timeout=10,
             check=True,
         ).stdout.strip()
-
-    def version(name: str) -> str:
-        try:
-            return importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            return "not installed"
-
+    peer = "not installed"
+    with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+        peer = importlib.metadata.version("monte-carlo-tree-search")
     return {
-        "cpu": cpu,
+        "cpu": machine.cpu,
         "cores": os.cpu_count(),
-        "usable_cores": usable,
-        "python": platform.python_version(),
+        "usable_cores": machine.cpus,
+        "python": machine.python,
         "implementation": platform.python_implementation(),
-        "numpy": version("numpy"),
-        "numba": version("numba"),
-        "monte_carlo_tree_search": version("monte-carlo-tree-search"),
+        "numpy": machine.numpy or "not installed",
+        "numba": machine.numba or "not installed",
+        "monte_carlo_tree_search": peer,
         "playout_commit": commit,
         "load_average": _load_average(),
     }

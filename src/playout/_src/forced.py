@@ -153,16 +153,9 @@ def descend(
     if e == NO_EDGE:
         return selection.descend(nodes, edges, edge_values, rule, rule_params, rng, max_depth, path)
     path[0] = e
-    depth = 1
     node = edges[e, E_CHILD]
     if node == UNVISITED:  # taken by a leaf still in flight (virtual loss)
-        return ROOT, e, depth
-    while nodes[node, N_NUM_EDGES] > 0 and nodes[node, N_PROVEN] == UNPROVEN and depth < max_depth:
-        e = selection.select_edge(nodes, edges, edge_values, node, rule, rule_params, rng)
-        path[depth] = e
-        depth += 1
-        child = edges[e, E_CHILD]
-        if child == UNVISITED:
-            return node, e, depth
-        node = child
-    return node, NO_EDGE, depth
+        return ROOT, e, 1
+    return selection.descend_from(
+        nodes, edges, edge_values, rule, rule_params, rng, max_depth, path, node, 1
+    )

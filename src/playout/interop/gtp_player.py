@@ -44,6 +44,10 @@ DEFAULT_TIMEOUT = 300.0
 """Seconds an engine may take to answer one command (GNU Go at level 10 takes about 1.3 s a
 move on 9x9 on a 2-core machine; 19x19 and slow machines take longer)."""
 
+STARTUP_TIMEOUT = 60.0
+"""Seconds the first reply may take at least, whatever the timeout per reply: an engine
+answers it only once it has started (a network engine loads its weights first)."""
+
 QUIT_GRACE = 2.0
 """Seconds an engine is given to exit after ``quit`` before it is killed."""
 
@@ -91,7 +95,8 @@ class GtpConnection:
     Args:
         argv: the program and its arguments.
         name: the engine's name in error messages.
-        timeout: seconds allowed for each reply.
+        timeout: seconds allowed for each reply (the first: at least
+            :data:`STARTUP_TIMEOUT`).
 
     Raises:
         EngineError: the program cannot be started.
@@ -100,6 +105,7 @@ class GtpConnection:
     def __init__(self, argv: Sequence[str], *, name: str, timeout: float) -> None:
         self.name = name
         self.timeout = timeout
+        self._started = False  # the first reply came
         self.last_command = "(none)"
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
@@ -149,10 +155,12 @@ class GtpConnection:
         )
 
     def _next_line(self) -> str:
+        wait = self.timeout if self._started else max(self.timeout, STARTUP_TIMEOUT)
         try:
-            line = self._lines.get(timeout=self.timeout)
+            line = self._lines.get(timeout=wait)
         except queue.Empty:
-            raise self.error(f"did not answer within {self.timeout:g} s") from None
+            raise self.error(f"did not answer within {wait:g} s") from None
+        self._started = True
         if line is None:
             code = self._process.poll()
             if code is None:

@@ -254,8 +254,24 @@ def descend(
         ``node`` whose child must be created; otherwise ``node`` itself is the leaf to
         evaluate. ``depth`` counts the edges in ``path`` (the new edge included).
     """
-    node = ROOT
-    depth = 0
+    return descend_from(nodes, edges, edge_values, rule, rule_params, rng, max_depth, path, ROOT, 0)
+
+
+@jit(inline="always", **PHASE_JIT)  # inlined: the plain walk costs no call
+def descend_from(
+    nodes: np.ndarray,
+    edges: np.ndarray,
+    edge_values: np.ndarray,
+    rule: int,
+    rule_params: np.ndarray,
+    rng: np.ndarray,
+    max_depth: int,
+    path: np.ndarray,
+    node: int,
+    depth: int,
+) -> tuple[int, int, int]:
+    """:func:`descend` from ``node``, reached by the ``depth`` edges already in ``path`` (a
+    walk whose first edges another rule chose, as forced playouts do at the root)."""
     while nodes[node, N_NUM_EDGES] > 0 and nodes[node, N_PROVEN] == UNPROVEN and depth < max_depth:
         e = select_edge(nodes, edges, edge_values, node, rule, rule_params, rng)
         path[depth] = e
@@ -272,6 +288,7 @@ __all__ = [
     "RULE_PUCT",
     "RULE_UCB1",
     "descend",
+    "descend_from",
     "exploration",
     "random_unvisited_edge",
     "sample_by_prior",
