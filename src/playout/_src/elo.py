@@ -74,12 +74,13 @@ def elo_interval(
 
 
 def format_elo(elo: float, *, limit: float = ELO_LIMIT) -> str:
-    """``+190.9``; a clamped value is written ``>= +800`` / ``<= -800``."""
+    """``+190.9``; a clamped value is written ``>= +800`` / ``<= -800``; one that rounds to
+    zero is ``+0.0`` (never ``-0.0``)."""
     if elo >= limit:
         return f">= +{limit:.0f}"
     if elo <= -limit:
         return f"<= -{limit:.0f}"
-    return f"{elo:+.1f}"
+    return f"{round(elo, 1) or 0.0:+.1f}"  # -0.0 is false: rounded to zero, it is +0.0
 
 
 # ------------------------------------------------------------------------------ SPRT
