@@ -8,8 +8,9 @@ Gomoku 15x15, five in a row (seed 004's game). For each ``--seconds`` budget, on
 ``--games`` games: ``zero:seconds=S`` (PUCT guided by the network, the constant its file
 records; ``--model``, default the network shipped with playout) against
 ``mcts:seconds=S,rollout=neighbors`` (rollout MCTS whose rollouts play next to existing
-stones, the rollouts seed 004 asked for), the network moving first in games 0, 2, 4, ...
-and second in the others, game ``i`` seeded from ``--seed`` and ``i``. Both players get the
+stones, the rollouts seed 004 asked for), in pairs of games: the network moves first in the
+first game of pair ``k`` and second in the other, the pair seeded ``--seed`` + ``k``.
+``--minutes M`` starts no new pair after M minutes (the games played so far are the result). Both players get the
 same wall-clock seconds per move, in the same process, one game at a time by default
 (``--workers``: games at once, each in its own process; on a machine with fewer free cores
 than workers the players' time buys less search). The score (wins + draws / 2, from the
@@ -22,6 +23,7 @@ The table goes to stdout and, with ``--json PATH``, to a result file
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import time
@@ -51,25 +53,44 @@ def network_spec(seconds: float, model: str | None) -> str:
 
 
 def match(
-    seconds: float, *, model: str | None, games: int, seed: int, workers: int
+    seconds: float,
+    *,
+    model: str | None,
+    games: int,
+    seed: int,
+    workers: int,
+    minutes: float | None = None,
 ) -> dict[str, Any]:
-    """One match at ``seconds`` per move; its summary (``MatchResult.as_dict``) with the
-    wall-clock seconds it took and the network's score as each colour."""
+    """One match at ``seconds`` per move, played as pairs of games (the network first, then
+    second; pair ``k`` is a two-game match seeded ``seed + k``), until ``games`` are played or,
+    with ``minutes``, no new pair starts after that many minutes. Its summary
+    (``MatchResult.as_dict``) with the wall-clock seconds it took and the network's score as
+    each colour."""
     game = gomoku()
     started = time.perf_counter()
-    result = playout.run_match(
-        game,
-        network_spec(seconds, model),
-        OPPONENT.format(seconds=seconds),
-        games=games,
-        seed=seed,
-        workers=workers,
-        progress=lambda done, r: print(
-            f"  game {done}/{games}: {r.num_moves} moves, {r.seconds:.0f} s",
-            file=sys.stderr,
-            flush=True,
-        ),
-    )
+    records: list[Any] = []
+    result = None
+    for pair in range((games + 1) // 2):
+        if minutes is not None and time.perf_counter() - started > minutes * 60:
+            break
+        result = playout.run_match(
+            game,
+            network_spec(seconds, model),
+            OPPONENT.format(seconds=seconds),
+            games=min(2, games - 2 * pair),
+            seed=seed + pair,
+            workers=workers,
+        )
+        records.extend(result.records)
+        for record in result.records:
+            print(
+                f"  game {len(records) - len(result.records) + record.index + 1}/{games}: "
+                f"{record.num_moves} moves, {record.seconds:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+    assert result is not None  # games >= 1: the first pair always starts
+    result = dataclasses.replace(result, records=tuple(records), seed=seed, planned_games=games)
     summary = result.as_dict()
     summary["seconds_per_move"] = seconds
     summary["wall_seconds"] = time.perf_counter() - started
@@ -108,6 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         "--seconds", type=float, nargs="+", default=[0.5], help="time budgets per move"
     )
     parser.add_argument("--games", type=int, default=20, help="games per budget")
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        help="per budget, start no new pair of games after this many minutes",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the matches' seed")
     parser.add_argument("--workers", type=int, default=1, help="games at once")
     parser.add_argument("--json", metavar="PATH", help="write a result file here")
@@ -119,7 +145,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{seconds:g} s per move, {args.games} games", file=sys.stderr, flush=True)
         summaries.append(
             match(
-                seconds, model=args.model, games=args.games, seed=args.seed, workers=args.workers
+                seconds,
+                model=args.model,
+                games=args.games,
+                seed=args.seed,
+                workers=args.workers,
+                minutes=args.minutes,
             )
         )
     rows = [row(s) for s in summaries]

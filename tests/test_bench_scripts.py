@@ -558,16 +558,18 @@ def test_zero_gomoku(tmp_path: Path) -> None:
     path = Model(gomoku(), Architecture(channels=8, blocks=1)).save(tmp_path / "gomoku.pt")
     result = tmp_path / "table.json"
     out, err = run_bench(
-        "zero_gomoku.py", "--model", str(path), "--seconds", "0.01", "--games", "2",
-        "--json", str(result),
+        "zero_gomoku.py", "--model", str(path), "--seconds", "0.01", "--games", "4",
+        "--minutes", "0", "--json", str(result),
     )  # fmt: skip
-    assert "| 0.01 s | 2 |" in out and "game 2/2:" in err
+    # --minutes 0: the first pair of games is played, no second one starts.
+    assert "| 0.01 s | 2 |" in out and "game 2/4:" in err and "game 3/4" not in err
     report = json.loads(result.read_text())
     assert report["command"].startswith("python bench/zero_gomoku.py --model")
     (row,) = report["rows"]
     assert len(row) == len(report["columns"]) and row[1] == "2"
     (summary,) = report["details"]["matches"]
     assert summary["wins"] + summary["draws"] + summary["losses"] == 2
+    assert (summary["games"], summary["planned_games"]) == (2, 4)
     assert summary["p1"].startswith("zero:seconds=0.01") and "neighbors" in summary["p2"]
     assert [game["p1_first"] for game in summary["results"]] == [True, False]
 
