@@ -71,7 +71,7 @@ def match(
     records: list[Any] = []
     result = None
     for pair in range((games + 1) // 2):
-        if minutes is not None and time.perf_counter() - started > minutes * 60:
+        if pair and minutes is not None and time.perf_counter() - started > minutes * 60:
             break
         result = playout.run_match(
             game,
@@ -89,7 +89,7 @@ def match(
                 file=sys.stderr,
                 flush=True,
             )
-    assert result is not None  # games >= 1: the first pair always starts
+    assert result is not None  # the first pair always starts
     result = dataclasses.replace(result, records=tuple(records), seed=seed, planned_games=games)
     summary = result.as_dict()
     summary["seconds_per_move"] = seconds
