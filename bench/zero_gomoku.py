@@ -2,7 +2,7 @@
 
     PYTHONPATH=src python bench/zero_gomoku.py                        # the shipped network
     PYTHONPATH=src python bench/zero_gomoku.py --model runs/gomoku15/model.pt \\
-        --seconds 0.5 --games 200 --json bench/results/zero_gomoku.json
+        --seconds 1 --games 200 --minutes 21 --json bench/results/zero_gomoku.json
 
 Gomoku 15x15, five in a row (seed 004's game). For each ``--seconds`` budget, one match of
 ``--games`` games: ``zero:seconds=S`` (PUCT guided by the network, the constant its file
@@ -10,11 +10,12 @@ records; ``--model``, default the network shipped with playout) against
 ``mcts:seconds=S,rollout=neighbors`` (rollout MCTS whose rollouts play next to existing
 stones, the rollouts seed 004 asked for), in pairs of games: the network moves first in the
 first game of pair ``k`` and second in the other, the pair seeded ``--seed`` + ``k``.
-``--minutes M`` starts no new pair after M minutes (the games played so far are the result). Both players get the
-same wall-clock seconds per move, in the same process, one game at a time by default
-(``--workers``: games at once, each in its own process; on a machine with fewer free cores
-than workers the players' time buys less search). The score (wins + draws / 2, from the
-network's side) comes with its 95% Wilson interval and the Elo difference.
+``--minutes M`` starts no new pair after M minutes (the games played so far are the
+result). Both players get the same wall-clock seconds per move, in the same process, one
+game at a time by default (``--workers``: games at once, each in its own process; on a
+machine with fewer free cores than workers the players' time buys less search). The score
+(wins + draws / 2, from the network's side) comes with its 95% Wilson interval and the Elo
+difference.
 
 The table goes to stdout and, with ``--json PATH``, to a result file
 (``bench/results.py``'s ``write_results``) with the raw match summaries under ``details``.
