@@ -92,6 +92,7 @@ def test_every_script_is_covered() -> None:
         "connect4_positions.py",
         "zero_throughput.py",
         "zero_connect4.py",
+        "zero_gomoku.py",
         "zero_pipeline.py",
         "zero_benchmark_positions.py",
         "zero_benchmark.py",
@@ -546,6 +547,31 @@ def test_zero_connect4(tmp_path: Path, symmetries: bool) -> None:
     for match in report["matches"]:
         assert match["wins"] + match["draws"] + match["losses"] == match["games"]
         assert ("symmetries=yes" in match["player"]) == symmetries
+
+
+def test_zero_gomoku(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch", reason="torch (the zero extra) not installed")
+    from playout.games import gomoku
+    from playout.zero import Architecture, Model
+
+    torch.set_num_threads(1)
+    path = Model(gomoku(), Architecture(channels=8, blocks=1)).save(tmp_path / "gomoku.pt")
+    result = tmp_path / "table.json"
+    out, err = run_bench(
+        "zero_gomoku.py", "--model", str(path), "--seconds", "0.01", "--games", "4",
+        "--minutes", "0", "--json", str(result),
+    )  # fmt: skip
+    # --minutes 0: the first pair of games is played, no second one starts.
+    assert "| 0.01 s | 2 |" in out and "game 2/4:" in err and "game 3/4" not in err
+    report = json.loads(result.read_text())
+    assert report["command"].startswith("python bench/zero_gomoku.py --model")
+    (row,) = report["rows"]
+    assert len(row) == len(report["columns"]) and row[1] == "2"
+    (summary,) = report["details"]["matches"]
+    assert summary["wins"] + summary["draws"] + summary["losses"] == 2
+    assert (summary["games"], summary["planned_games"]) == (2, 4)
+    assert summary["p1"].startswith("zero:seconds=0.01") and "neighbors" in summary["p2"]
+    assert [game["p1_first"] for game in summary["results"]] == [True, False]
 
 
 def test_zero_benchmark_positions(tmp_path: Path) -> None:

@@ -583,17 +583,41 @@ def test_the_zero_ai_plays_connect_four_with_its_shipped_network(client: TestCli
     assert view["board"]["terminal"] and view["board"]["outcome"] is not None
 
 
+def test_the_zero_ai_plays_gomoku_15x15_with_its_shipped_network(client: TestClient) -> None:
+    pytest.importorskip("torch")
+    kinds = client.get("/api/ai-kinds", params={"game": "gomoku"}).json()["kinds"]
+    assert {k["name"]: k["available"] for k in kinds} == {"mcts": True, "zero": True}
+    sized = {"game": "gomoku", "width": 15, "height": 15, "k": 5}  # as the page asks
+    kinds = client.get("/api/ai-kinds", params=sized).json()["kinds"]
+    assert {k["name"]: k["available"] for k in kinds} == {"mcts": True, "zero": True}
+    # Black (X) has an open four on row 8 (f8-i8) and wins at e8 or j8.
+    game = new_game(client, game="gomoku", moves="f8 a1 g8 a2 h8 a3 i8 a15", ai="zero")
+    assert game["ai"] == "zero" and game["ply"] == 8
+    session = client.app.state.store.get(game["id"])  # type: ignore[attr-defined]
+    assert type(session.engine.config.evaluator).__name__ == "NetworkEvaluator"
+    view = client.post(f"/api/games/{game['id']}/ai-move", json={"simulations": 64}).json()
+    assert view["last_move"]["move"] in {"e8", "j8"}
+    assert view["board"]["terminal"] and "X wins" in view["board"]["outcome"]
+    # From the empty board, a legal opening move.
+    game = new_game(client, **sized, ai="zero")
+    view = client.post(f"/api/games/{game['id']}/ai-move", json={"simulations": 16}).json()
+    assert view["ply"] == 1 and view["last_move"]["action"] in range(225)
+
+
 def test_zero_without_a_network_or_torch_is_a_400(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kinds = client.get("/api/ai-kinds", params={"game": "gomoku"}).json()["kinds"]
-    zero = next(k for k in kinds if k["name"] == "zero")
-    assert not zero["available"] and "\n" not in zero["reason"]
-    response = client.post("/api/games", json={"game": "gomoku", "ai": "zero"})
-    assert response.status_code == 400
-    detail = response.json()["detail"]
-    assert "no network is shipped for" in detail or "needs torch" in detail
-    assert "\n" not in detail
+    # Gomoku has a network for 15x15, five in a row only.
+    for other in ({"width": 9, "height": 9}, {"k": 4}):
+        params = {"game": "gomoku", **other}
+        kinds = client.get("/api/ai-kinds", params=params).json()["kinds"]
+        zero = next(k for k in kinds if k["name"] == "zero")
+        assert not zero["available"] and "\n" not in zero["reason"]
+        response = client.post("/api/games", json={**params, "ai": "zero"})
+        assert response.status_code == 400
+        detail = response.json()["detail"]
+        assert "no network is shipped for gomoku" in detail or "needs torch" in detail
+        assert "\n" not in detail
     assert client.post("/api/games", json={"game": "tictactoe", "ai": "alpha"}).status_code == 422
     assert client.get("/api/ai-kinds", params={"game": "nope"}).status_code == 400
     # Without PyTorch the reason is the extra to install.

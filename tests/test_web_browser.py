@@ -258,7 +258,10 @@ def test_the_zero_ai_is_offered_where_a_network_is_shipped(page: Page, screensho
     assert page.locator("#board .cell.taken").count() == 2
     assert page.evaluate("app.view.ai") == "zero"
     page.screenshot(path=str(screenshots / "tictactoe-zero.png"), full_page=True)
-    page.select_option("#game-select", "gomoku")  # no network shipped: no selector
+    page.select_option("#game-select", "gomoku")  # 15x15, five in a row: a network
+    page.wait_for_selector("#ai-kind-field", state="visible")
+    page.fill("#width", "9")  # no network shipped for 9x15: no selector
+    page.dispatch_event("#width", "change")
     page.wait_for_selector("#ai-kind-field", state="hidden")
 
 

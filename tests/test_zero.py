@@ -374,6 +374,40 @@ def test_training_resumes_where_it_stopped(tmp_path: object) -> None:
     Model.load(out / "model.pt", game)  # the latest network, loadable
 
 
+def test_a_run_keeps_each_iterations_network_when_asked(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from playout.cli import main
+    from playout.zero.train import snapshot_path
+
+    game = tictactoe()
+    plain, kept = tmp_path / "plain", tmp_path / "kept"  # type: ignore[operator]
+    Trainer(game, plain, tiny_config()).run(iterations=1, log=None)
+    assert not (plain / "models").exists()  # off by default
+    trainer = Trainer(game, kept, tiny_config(), keep_models=True)
+    trainer.run(iterations=2, log=None)
+    assert snapshot_path(kept, 2) == kept / "models" / "iteration-0002.pt"
+    assert sorted(p.name for p in (kept / "models").iterdir()) == [
+        "iteration-0001.pt", "iteration-0002.pt"
+    ]  # fmt: skip
+    last = Model.load(snapshot_path(kept, 2), game)
+    for key, value in last.net.state_dict().items():
+        assert torch.equal(value, trainer.model.net.state_dict()[key])
+    first = Model.load(snapshot_path(kept, 1), game)
+    assert any(
+        not torch.equal(value, last.net.state_dict()[key])
+        for key, value in first.net.state_dict().items()
+    )
+    trainer.close()
+    # The command line's --keep-models, on resuming a run that kept none so far.
+    argv = ["train", "tictactoe", "--out", str(plain), "--iterations", "1", "--keep-models"]
+    assert main(argv) == 0
+    assert [p.name for p in (plain / "models").iterdir()] == ["iteration-0002.pt"]
+    capsys.readouterr()
+    with pytest.raises(playout.InvalidParameterError, match="keep_models must be True or False"):
+        Trainer(game, tmp_path / "bad", tiny_config(), keep_models=1)  # type: ignore[arg-type, operator]
+
+
 def test_a_run_directory_in_use_is_refused(tmp_path: object) -> None:
     fcntl = pytest.importorskip("fcntl")
     from playout.zero.train import LOCK

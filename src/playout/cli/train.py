@@ -126,6 +126,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             executor=executor,
             ray_address=args.ray_address,
             changes=given_settings(args),
+            keep_models=args.keep_models,
         )
     if trainer.resumed:
         changed = ", ".join(f"{k} {a!r} -> {b!r}" for k, (a, b) in trainer.changed.items())
@@ -228,6 +229,12 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
     )
     train.add_argument("--device", metavar="D", help="cpu or cuda (default: cuda if present)")
     train.add_argument("--plot", metavar="FILE", help="plot the metrics to FILE (.png/.svg)")
+    train.add_argument(
+        "--keep-models",
+        action="store_true",
+        help="also keep each iteration's network as DIR/models/iteration-NNNN.pt (to pick "
+        "the best afterwards)",
+    )
     settings = train.add_argument_group(
         "settings of a new run (given when resuming: changed from then on)"
     )

@@ -656,6 +656,16 @@ class IterationReport:
         )
 
 
+SNAPSHOTS = "models"
+"""The folder of a run's kept networks (``Trainer(..., keep_models=True)``)."""
+
+
+def snapshot_path(out_dir: str | os.PathLike[str], iteration: int) -> Path:
+    """The network a run in ``out_dir`` kept after ``iteration`` (``keep_models``):
+    ``out_dir/models/iteration-0012.pt``, a model file like ``model.pt``."""
+    return Path(out_dir) / SNAPSHOTS / f"iteration-{iteration:04d}.pt"
+
+
 class Trainer:
     """A training run in ``out_dir`` (resumed when the directory holds one).
 
@@ -673,6 +683,9 @@ class Trainer:
         changes: settings to change (:class:`TrainConfig` field names) when the run resumes,
             saved with it from then on (e.g. a longer learning-rate schedule); for a new run,
             applied to ``config``. :attr:`changed` lists what they changed.
+        keep_models: also keep each iteration's network, as
+            ``out_dir/models/iteration-NNNN.pt`` (:func:`snapshot_path`), beside ``model.pt``
+            (the latest): to pick the best of a run afterwards.
 
     Raises:
         RunError: ``out_dir`` holds a run of another game (or of the same game with other
@@ -701,7 +714,11 @@ class Trainer:
         executor: str | None = None,
         ray_address: str | None = None,
         changes: dict[str, Any] | None = None,
+        keep_models: bool = False,
     ) -> None:
+        if not isinstance(keep_models, bool):
+            raise InvalidParameterError(f"keep_models must be True or False, got {keep_models!r}")
+        self.keep_models = keep_models
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
         # A bad device or a game without observations fails before the directory is made.
@@ -939,6 +956,10 @@ class Trainer:
             kept,
         )
         write_or_fail(self.out_dir / MODEL, self.model.save, f"after iteration {self.iteration}")
+        if self.keep_models and report is not None:
+            snapshot = snapshot_path(self.out_dir, self.iteration)
+            snapshot.parent.mkdir(exist_ok=True)
+            write_or_fail(snapshot, self.model.save, f"after iteration {self.iteration}")
 
     # ----------------------------------------------------------------------------- loop
 
