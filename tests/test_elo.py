@@ -28,7 +28,8 @@ def test_elo_clamps_or_reports_infinity() -> None:
     assert elo.elo_from_score(0.0, limit=None) == -math.inf
     assert elo.format_elo(800.0) == ">= +800" and elo.format_elo(-800.0) == "<= -800"
     assert elo.format_elo(190.8485) == "+190.8"
-    assert [elo.format_elo(x) for x in (-0.0, -0.04, 0.04, -0.06)] == ["+0.0", "+0.0", "+0.0", "-0.1"]
+    rounded = [elo.format_elo(x) for x in (-0.0, -0.04, 0.04, -0.06)]
+    assert rounded == ["+0.0", "+0.0", "+0.0", "-0.1"]
     with pytest.raises(playout.InvalidParameterError):
         elo.elo_from_score(1.5)
 
