@@ -20,7 +20,7 @@ from playout.cli import main
 from playout.games import Connect4Game, MnkGame, play_moves, tictactoe
 from playout.games.go import GoGame
 from playout.games.go.heavy import HEAVY_PLAYOUTS
-from playout.games.go.kernel import LAST_LENGTH, LAST_MARGIN, P_HEAVY, go_kernel
+from playout.games.go.kernel import LAST_LENGTH, LAST_MARGIN, P_POLICY, go_kernel
 from playout.games.mnk import kernel as mnk_kernel_module
 from playout.games.mnk.state import MnkState
 from playout.kernels import JIT_OPTIONS, alternating_player
@@ -389,7 +389,7 @@ def test_player_specs_name_the_prior(capsys: pytest.CaptureFixture[str]) -> None
 def test_light_kernel_playouts_do_not_change_with_the_heavy_switch() -> None:
     # The same light playouts as before the switch existed (commit 1202709 gives these sums).
     kernel = go_kernel(9)
-    assert kernel.params[P_HEAVY] == 0 and go_kernel(9, heavy=True).params[P_HEAVY] == 1
+    assert kernel.params[P_POLICY] == 0 and go_kernel(9, playouts="heavy").params[P_POLICY] == 1
     state = kernel.new_state()
     scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
     rng = new_rng_state(1)
@@ -404,7 +404,7 @@ def test_heavy_playouts_are_other_games_by_the_same_rules() -> None:
     # The kernel does not know the move that led to a position: a heavy playout answers from
     # its second move on. Same seeds, other games; each still a game of Go (first stones on
     # distinct points, Black first from the empty board, a result of +-1 or 0).
-    heavy, light = go_kernel(7, heavy=True), go_kernel(7)
+    heavy, light = go_kernel(7, playouts="heavy"), go_kernel(7)
     out_actions = np.zeros(heavy.max_length, dtype=np.int64)
     out_players = np.zeros(heavy.max_length, dtype=np.int64)
     games = {}
@@ -432,7 +432,7 @@ def test_players_name_heavy_playouts_and_the_python_driver_refuses_them() -> Non
     assert evaluator.policy == HEAVY_PLAYOUTS
     engine = MCTS(game.initial_state(), selection=RAVE(), evaluator=evaluator, seed=0)
     assert engine.backend == "compiled"
-    assert engine._driver.kernel.params[P_HEAVY] == 1  # type: ignore[attr-defined]
+    assert engine._driver.kernel.params[P_POLICY] == 1  # type: ignore[attr-defined]
     assert engine.run(Budget(simulations=200)).simulations == 200
     with pytest.raises(playout.InvalidParameterError, match="compiled driver only"):
         MCTS(game.initial_state(), evaluator=evaluator, backend="python")
