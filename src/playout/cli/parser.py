@@ -578,7 +578,8 @@ def build_parser() -> argparse.ArgumentParser:
 PLAYERS_HELP = (
     "Players: 'random'; 'perfect' (exact play, boards up to 12 squares); "
     "'mcts[:key=value,...]' with keys simulations, seconds, "
-    "rollout (random|neighbors|heavy|mogo), rollouts, rule (ucb1|puct|epsilon|rave|pb), c, bias (rave), prior (rave, go), weight (pb), "
+    "rollout (random|neighbors|heavy|mogo), rollouts, rule (ucb1|puct|epsilon|rave|pb), c, "
+    "bias (rave), prior (rave, go), weight (pb), "
     "reuse (yes|no), solver (yes|no), e.g. "
     "mcts:simulations=400,rollout=neighbors; 'openspiel-mcts[:simulations=N,seconds=S,c=C]' "
     "(OpenSpiel's C++ MCTS with random rollouts, needs open-spiel)."

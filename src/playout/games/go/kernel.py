@@ -692,9 +692,8 @@ def go_move_priors(
             if _is_lone_edge(size, colour, p):
                 out[i] = PRIOR_LONE_EDGE
                 continue
-        if pieces & PRIORS_PATTERNS:
-            if _pattern_matches(params, _point_code(size, colour, p), own):
-                out[i] = PRIOR_PATTERN
+        if pieces & PRIORS_PATTERNS and _pattern_matches(params, _point_code(size, colour, p), own):
+            out[i] = PRIOR_PATTERN
 
 
 # ------------------------------------------------------------------------- light playouts
@@ -1310,13 +1309,13 @@ def go_kernel(
 
 __all__ = [
     "GO_JIT",
+    "LAST_LENGTH",
+    "LAST_MARGIN",
     "POLICIES",
     "PRIORS_ALL",
     "PRIORS_PATTERNS",
     "PRIORS_PENALTIES",
     "PRIORS_TACTICS",
-    "LAST_LENGTH",
-    "LAST_MARGIN",
     "area_margin",
     "encode",
     "go_kernel",

@@ -194,9 +194,7 @@ def point_code(board: Sequence[int], size: int, point: int) -> int:
     return neighbour_code(around)
 
 
-def matching_patterns(
-    board: Sequence[int], size: int, point: int, to_play: int
-) -> tuple[str, ...]:
+def matching_patterns(board: Sequence[int], size: int, point: int, to_play: int) -> tuple[str, ...]:
     """The names of the patterns that match at empty ``point`` for ``to_play`` (``BLACK`` or
     ``WHITE``), by trying each pattern's images directly (the reference the table is tested
     against; slow)."""
