@@ -154,9 +154,10 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=non_negative_int, metavar="K", help="random seed")
     parser.add_argument(
         "--rollout",
-        choices=("random", "neighbors"),
+        choices=("random", "neighbors", "heavy", "mogo"),
         default="random",
-        help="rollout policy; neighbors (seed 004) only for grid games",
+        help="rollout policy; neighbors (seed 004) only for grid games; heavy and mogo "
+        "(MoGo's 3x3 patterns) only for Go, on the compiled search",
     )
     parser.add_argument(
         "--rollouts", type=positive_int, default=1, metavar="N", help="rollouts per leaf"
@@ -177,6 +178,12 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rave-bias", type=float, metavar="B", help="the RAVE bias b of --rule rave"
+    )
+    parser.add_argument(
+        "--rave-prior",
+        type=float,
+        metavar="N",
+        help="virtual AMAF samples of the game kernel's move scores for --rule rave (Go)",
     )
     parser.add_argument(
         "--bias-weight", type=float, metavar="W", help="the heuristic's weight of --rule pb"
