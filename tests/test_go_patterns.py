@@ -22,6 +22,7 @@ from playout import RAVE, Budget
 from playout._src.arena.players import MctsPlayer
 from playout._src.arena.specs import parse_player
 from playout._src.tree.rng import new_rng_state
+from playout.cli import main
 from playout.games.go import GoGame, GoState
 from playout.games.go import patterns as P
 from playout.games.go.board import point_from_name
@@ -466,3 +467,15 @@ def test_players_name_mogo_playouts() -> None:
         playout.MCTS(game.initial_state(), evaluator=evaluator, backend="python")
     with pytest.raises(playout.InvalidParameterError, match="playouts"):
         GoPlayouts("medium")
+
+
+def test_the_command_line_takes_mogo_and_priors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["analyze", "go", "--size", "5", "--simulations", "50", "--seed", "1", "--json"]
+    assert main([*args, "--rule", "rave", "--rave-prior", "10", "--rollout", "mogo"]) == 0
+    capsys.readouterr()
+    assert main(["analyze", "connect4", "--simulations", "10", "--rollout", "mogo"]) == 2
+    assert "unknown rollout 'mogo'" in capsys.readouterr().err
+    assert main([*args, "--rave-prior", "10"]) == 2
+    assert "prior" in capsys.readouterr().err
