@@ -20,7 +20,14 @@ from playout.cli import main
 from playout.games import Connect4Game, MnkGame, play_moves, tictactoe
 from playout.games.go import GoGame
 from playout.games.go.heavy import HEAVY_PLAYOUTS
-from playout.games.go.kernel import LAST_LENGTH, LAST_MARGIN, P_POLICY, go_kernel
+from playout.games.go.kernel import (
+    LAST_LENGTH,
+    LAST_MARGIN,
+    P_POLICY,
+    PRIORS_ALL,
+    PRIORS_TACTICS,
+    go_kernel,
+)
 from playout.games.mnk import kernel as mnk_kernel_module
 from playout.games.mnk.state import MnkState
 from playout.kernels import JIT_OPTIONS, alternating_player
@@ -319,8 +326,10 @@ for _move in (12, 7, 0, 11, 4, 13):
     ESCAPE = ESCAPE.play(_move)
 
 
-def go_scores(state: playout.GameState) -> dict[int, float]:
-    kernel = state.compiled_kernel()  # type: ignore[attr-defined]
+def go_scores(state: playout.GameState, priors: int = PRIORS_TACTICS) -> dict[int, float]:
+    """The kernel's move scores with the pieces ``priors`` (captures and escapes alone by
+    default: the 3x3 patterns and penalties are tested in ``test_go_patterns.py``)."""
+    kernel = go_kernel(5, priors=priors)
     actions = np.asarray(state.legal_actions(), dtype=np.int64)
     out = np.full(actions.shape[0], np.nan)
     kernel.move_priors(kernel.params, kernel.encode(state), actions, out)
@@ -334,19 +343,26 @@ def test_go_move_priors_score_captures_and_atari_escapes() -> None:
     scores = go_scores(ESCAPE)
     assert {a for a, s in scores.items() if s != 0.0} == {17}
     assert scores[17] == 1.0
+    # With every piece, captures and escapes still score 1 (they come first).
+    everything = go_scores(CAPTURES, PRIORS_ALL)
+    assert everything[5] == everything[19] == 1.0
+    assert go_scores(ESCAPE, PRIORS_ALL)[17] == 1.0
 
 
 def test_rave_prior_gives_new_edges_virtual_amaf_samples() -> None:
     engine = MCTS(CAPTURES, selection=RAVE(prior=7), seed=0, solver=False)
     assert engine.backend == "compiled"
     assert amaf_of(engine, T.ROOT) == {
-        a: (7, 7.0 * s) for a, s in go_scores(CAPTURES).items()
+        a: (7, 7.0 * s) for a, s in go_scores(CAPTURES, PRIORS_ALL).items()
     }  # the root, before any simulation
-    # The first simulation follows the best AMAF mean (no edge is untried now): a capture.
+    # The first simulation follows the best AMAF mean (no edge is untried now): a capture or
+    # a pattern move, the moves scored 1.
+    best = {a for a, s in go_scores(CAPTURES, PRIORS_ALL).items() if s == 1.0}
+    assert {5, 19} < best
     engine.run(Budget(simulations=1))
     edges = engine.tree.edges
     taken = [int(edges[e, T.E_ACTION]) for e in edge_rows(engine, T.ROOT) if edges[e, T.E_VISITS]]
-    assert len(taken) == 1 and taken[0] in (5, 19)
+    assert len(taken) == 1 and taken[0] in best
     engine.run(Budget(simulations=300))
     amaf = engine.amaf
     assert amaf is not None
