@@ -46,6 +46,12 @@ sum_of_squares`` (every pseudo-liberty is the same point); the empty points are 
 swap-removal. After each rollout ``scratch[LAST_LENGTH]`` holds the moves it played (passes
 included) and ``scratch[LAST_MARGIN]`` Black's area minus White's (without komi), for
 statistics (:mod:`playout.games.go.playouts`).
+
+Two heavier policies share that body, chosen by ``params[P_POLICY]``: ``heavy`` answers the
+last stone with an escape or a capture, ``mogo`` plays MoGo's answers (escapes, the 3x3
+patterns of :mod:`playout.games.go.patterns`, captures) and refuses self-ataris
+(:func:`_light_playout`). The prior knowledge for RAVE, :func:`go_move_priors`, scores moves
+by the pieces ``params[P_PRIORS]`` names.
 """
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ def _variants(pattern: Pattern) -> set[tuple[tuple[frozenset[int], ...], int]]:
 def pattern_table(patterns: tuple[Pattern, ...] = PATTERNS) -> np.ndarray:
     """``uint8[NUM_CODES]``: for each code of eight neighbours (:func:`neighbour_code`), bit 0
     set when a pattern matches with Black to play, bit 1 with White to play. Built once per
-    pattern set (about 0.1 s); read only."""
+    pattern set (about half a second); read only."""
     values = (np.arange(NUM_CODES)[:, None] >> (2 * np.arange(8))[None, :]) & 3
     table = np.zeros(NUM_CODES, dtype=np.uint8)
     variants = set().union(*(_variants(pattern) for pattern in patterns))
