@@ -5,6 +5,7 @@ and invariants on every compiled game."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numba
 import numpy as np
@@ -338,10 +339,10 @@ def go_scores(state: playout.GameState, priors: int = PRIORS_TACTICS) -> dict[in
 
 def test_go_move_priors_score_captures_and_atari_escapes() -> None:
     scores = go_scores(CAPTURES)
-    assert {a for a, s in scores.items() if s != 0.0} == {5, 19}
-    assert scores[5] == scores[19] == 1.0 and scores[25] == 0.0  # 25: the pass
+    assert {a for a, s in scores.items() if s != 0.0 and a != 25} == {5, 19}
+    assert scores[5] == scores[19] == 1.0 and math.isnan(scores[25])  # 25: the pass
     scores = go_scores(ESCAPE)
-    assert {a for a, s in scores.items() if s != 0.0} == {17}
+    assert {a for a, s in scores.items() if s != 0.0 and a != 25} == {17}
     assert scores[17] == 1.0
     # With every piece, captures and escapes still score 1 (they come first).
     everything = go_scores(CAPTURES, PRIORS_ALL)
@@ -353,23 +354,29 @@ def test_rave_prior_gives_new_edges_virtual_amaf_samples() -> None:
     engine = MCTS(CAPTURES, selection=RAVE(prior=7), seed=0, solver=False)
     assert engine.backend == "compiled"
     assert amaf_of(engine, T.ROOT) == {
-        a: (7, 7.0 * s) for a, s in go_scores(CAPTURES, PRIORS_ALL).items()
-    }  # the root, before any simulation
-    # The first simulation follows the best AMAF mean (no edge is untried now): a capture or
-    # a pattern move, the moves scored 1.
+        a: (0, 0.0) if math.isnan(s) else (7, 7.0 * s)
+        for a, s in go_scores(CAPTURES, PRIORS_ALL).items()
+    }  # the root, before any simulation; the pass (NaN) gets no samples
+    # The first simulation tries the pass, the one edge without samples (RAVE tries those
+    # first); the second follows the best AMAF mean: a capture or a pattern move, scored 1.
     best = {a for a, s in go_scores(CAPTURES, PRIORS_ALL).items() if s == 1.0}
     assert {5, 19} < best
-    engine.run(Budget(simulations=1))
-    edges = engine.tree.edges
-    taken = [int(edges[e, T.E_ACTION]) for e in edge_rows(engine, T.ROOT) if edges[e, T.E_VISITS]]
-    assert len(taken) == 1 and taken[0] in best
+    for simulations, expected in ((1, {25}), (2, {25} | best)):
+        engine.run(Budget(simulations=1))
+        edges = engine.tree.edges
+        taken = {
+            int(edges[e, T.E_ACTION]) for e in edge_rows(engine, T.ROOT) if edges[e, T.E_VISITS]
+        }
+        assert len(taken) == simulations and taken <= expected
     engine.run(Budget(simulations=300))
     amaf = engine.amaf
     assert amaf is not None
     for node in range(engine.tree.num_nodes):
         rows = edge_rows(engine, node)
-        if rows:  # every expanded node's edges start with the samples
-            assert (amaf.visit_count[rows.start : rows.stop] >= 7).all()
+        if rows:  # every expanded node's edges but the pass start with the samples
+            actions = engine.tree.edges[rows.start : rows.stop, T.E_ACTION]
+            counts = amaf.visit_count[rows.start : rows.stop]
+            assert (counts[actions != 25] >= 7).all()
 
 
 def test_rave_prior_needs_a_kernel_that_scores_moves() -> None:

@@ -12,6 +12,7 @@ keeps (they end, leave eyes alone, record legal first stones). Positions are dra
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -431,9 +432,9 @@ def test_pattern_priors() -> None:
     # penalised when penalties are on).
     assert priors(rows, 0, ["C3", "C5", "C1"], PRIORS_PATTERNS) == [PRIOR_PATTERN] * 2 + [0.0]
     assert priors(rows, 0, ["C3", "A1"], PRIORS_TACTICS) == [0.0, 0.0]
-    assert priors(rows, 0, ["C3", "A1", "pass"], PRIORS_ALL) == [
-        PRIOR_PATTERN, PRIOR_LONE_EDGE, 0.0,
-    ]  # fmt: skip
+    scores = priors(rows, 0, ["C3", "A1", "pass"], PRIORS_ALL)
+    assert scores[:2] == [PRIOR_PATTERN, PRIOR_LONE_EDGE]
+    assert math.isnan(scores[2])  # the pass: no virtual samples
 
 
 def test_penalties_for_self_atari_and_captures_first() -> None:

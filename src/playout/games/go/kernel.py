@@ -654,8 +654,11 @@ def go_move_priors(
     * :data:`PRIORS_PATTERNS`: :data:`PRIOR_PATTERN` for a move whose 3x3 surroundings match
       one of MoGo's patterns (:mod:`playout.games.go.patterns`);
 
-    0 otherwise (the pass too): an even game. The liberties after a move are counted exactly
-    (:func:`_liberties_after`)."""
+    0 otherwise: an even game. The pass gets NaN, no virtual samples: the recorded rollouts
+    never credit a pass, so its AMAF mean would stay the prior's for good and, weighed in by
+    RAVE's schedule, pull the pass's value towards an even game, which made the search pass
+    in positions it was losing but had not lost. The liberties after a move are counted
+    exactly (:func:`_liberties_after`)."""
     points = params[P_POINTS]
     size = params[P_SIZE]
     pieces = params[P_PRIORS]
@@ -673,6 +676,9 @@ def go_move_priors(
     for i in range(actions.shape[0]):
         p = actions[i]
         out[i] = 0.0
+        if p == points:
+            out[i] = np.nan  # the pass: no virtual samples (the rollouts never credit it)
+            continue
         if p < 0 or p >= points or colour[p] != EMPTY:
             continue
         if pieces & PRIORS_TACTICS:
