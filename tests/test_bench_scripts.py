@@ -100,6 +100,8 @@ def test_every_script_is_covered() -> None:
         "web_load.py",
         "go_playouts.py",
         "rave_speed.py",
+        "go_policies.py",
+        "go_knowledge.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
         "results.py",  # result files for the docs: test_python_engine_result_file
@@ -333,6 +335,26 @@ def test_rave_speed(game: str) -> None:
     assert [run["run"] for run in report["runs"]] == ["src:ucb1", "src:rave"]
     assert all(positive(run["median_sims_per_cpu_sec"]) for run in report["runs"])
     assert report["runs"][0]["median_ratio_to_first"] == 1.0
+
+
+def test_go_policies(tmp_path: Path) -> None:
+    path = tmp_path / "go_policies.json"
+    out, _ = run_bench("go_policies.py", "--playouts", "100", "--reps", "2", "--json", str(path))
+    rows = {line.split(" | ")[0]: line.split(" | ")[1:] for line in out.splitlines()[1:]}
+    assert list(rows) == ["light", "heavy", "mogo"]
+    assert all(positive(float(row[0].replace(",", ""))) for row in rows.values())
+    assert rows["light"][1] == "1.00"
+    data = json.loads(path.read_text())
+    assert [row[0] for row in data["rows"]] == ["light", "heavy", "mogo"]
+
+
+def test_go_knowledge() -> None:
+    out, _ = run_bench(
+        "go_knowledge.py", "--p1", "mogo:patterns+penalties", "--p2", "light:none", "--games",
+        "2", "--simulations", "30",
+    )  # fmt: skip
+    assert "mogo:patterns+penalties vs light:none:" in out
+    assert figure(out, "Wilson 95%") >= 0.0 and "2 games" in out
 
 
 def test_ab_trees_solver() -> None:

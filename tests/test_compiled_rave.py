@@ -5,6 +5,7 @@ and invariants on every compiled game."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numba
 import numpy as np
@@ -20,7 +21,14 @@ from playout.cli import main
 from playout.games import Connect4Game, MnkGame, play_moves, tictactoe
 from playout.games.go import GoGame
 from playout.games.go.heavy import HEAVY_PLAYOUTS
-from playout.games.go.kernel import LAST_LENGTH, LAST_MARGIN, P_HEAVY, go_kernel
+from playout.games.go.kernel import (
+    LAST_LENGTH,
+    LAST_MARGIN,
+    P_POLICY,
+    PRIORS_ALL,
+    PRIORS_TACTICS,
+    go_kernel,
+)
 from playout.games.mnk import kernel as mnk_kernel_module
 from playout.games.mnk.state import MnkState
 from playout.kernels import JIT_OPTIONS, alternating_player
@@ -319,8 +327,10 @@ for _move in (12, 7, 0, 11, 4, 13):
     ESCAPE = ESCAPE.play(_move)
 
 
-def go_scores(state: playout.GameState) -> dict[int, float]:
-    kernel = state.compiled_kernel()  # type: ignore[attr-defined]
+def go_scores(state: playout.GameState, priors: int = PRIORS_TACTICS) -> dict[int, float]:
+    """The kernel's move scores with the pieces ``priors`` (captures and escapes alone by
+    default: the 3x3 patterns and penalties are tested in ``test_go_patterns.py``)."""
+    kernel = go_kernel(5, priors=priors)
     actions = np.asarray(state.legal_actions(), dtype=np.int64)
     out = np.full(actions.shape[0], np.nan)
     kernel.move_priors(kernel.params, kernel.encode(state), actions, out)
@@ -329,31 +339,44 @@ def go_scores(state: playout.GameState) -> dict[int, float]:
 
 def test_go_move_priors_score_captures_and_atari_escapes() -> None:
     scores = go_scores(CAPTURES)
-    assert {a for a, s in scores.items() if s != 0.0} == {5, 19}
-    assert scores[5] == scores[19] == 1.0 and scores[25] == 0.0  # 25: the pass
+    assert {a for a, s in scores.items() if s != 0.0 and a != 25} == {5, 19}
+    assert scores[5] == scores[19] == 1.0 and math.isnan(scores[25])  # 25: the pass
     scores = go_scores(ESCAPE)
-    assert {a for a, s in scores.items() if s != 0.0} == {17}
+    assert {a for a, s in scores.items() if s != 0.0 and a != 25} == {17}
     assert scores[17] == 1.0
+    # With every piece, captures and escapes still score 1 (they come first).
+    everything = go_scores(CAPTURES, PRIORS_ALL)
+    assert everything[5] == everything[19] == 1.0
+    assert go_scores(ESCAPE, PRIORS_ALL)[17] == 1.0
 
 
 def test_rave_prior_gives_new_edges_virtual_amaf_samples() -> None:
     engine = MCTS(CAPTURES, selection=RAVE(prior=7), seed=0, solver=False)
     assert engine.backend == "compiled"
     assert amaf_of(engine, T.ROOT) == {
-        a: (7, 7.0 * s) for a, s in go_scores(CAPTURES).items()
-    }  # the root, before any simulation
-    # The first simulation follows the best AMAF mean (no edge is untried now): a capture.
-    engine.run(Budget(simulations=1))
-    edges = engine.tree.edges
-    taken = [int(edges[e, T.E_ACTION]) for e in edge_rows(engine, T.ROOT) if edges[e, T.E_VISITS]]
-    assert len(taken) == 1 and taken[0] in (5, 19)
+        a: (0, 0.0) if math.isnan(s) else (7, 7.0 * s)
+        for a, s in go_scores(CAPTURES, PRIORS_ALL).items()
+    }  # the root, before any simulation; the pass (NaN) gets no samples
+    # The first simulation tries the pass, the one edge without samples (RAVE tries those
+    # first); the second follows the best AMAF mean: a capture or a pattern move, scored 1.
+    best = {a for a, s in go_scores(CAPTURES, PRIORS_ALL).items() if s == 1.0}
+    assert {5, 19} < best
+    for simulations, expected in ((1, {25}), (2, {25} | best)):
+        engine.run(Budget(simulations=1))
+        edges = engine.tree.edges
+        taken = {
+            int(edges[e, T.E_ACTION]) for e in edge_rows(engine, T.ROOT) if edges[e, T.E_VISITS]
+        }
+        assert len(taken) == simulations and taken <= expected
     engine.run(Budget(simulations=300))
     amaf = engine.amaf
     assert amaf is not None
     for node in range(engine.tree.num_nodes):
         rows = edge_rows(engine, node)
-        if rows:  # every expanded node's edges start with the samples
-            assert (amaf.visit_count[rows.start : rows.stop] >= 7).all()
+        if rows:  # every expanded node's edges but the pass start with the samples
+            actions = engine.tree.edges[rows.start : rows.stop, T.E_ACTION]
+            counts = amaf.visit_count[rows.start : rows.stop]
+            assert (counts[actions != 25] >= 7).all()
 
 
 def test_rave_prior_needs_a_kernel_that_scores_moves() -> None:
@@ -389,7 +412,7 @@ def test_player_specs_name_the_prior(capsys: pytest.CaptureFixture[str]) -> None
 def test_light_kernel_playouts_do_not_change_with_the_heavy_switch() -> None:
     # The same light playouts as before the switch existed (commit 1202709 gives these sums).
     kernel = go_kernel(9)
-    assert kernel.params[P_HEAVY] == 0 and go_kernel(9, heavy=True).params[P_HEAVY] == 1
+    assert kernel.params[P_POLICY] == 0 and go_kernel(9, playouts="heavy").params[P_POLICY] == 1
     state = kernel.new_state()
     scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
     rng = new_rng_state(1)
@@ -404,7 +427,7 @@ def test_heavy_playouts_are_other_games_by_the_same_rules() -> None:
     # The kernel does not know the move that led to a position: a heavy playout answers from
     # its second move on. Same seeds, other games; each still a game of Go (first stones on
     # distinct points, Black first from the empty board, a result of +-1 or 0).
-    heavy, light = go_kernel(7, heavy=True), go_kernel(7)
+    heavy, light = go_kernel(7, playouts="heavy"), go_kernel(7)
     out_actions = np.zeros(heavy.max_length, dtype=np.int64)
     out_players = np.zeros(heavy.max_length, dtype=np.int64)
     games = {}
@@ -432,7 +455,7 @@ def test_players_name_heavy_playouts_and_the_python_driver_refuses_them() -> Non
     assert evaluator.policy == HEAVY_PLAYOUTS
     engine = MCTS(game.initial_state(), selection=RAVE(), evaluator=evaluator, seed=0)
     assert engine.backend == "compiled"
-    assert engine._driver.kernel.params[P_HEAVY] == 1  # type: ignore[attr-defined]
+    assert engine._driver.kernel.params[P_POLICY] == 1  # type: ignore[attr-defined]
     assert engine.run(Budget(simulations=200)).simulations == 200
     with pytest.raises(playout.InvalidParameterError, match="compiled driver only"):
         MCTS(game.initial_state(), evaluator=evaluator, backend="python")

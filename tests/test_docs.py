@@ -313,6 +313,8 @@ def check_go_rave(ns: dict[str, Any], printed: list[str]) -> None:
     # -> RAVE on Go runs on the compiled engine, for the simulations asked
     assert printed[0].split() == ["compiled", "2000"]
     assert ns["engine"].backend == "compiled" and ns["result"].simulations == 2000
+    # -> the enclosing hane matches below White's stone between two black ones
+    assert printed[1].strip() == "('hane: enclosing',)"
 
 
 def check_zero_benchmark(ns: dict[str, Any], printed: list[str]) -> None:

@@ -158,7 +158,8 @@ class RAVE:
     Prior knowledge (Gelly & Silver 2007, "Combining online and offline knowledge in UCT";
     heuristic MC-RAVE, 2011): with ``prior`` > 0, every new edge starts with ``prior``
     virtual AMAF samples whose mean is the game kernel's score of the move (the kernel's
-    ``move_priors``; Go's scores captures and atari escapes), so that good moves are tried
+    ``move_priors``; Go's scores captures, atari escapes, 3x3 patterns and penalties, and
+    gives the pass none), so that good moves are tried
     first and the others are not wasted on. Compiled driver only, on games whose kernel
     scores moves.
 

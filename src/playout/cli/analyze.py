@@ -87,6 +87,7 @@ FLAT_CONFLICTS = (
     ("rule", "--rule", "it has no tree to select in"),
     ("c", "--c", "it has no tree to select in"),
     ("rave_bias", "--rave-bias", "it has no tree to select in"),
+    ("rave_prior", "--rave-prior", "it has no tree to select in"),
     ("bias_weight", "--bias-weight", "it has no tree to select in"),
     ("solver", "--solver/--no-solver", "it has no tree to prove"),
     ("final", "--final", "it takes the move of the best mean"),

@@ -57,6 +57,7 @@ def search_options(args: argparse.Namespace) -> arena.MctsOptions:
         rule=args.rule or "ucb1",
         c=args.c,
         bias=args.rave_bias,
+        prior=getattr(args, "rave_prior", None),
         weight=args.bias_weight,
         solver=args.solver,
     )

@@ -154,9 +154,10 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=non_negative_int, metavar="K", help="random seed")
     parser.add_argument(
         "--rollout",
-        choices=("random", "neighbors"),
+        choices=("random", "neighbors", "heavy", "mogo"),
         default="random",
-        help="rollout policy; neighbors (seed 004) only for grid games",
+        help="rollout policy; neighbors (seed 004) only for grid games; heavy and mogo "
+        "(MoGo's 3x3 patterns) only for Go, on the compiled search",
     )
     parser.add_argument(
         "--rollouts", type=positive_int, default=1, metavar="N", help="rollouts per leaf"
@@ -177,6 +178,12 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rave-bias", type=float, metavar="B", help="the RAVE bias b of --rule rave"
+    )
+    parser.add_argument(
+        "--rave-prior",
+        type=float,
+        metavar="N",
+        help="virtual AMAF samples of the game kernel's move scores for --rule rave (Go)",
     )
     parser.add_argument(
         "--bias-weight", type=float, metavar="W", help="the heuristic's weight of --rule pb"
@@ -577,8 +584,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 PLAYERS_HELP = (
     "Players: 'random'; 'perfect' (exact play, boards up to 12 squares); "
-    "'mcts[:key=value,...]' with keys simulations, seconds, rollout (random|neighbors|heavy), "
-    "rollouts, rule (ucb1|puct|epsilon|rave|pb), c, bias (rave), prior (rave, go), weight (pb), "
+    "'mcts[:key=value,...]' with keys simulations, seconds, "
+    "rollout (random|neighbors|heavy|mogo), rollouts, rule (ucb1|puct|epsilon|rave|pb), c, "
+    "bias (rave), prior (rave, go), weight (pb), "
     "reuse (yes|no), solver (yes|no), e.g. "
     "mcts:simulations=400,rollout=neighbors; 'openspiel-mcts[:simulations=N,seconds=S,c=C]' "
     "(OpenSpiel's C++ MCTS with random rollouts, needs open-spiel)."

@@ -149,11 +149,11 @@ def _game_rollout_policies(game: Game) -> Mapping[str, RolloutPolicy]:
 
 def rollout_policy(name: str, game: Game) -> RolloutPolicy | None:
     """The rollout policy called ``name`` for ``game``: ``random`` (None), ``neighbors``, or
-    another the game offers (Go: ``heavy``).
+    another the game offers (Go: ``heavy``, ``mogo``).
 
     Every name but ``random`` is asked of the game: a game offers rollout policies by name
     through an optional ``rollout_policies()`` method (the m,n,k games offer ``neighbors``,
-    Go ``heavy``).
+    Go ``heavy`` and ``mogo``).
 
     Raises:
         InvalidParameterError: an unknown name, or a name the game does not offer.

@@ -88,7 +88,7 @@ def parse_mcts_options(text: str) -> MctsOptions:
     """Options from ``key=value`` pairs separated by commas (the part after ``mcts:``).
 
     Keys: ``simulations`` (> 0), ``seconds`` (> 0), ``rollout`` (``random``/``neighbors``;
-    ``heavy`` on Go, compiled driver only),
+    ``heavy`` and ``mogo`` on Go, compiled driver only),
     ``rollouts`` (per leaf, >= 1), ``rule`` (``ucb1``/``puct``/``epsilon``/``rave``/``pb``),
     ``c`` (the rule's constant), ``epsilon`` (same as ``c`` for ``rule=epsilon``), ``bias``
     (the RAVE bias, ``rule=rave``), ``prior`` (RAVE's virtual samples of prior knowledge from
@@ -252,9 +252,13 @@ def check_player_spec(spec: str) -> None:
         _no_options(kind, rest, spec)
     elif kind == "mcts":
         options = parse_mcts_options(rest)
-        if options.rollout not in ("random", "heavy") and options.rollout not in NEIGHBOR_ALIASES:
+        if (
+            options.rollout not in ("random", "heavy", "mogo")
+            and options.rollout not in NEIGHBOR_ALIASES
+        ):
             raise InvalidParameterError(
-                f"unknown rollout {options.rollout!r}; choose random, neighbors or heavy (go)"
+                f"unknown rollout {options.rollout!r}; choose random, neighbors, heavy or mogo "
+                "(go)"
             )
     elif kind in ("openspiel-mcts", "openspiel_mcts"):
         from playout.interop.openspiel_bot import parse_openspiel_options
@@ -286,7 +290,7 @@ def describe_players() -> Mapping[str, str]:
     """Player kinds and a one-line description of each (for help texts)."""
     return {
         "random": "uniformly random legal moves",
-        "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors|heavy, "
+        "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors|heavy|mogo, "
         "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), prior=N (rave), "
         "weight=W (pb), reuse=yes|no, solver=yes|no",
         "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",

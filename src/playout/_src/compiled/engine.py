@@ -354,7 +354,8 @@ class CompiledDriver:
 
     def _add_prior_samples(self, compact: np.ndarray, actions: np.ndarray, first: int) -> None:
         """RAVE's prior knowledge on the edges ``first ..`` of ``actions`` (what the compiled
-        loop does for the nodes it makes): virtual AMAF samples of the kernel's scores."""
+        loop does for the nodes it makes): virtual AMAF samples of the kernel's scores, none
+        for a move scored NaN."""
         params = self._rave_params
         if self._amaf is None or params is None or params[rave.P_PRIOR_SAMPLES] <= 0:
             return
@@ -362,9 +363,10 @@ class CompiledDriver:
         kernel = self._kernel
         scores = self._prior_scores[: actions.shape[0]]
         kernel.move_priors(kernel.params, compact, actions, scores)
-        rows = slice(first, first + actions.shape[0])
+        scored = ~np.isnan(scores)
+        rows = np.arange(first, first + actions.shape[0])[scored]
         self._amaf.visit_count[rows] += samples
-        self._amaf.value_sum[rows] += samples * scores
+        self._amaf.value_sum[rows] += samples * scores[scored]
 
     def _ensure_room(self, simulations: int) -> int:
         """Grow the arrays for ``simulations`` more simulations (fewer on huge boards); how

@@ -46,7 +46,9 @@ One more function is optional, for RAVE (:mod:`playout._src.compiled.rave_driver
 ``move_priors(params, state, actions, out_scores) -> None``
     A score in [-1, 1] for each of ``actions`` (legal in non-terminal ``state``), for the
     player to move: RAVE's prior knowledge (``RAVE(prior=n)`` gives each new edge ``n``
-    virtual AMAF samples of that mean). Go's scores captures and atari escapes.
+    virtual AMAF samples of that mean), or NaN for a move that gets no virtual samples (one
+    the recorded rollouts never credit, whose AMAF mean would otherwise stay the prior's for
+    good: Go's pass). Go's scores captures, atari escapes, 3x3 patterns and penalties.
 
 Kernels are for deterministic two-player zero-sum games with alternating or any other turn
 order given by ``current_player``; values follow :mod:`playout._src.game` (a value for

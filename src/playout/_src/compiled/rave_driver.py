@@ -304,11 +304,13 @@ def _build_rave_driver(fingerprint: int):  # type: ignore[no-untyped-def]
                     path, depth,
                 )  # fmt: skip
                 if prior_samples > 0.0:
-                    # Prior knowledge: virtual AMAF samples of the kernel's move scores.
+                    # Prior knowledge: virtual AMAF samples of the kernel's move scores (none
+                    # for a move scored NaN).
                     move_priors(params, state, actions[:count], prior_scores[:count])
                     for i in range(count):
-                        amaf_visits[first + i] += np.int64(prior_samples)
-                        amaf_sums[first + i] += np.int64(prior_samples) * prior_scores[i]
+                        if not np.isnan(prior_scores[i]):
+                            amaf_visits[first + i] += np.int64(prior_samples)
+                            amaf_sums[first + i] += np.int64(prior_samples) * prior_scores[i]
             # MC-RAVE's update: one AMAF sample per rollout.
             for r in range(samples):
                 stamp[0] += 1

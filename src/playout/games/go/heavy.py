@@ -1,49 +1,76 @@
-"""Go's heavy playouts as a rollout policy a player names (``mcts:rollout=heavy``).
+"""Go's heavier playouts as rollout policies a player names (``mcts:rollout=heavy|mogo``).
 
 The playouts themselves are the kernel's (:func:`playout.games.go.kernel.go_kernel` with
-``heavy=True``: answers to the last move first, then Dailey's light playout). This module is
-the name a search is given: a rollout policy whose ``compiled_kernel(kernel)`` hook hands the
-compiled driver that kernel. They run on the compiled driver only; the Python driver refuses
-the policy when a search starts.
+``playouts="heavy"``: answers to the last move first, then Dailey's light playout; with
+``playouts="mogo"``: MoGo's escapes, 3x3 patterns and captures around the last move, self-
+ataris refused). This module is the name a search is given: a rollout policy whose
+``compiled_kernel(kernel)`` hook hands the compiled driver that kernel. They run on the
+compiled driver only; the Python driver refuses the policies when a search starts.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
 from playout._src.compiled.kernel import Kernel
 from playout._src.errors import InvalidParameterError
-from playout.games.go.kernel import P_KOMI2, P_MAX_LENGTH, P_SIZE, go_kernel
+from playout.games.go.kernel import (
+    P_KOMI2,
+    P_MAX_LENGTH,
+    P_SIZE,
+    POLICIES,
+    PRIORS_ALL,
+    go_kernel,
+)
 
 
-class HeavyPlayouts:
-    """The rollout policy ``heavy`` of Go (see the module docstring); stateless."""
+@dataclasses.dataclass(frozen=True)
+class GoPlayouts:
+    """A rollout policy of Go's kernel (see the module docstring); an immutable value.
+
+    Attributes:
+        playouts: the kernel's playouts, ``light``, ``heavy`` or ``mogo``.
+        priors: the pieces of the kernel's prior knowledge (``PRIORS_*`` bits of
+            :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``.
+    """
+
+    playouts: str = "heavy"
+    priors: int = PRIORS_ALL
 
     compiled_only = True
     """Runs on the compiled driver only (the Python driver refuses it)."""
 
+    def __post_init__(self) -> None:
+        if self.playouts not in POLICIES:
+            raise InvalidParameterError(
+                f"unknown Go playouts {self.playouts!r}; choose {', '.join(POLICIES)}"
+            )
+
     def compiled_kernel(self, kernel: Kernel) -> Kernel:
-        """The kernel of ``kernel``'s board and rules with heavy playouts."""
+        """The kernel of ``kernel``'s board and rules with these playouts and priors."""
         params = kernel.params
         return go_kernel(
-            int(params[P_SIZE]), params[P_KOMI2] / 2.0, int(params[P_MAX_LENGTH]), heavy=True
+            int(params[P_SIZE]),
+            params[P_KOMI2] / 2.0,
+            int(params[P_MAX_LENGTH]),
+            playouts=self.playouts,
+            priors=self.priors,
         )
 
     def __call__(self, state: Any, rng: random.Random) -> int:
-        raise InvalidParameterError("Go's heavy playouts run on the compiled driver only")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, HeavyPlayouts)
-
-    def __hash__(self) -> int:
-        return hash(HeavyPlayouts)
-
-    def __repr__(self) -> str:
-        return "HeavyPlayouts()"
+        raise InvalidParameterError(
+            f"Go's {self.playouts} playouts run on the compiled driver only"
+        )
 
 
-HEAVY_PLAYOUTS = HeavyPlayouts()
-"""The one instance (``GoGame.rollout_policies()["heavy"]``)."""
+HeavyPlayouts = GoPlayouts
+"""The former name of :class:`GoPlayouts`."""
 
-__all__ = ["HEAVY_PLAYOUTS", "HeavyPlayouts"]
+HEAVY_PLAYOUTS = GoPlayouts("heavy")
+"""``GoGame.rollout_policies()["heavy"]``."""
+MOGO_PLAYOUTS = GoPlayouts("mogo")
+"""``GoGame.rollout_policies()["mogo"]``."""
+
+__all__ = ["HEAVY_PLAYOUTS", "MOGO_PLAYOUTS", "GoPlayouts", "HeavyPlayouts"]

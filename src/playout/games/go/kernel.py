@@ -46,6 +46,12 @@ sum_of_squares`` (every pseudo-liberty is the same point); the empty points are 
 swap-removal. After each rollout ``scratch[LAST_LENGTH]`` holds the moves it played (passes
 included) and ``scratch[LAST_MARGIN]`` Black's area minus White's (without komi), for
 statistics (:mod:`playout.games.go.playouts`).
+
+Two heavier policies share that body, chosen by ``params[P_POLICY]``: ``heavy`` answers the
+last stone with an escape or a capture, ``mogo`` plays MoGo's answers (escapes, the 3x3
+patterns of :mod:`playout.games.go.patterns`, captures) and refuses self-ataris
+(:func:`_light_playout`). The prior knowledge for RAVE, :func:`go_move_priors`, scores moves
+by the pieces ``params[P_PRIORS]`` names.
 """
 
 from __future__ import annotations
@@ -67,6 +73,7 @@ from playout._src.compiled.kernel import (
     empty_state,
     make_kernel,
 )
+from playout._src.errors import InvalidParameterError
 from playout._src.jit import JitOptions, files_digest, int64, jit
 from playout._src.tree import rng as rng_module
 from playout._src.tree.rng import random_below
@@ -81,6 +88,7 @@ from playout.games.go.board import (
     neighbour_table,
     zobrist_keys,
 )
+from playout.games.go.patterns import packed_table
 
 GO_JIT: JitOptions = {
     **kernel_api.JIT_OPTIONS,
@@ -100,11 +108,30 @@ BORDER = 3
 """A point of the playout board's sentinel border."""
 
 # params (int64): a header, then the tables of the board.
-P_SIZE, P_KOMI2, P_MAX_LENGTH, P_POINTS, P_WORDS, P_STRIDE, P_CELLS, P_HEAVY = range(8)
-P_TABLES = 8
+P_SIZE, P_KOMI2, P_MAX_LENGTH, P_POINTS, P_WORDS, P_STRIDE, P_CELLS = range(7)
+P_POLICY = 7
+"""``params[P_POLICY]``: the rollouts' policy, one of the ``POLICY_*`` codes."""
+P_PRIORS = 8
+"""``params[P_PRIORS]``: what :func:`go_move_priors` scores, a sum of ``PRIORS_*`` bits."""
+P_PATTERNS = 9
+"""``params[P_PATTERNS]``: where the packed pattern table starts in ``params``."""
+P_TABLES = 10
 """``params[P_TABLES:]``: each point's four neighbours (-1 past the last), then the Zobrist
 keys of Black's and White's stones (``int64`` bit patterns), then each point's cell on the
-playout board."""
+playout board, then the 3x3 pattern table (:func:`playout.games.go.patterns.packed_table`)."""
+
+POLICY_LIGHT, POLICY_HEAVY, POLICY_MOGO = 0, 1, 2
+"""The rollouts' policies: Dailey's light playouts; ``heavy``: answers to the last stone
+(escapes and captures) first; ``mogo``: MoGo's order of answers (escape, 3x3 patterns,
+capture) with self-atari avoided (:func:`_light_playout`)."""
+POLICIES: dict[str, int] = {"light": POLICY_LIGHT, "heavy": POLICY_HEAVY, "mogo": POLICY_MOGO}
+"""The policies by the names players give them."""
+
+PRIORS_TACTICS, PRIORS_PATTERNS, PRIORS_PENALTIES = 1, 2, 4
+"""The pieces of :func:`go_move_priors`' knowledge: captures and atari escapes; 3x3 pattern
+matches; penalties for self-atari and for lone moves on the first line."""
+PRIORS_ALL = PRIORS_TACTICS | PRIORS_PATTERNS | PRIORS_PENALTIES
+"""Every piece: the default of :func:`go_kernel`."""
 
 # The compact state's words.
 S_PASSES, S_KO, S_HASH, S_HISTORY_LENGTH, S_BOARD = 1, 2, 3, 4, 5
@@ -171,9 +198,12 @@ def encode(state: GoPosition, size: int, max_length: int) -> np.ndarray:
     return out
 
 
-def kernel_params(size: int, komi: float, max_length: int, heavy: bool = False) -> np.ndarray:
+def kernel_params(
+    size: int, komi: float, max_length: int, policy: int = POLICY_LIGHT, priors: int = PRIORS_ALL
+) -> np.ndarray:
     """The kernel's ``params``: the header and the board's tables (see :data:`P_TABLES`);
-    ``heavy``: the rollouts are heavy playouts (:func:`_light_playout`)."""
+    ``policy``: the rollouts' (a ``POLICY_*`` code, :func:`_light_playout`); ``priors``: the
+    pieces of prior knowledge (``PRIORS_*`` bits, :func:`go_move_priors`)."""
     points = size * size
     stride = size + 1
     neighbours = np.full((points, 4), -1, dtype=np.int64)
@@ -191,8 +221,10 @@ def kernel_params(size: int, komi: float, max_length: int, heavy: bool = False) 
     header[P_WORDS] = num_words(size)
     header[P_STRIDE] = stride
     header[P_CELLS] = (size + 2) * stride + 1
-    header[P_HEAVY] = 1 if heavy else 0
-    return np.concatenate([header, neighbours.reshape(-1), keys, cells])
+    header[P_POLICY] = policy
+    header[P_PRIORS] = priors
+    header[P_PATTERNS] = P_TABLES + 7 * points
+    return np.concatenate([header, neighbours.reshape(-1), keys, cells, packed_table()])
 
 
 def scratch_size(size: int) -> int:
@@ -495,6 +527,113 @@ PRIOR_CAPTURE = 1.0
 """The score of a move that captures (:func:`go_move_priors`)."""
 PRIOR_ESCAPE = 1.0
 """The score of a move that saves one of the mover's chains from atari."""
+PRIOR_PATTERN = 1.0
+"""The score of a move whose 3x3 surroundings match one of MoGo's patterns."""
+PRIOR_SELF_ATARI = -1.0
+"""The score of a self-atari: a move that leaves a chain of two stones or more with one
+liberty and captures nothing."""
+PRIOR_LONE_EDGE = -0.5
+"""The score of a move on the first line with no stone within a Manhattan distance of 2."""
+
+
+@jit(**GO_JIT)
+def _point_code(size: int, colour: np.ndarray, point: int) -> int:
+    """The code of the eight neighbours of ``point`` (:mod:`playout.games.go.patterns`)."""
+    x = point % size
+    y = point // size
+    code = 0
+    shift = 0
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            if dx == 0 and dy == 0:
+                continue
+            nx = x + dx
+            ny = y + dy
+            value = 3
+            if 0 <= nx < size and 0 <= ny < size:
+                value = colour[ny * size + nx]
+            code |= value << shift
+            shift += 2
+    return code
+
+
+@jit(**GO_JIT)
+def _liberties_after(
+    params: np.ndarray,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    liberties: np.ndarray,
+    point: int,
+    own: int,
+    mark: np.ndarray,
+) -> int:
+    """The liberties of the chain a stone of ``own`` on empty ``point`` makes, counted up to
+    2 (a capture counts as 2); ``mark`` is scratch over the points."""
+    points = params[P_POINTS]
+    found = 0
+    for k in range(4):
+        n = params[P_TABLES + 4 * point + k]
+        if n < 0:
+            break
+        if colour[n] == 3 - own and liberties[chain[n]] == 1:
+            return 2
+    for p in range(points):
+        mark[p] = 0
+    mark[point] = 1
+    for k in range(4):
+        n = params[P_TABLES + 4 * point + k]
+        if n < 0:
+            break
+        if colour[n] == EMPTY and mark[n] == 0:
+            mark[n] = 1
+            found += 1
+        elif colour[n] == own:
+            if liberties[chain[n]] >= 3:
+                return 2
+            label = chain[n]
+            for q in range(label, points):
+                if chain[q] != label:
+                    continue
+                for j in range(4):
+                    m = params[P_TABLES + 4 * q + j]
+                    if m < 0:
+                        break
+                    if colour[m] == EMPTY and mark[m] == 0:
+                        mark[m] = 1
+                        found += 1
+        if found >= 2:
+            return 2
+    return found
+
+
+@jit(**GO_JIT)
+def _joins_own(params: np.ndarray, colour: np.ndarray, point: int, own: int) -> bool:
+    """Whether a stone on ``point`` touches a stone of ``own``."""
+    for k in range(4):
+        n = params[P_TABLES + 4 * point + k]
+        if n < 0:
+            break
+        if colour[n] == own:
+            return True
+    return False
+
+
+@jit(**GO_JIT)
+def _is_lone_edge(size: int, colour: np.ndarray, point: int) -> bool:
+    """Whether ``point`` is on the first line with no stone within a Manhattan distance of 2."""
+    x = point % size
+    y = point // size
+    if 0 < x < size - 1 and 0 < y < size - 1:
+        return False
+    for dy in range(-2, 3):
+        for dx in range(-2, 3):
+            if abs(dx) + abs(dy) > 2:
+                continue
+            nx = x + dx
+            ny = y + dy
+            if 0 <= nx < size and 0 <= ny < size and colour[ny * size + nx] != EMPTY:
+                return False
+    return True
 
 
 @jit(**GO_JIT_ALLOCATING)
@@ -503,12 +642,26 @@ def go_move_priors(
 ) -> None:
     """Prior knowledge for RAVE (the kernel's ``move_priors``): a score in [-1, 1] for each
     of ``actions``, for the player to move, in the manner of MoGo's and Fuego's prior values
-    (Gelly & Silver 2007; Enzenberger et al. 2010): :data:`PRIOR_CAPTURE` for a stone that
-    captures, :data:`PRIOR_ESCAPE` for one that gives an own chain in atari (a liberty of
-    one) two liberties or more, 0 otherwise (the pass too). The liberties after the move are
-    counted as the empty neighbours of the point plus the other liberties of the own chains
-    it joins, an upper bound when those chains share liberties."""
+    (Gelly & Silver 2007; Enzenberger et al. 2010). The pieces ``params[P_PRIORS]`` holds,
+    first that applies:
+
+    * :data:`PRIORS_TACTICS`: :data:`PRIOR_CAPTURE` for a stone that captures,
+      :data:`PRIOR_ESCAPE` for one that gives an own chain in atari (a liberty of one) two
+      liberties or more;
+    * :data:`PRIORS_PENALTIES`: :data:`PRIOR_SELF_ATARI` for a self-atari (a chain of two
+      stones or more left with one liberty, nothing captured), :data:`PRIOR_LONE_EDGE` for a
+      move on the first line with nothing within a Manhattan distance of 2;
+    * :data:`PRIORS_PATTERNS`: :data:`PRIOR_PATTERN` for a move whose 3x3 surroundings match
+      one of MoGo's patterns (:mod:`playout.games.go.patterns`);
+
+    0 otherwise: an even game. The pass gets NaN, no virtual samples: the recorded rollouts
+    never credit a pass, so its AMAF mean would stay the prior's for good and, weighed in by
+    RAVE's schedule, pull the pass's value towards an even game, which made the search pass
+    in positions it was losing but had not lost. The liberties after a move are counted
+    exactly (:func:`_liberties_after`)."""
     points = params[P_POINTS]
+    size = params[P_SIZE]
+    pieces = params[P_PRIORS]
     work = np.empty(5 * points + 4, dtype=np.int64)
     colour = work[:points]
     chain = work[points : 2 * points]
@@ -523,25 +676,36 @@ def go_move_priors(
     for i in range(actions.shape[0]):
         p = actions[i]
         out[i] = 0.0
+        if p == points:
+            out[i] = np.nan  # the pass: no virtual samples (the rollouts never credit it)
+            continue
         if p < 0 or p >= points or colour[p] != EMPTY:
             continue
-        if _captured_chains(params, colour, chain, liberties, p, own, captured) > 0:
-            out[i] = PRIOR_CAPTURE
-            continue
-        saves = False
-        after = 0
-        for k in range(4):
-            n = params[P_TABLES + 4 * p + k]
-            if n < 0:
-                break
-            if colour[n] == EMPTY:
-                after += 1
-            elif colour[n] == own:
-                after += liberties[chain[n]] - 1
-                if liberties[chain[n]] == 1:
+        if pieces & PRIORS_TACTICS:
+            if _captured_chains(params, colour, chain, liberties, p, own, captured) > 0:
+                out[i] = PRIOR_CAPTURE
+                continue
+            saves = False
+            for k in range(4):
+                n = params[P_TABLES + 4 * p + k]
+                if n < 0:
+                    break
+                if colour[n] == own and liberties[chain[n]] == 1:
                     saves = True
-        if saves and after >= 2:
-            out[i] = PRIOR_ESCAPE
+            if saves and _liberties_after(params, colour, chain, liberties, p, own, mark) >= 2:
+                out[i] = PRIOR_ESCAPE
+                continue
+        if pieces & PRIORS_PENALTIES:
+            if _joins_own(params, colour, p, own) and (
+                _liberties_after(params, colour, chain, liberties, p, own, mark) == 1
+            ):
+                out[i] = PRIOR_SELF_ATARI
+                continue
+            if _is_lone_edge(size, colour, p):
+                out[i] = PRIOR_LONE_EDGE
+                continue
+        if pieces & PRIORS_PATTERNS and _pattern_matches(params, _point_code(size, colour, p), own):
+            out[i] = PRIOR_PATTERN
 
 
 # ------------------------------------------------------------------------- light playouts
@@ -674,6 +838,192 @@ def _local_answer(
 
 
 @jit(inline="always", **GO_JIT)
+def _pattern_matches(params: np.ndarray, code: int, own: int) -> bool:
+    """Whether a 3x3 pattern matches the eight neighbours' ``code`` for the player of colour
+    ``own`` (the packed table of :mod:`playout.games.go.patterns`)."""
+    word = params[params[P_PATTERNS] + (code >> 5)]
+    return bool((word >> (2 * (code & 31) + own - 1)) & 1)
+
+
+@jit(inline="always", **GO_JIT)
+def _cell_code(cell: int, colour: np.ndarray, stride: int) -> int:
+    """The code of the eight neighbours of ``cell`` on the playout board (the border's value
+    is the patterns' ``OFF_BOARD``)."""
+    return (
+        colour[cell - stride - 1]
+        | (colour[cell - stride] << 2)
+        | (colour[cell - stride + 1] << 4)
+        | (colour[cell - 1] << 6)
+        | (colour[cell + 1] << 8)
+        | (colour[cell + stride - 1] << 10)
+        | (colour[cell + stride] << 12)
+        | (colour[cell + stride + 1] << 14)
+    )
+
+
+@jit(**GO_JIT)
+def _is_self_atari(
+    cell: int,
+    own: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    ring: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    stride: int,
+) -> bool:
+    """Whether a stone of ``own`` on empty ``cell`` (a playable point) would leave a chain of
+    two stones or more with one liberty, capturing nothing: the self-atari that Pachi's and
+    Fuego's playouts avoid. A lone stone put in atari is allowed (throw-ins). Counts distinct
+    liberties until it finds two, walking the rings of the chains the stone joins only when
+    the point's own empty neighbours do not settle it."""
+    other = 3 - own
+    liberty = -1  # the one liberty found so far
+    joins = False
+    for n in (cell - stride, cell - 1, cell + 1, cell + stride):
+        if colour[n] == EMPTY:
+            if liberty < 0:
+                liberty = n
+            elif n != liberty:
+                return False
+        elif colour[n] == other and _in_atari(libs, sums, squares, chain[n]):
+            return False  # captures
+        elif colour[n] == own:
+            joins = True
+    if not joins:
+        return False
+    for n in (cell - stride, cell - 1, cell + 1, cell + stride):
+        if colour[n] != own:
+            continue
+        head = chain[n]
+        if _in_atari(libs, sums, squares, head):
+            continue  # its one liberty is ``cell``
+        stone = head
+        while True:
+            for m in (stone - stride, stone - 1, stone + 1, stone + stride):
+                if colour[m] == EMPTY and m != cell:
+                    if liberty < 0:
+                        liberty = m
+                    elif m != liberty:
+                        return False
+            stone = ring[stone]
+            if stone == head:
+                break
+    return True
+
+
+@jit(**GO_JIT)
+def _is_good(
+    cell: int,
+    own: int,
+    ko: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    ring: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    stride: int,
+) -> bool:
+    """Whether a MoGo playout may play ``cell``: playable (:func:`_is_playable`) and not a
+    self-atari (:func:`_is_self_atari`)."""
+    return _is_playable(cell, own, ko, colour, chain, libs, sums, squares, stride) and not (
+        _is_self_atari(cell, own, colour, chain, ring, libs, sums, squares, stride)
+    )
+
+
+@jit(**GO_JIT)
+def _add_candidate(cell: int, candidates: np.ndarray, count: int) -> int:
+    """Append ``cell`` to ``candidates[:count]`` unless it is there; the new count."""
+    for i in range(count):
+        if candidates[i] == cell:
+            return count
+    candidates[count] = cell
+    return count + 1
+
+
+@jit(**GO_JIT)
+def _mogo_answer(
+    params: np.ndarray,
+    last: int,
+    own: int,
+    ko: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    ring: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    stride: int,
+    candidates: np.ndarray,
+    rng: np.ndarray,
+) -> int:
+    """A MoGo playout's answer to the stone on ``last`` (Gelly et al. 2006, section 4.2), the
+    first of these kinds that has one, drawn uniformly among the answers of that kind:
+
+    1. save an own chain next to the stone that it put in atari: capture an opponent's chain
+       in atari that touches it, or extend on its liberty when that is no self-atari;
+    2. an empty point among the stone's eight neighbours that matches a 3x3 pattern
+       (:mod:`playout.games.go.patterns`) for the mover;
+    3. capture an opponent's chain in atari on the stone or among its eight neighbours.
+
+    Every answer passes :func:`_is_good`; -1 for none. ``candidates``: scratch of at least
+    the board's points."""
+    other = 3 - own
+    count = 0
+    # 1. Atari escapes.
+    for n in (last - stride, last - 1, last + 1, last + stride):
+        if colour[n] != own:
+            continue
+        head = chain[n]
+        if not _in_atari(libs, sums, squares, head):
+            continue
+        liberty = sums[head] // libs[head]
+        if _is_good(liberty, own, ko, colour, chain, ring, libs, sums, squares, stride):
+            count = _add_candidate(liberty, candidates, count)
+        stone = head
+        while True:
+            for m in (stone - stride, stone - 1, stone + 1, stone + stride):
+                if colour[m] == other and _in_atari(libs, sums, squares, chain[m]):
+                    target = sums[chain[m]] // libs[chain[m]]
+                    if _is_playable(target, own, ko, colour, chain, libs, sums, squares, stride):
+                        count = _add_candidate(target, candidates, count)
+            stone = ring[stone]
+            if stone == head:
+                break
+    if count > 0:
+        return candidates[random_below(rng, count)]
+    # 2. 3x3 patterns around the last stone.
+    for n in (
+        last - stride - 1, last - stride, last - stride + 1, last - 1, last + 1,
+        last + stride - 1, last + stride, last + stride + 1,
+    ):  # fmt: skip
+        if colour[n] != EMPTY:
+            continue
+        if not _pattern_matches(params, _cell_code(n, colour, stride), own):
+            continue
+        if _is_good(n, own, ko, colour, chain, ring, libs, sums, squares, stride):
+            candidates[count] = n
+            count += 1
+    if count > 0:
+        return candidates[random_below(rng, count)]
+    # 3. Captures at the last stone.
+    for n in (
+        last, last - stride - 1, last - stride, last - stride + 1, last - 1, last + 1,
+        last + stride - 1, last + stride, last + stride + 1,
+    ):  # fmt: skip
+        if colour[n] != other or not _in_atari(libs, sums, squares, chain[n]):
+            continue
+        target = sums[chain[n]] // libs[chain[n]]
+        if _is_playable(target, own, ko, colour, chain, libs, sums, squares, stride):
+            count = _add_candidate(target, candidates, count)
+    if count > 0:
+        return candidates[random_below(rng, count)]
+    return -1
+
+
+@jit(inline="always", **GO_JIT)
 def _light_playout(
     params: np.ndarray,
     state: np.ndarray,
@@ -687,12 +1037,15 @@ def _light_playout(
     wins, -1 if White does, 0 for a draw, and the moves recorded; its length and area margin
     go to ``scratch[LAST_LENGTH]`` and ``scratch[LAST_MARGIN]``.
 
-    With ``params[P_HEAVY]`` set, a heavy playout: before the uniform draw, the mover looks
-    around the last stone played (its chain and its four neighbours' chains) for an own chain
-    in atari that its liberty saves (two empty points around it or more) or an opponent's
-    chain in atari to capture, and plays the first it finds (MoGo's local answers to the last
-    move, Gelly et al. 2006; Coulom 2007 weighs the same features); captures and escapes pass
-    the same playability test (no own eye, no suicide, not the ko point).
+    With ``params[P_POLICY]`` :data:`POLICY_HEAVY`, a heavy playout: before the uniform
+    draw, the mover looks around the last stone played (its chain and its four neighbours'
+    chains) for an own chain in atari that its liberty saves (two empty points around it or
+    more) or an opponent's chain in atari to capture, and plays the first it finds (MoGo's
+    local answers to the last move, Gelly et al. 2006; Coulom 2007 weighs the same features);
+    captures and escapes pass the same playability test (no own eye, no suicide, not the ko
+    point). With :data:`POLICY_MOGO`, MoGo's playout: the answers of :func:`_mogo_answer`
+    (escapes, 3x3 patterns, captures), and the uniform draw refuses self-ataris
+    (:func:`_is_self_atari`) as it refuses own eyes.
 
     With ``record`` (a constant at each call site, so the other call compiles without the
     recording), the first stone played on each point during the playout is written to
@@ -773,18 +1126,29 @@ def _light_playout(
     ko = int(params[cell_of + ko - 1]) if ko > 0 else -1
     own = (moves & 1) + 1
     max_length = params[P_MAX_LENGTH]
-    heavy = params[P_HEAVY] != 0
+    policy = params[P_POLICY]
+    mogo = policy == POLICY_MOGO
     last = int64(-1)  # the cell of the last stone played in the playout
     while moves < max_length and passes < 2:
         cell = int64(-1)
-        if heavy and last >= 0:
+        if policy == POLICY_HEAVY and last >= 0:
             cell = _local_answer(last, own, ko, colour, chain, libs, sums, squares, stride)
+        elif mogo and last >= 0:
+            cell = _mogo_answer(
+                params, last, own, ko, colour, chain, ring, libs, sums, squares, stride,
+                stack, rng,
+            )  # fmt: skip
         # Uniform among the playable points: draw, and move a refused one past the window.
         window = num_empty if cell < 0 else 0
         while window > 0:
             i = random_below(rng, window)
             candidate = empties[i]
-            if _is_playable(candidate, own, ko, colour, chain, libs, sums, squares, stride):
+            if _is_playable(candidate, own, ko, colour, chain, libs, sums, squares, stride) and (
+                not mogo
+                or not _is_self_atari(
+                    candidate, own, colour, chain, ring, libs, sums, squares, stride
+                )
+            ):
                 cell = candidate
                 break
             window -= 1
@@ -911,23 +1275,35 @@ def go_recorded_rollout(
 
 @functools.lru_cache(maxsize=32)
 def go_kernel(
-    size: int = 9, komi: float = 7.5, max_length: int | None = None, heavy: bool = False
+    size: int = 9,
+    komi: float = 7.5,
+    max_length: int | None = None,
+    playouts: str = "light",
+    priors: int = PRIORS_ALL,
 ) -> Kernel:
     """The kernel of Go on a ``size`` x ``size`` board with ``komi``, the game ending at the
     ``max_length``-th move at the latest (default ``3 * size * size``); built once per
-    board and rules. ``heavy``: its rollouts are heavy playouts (answers to the last move
-    first, :func:`_light_playout`) instead of light ones; the same rules and functions.
+    board and rules. ``playouts``: its rollouts, ``light`` (Dailey's), ``heavy`` (answers to
+    the last move first) or ``mogo`` (MoGo's answers and 3x3 patterns, no self-atari; see
+    :func:`_light_playout`); ``priors``: the pieces of :func:`go_move_priors`' knowledge
+    (``PRIORS_*`` bits). The same rules and functions whatever the choice.
 
     Raises:
-        InvalidParameterError: a size, komi or length the game refuses (see
-            :mod:`playout.games.go.board`).
+        InvalidParameterError: a size, komi, length, policy or prior set the game refuses
+            (see :mod:`playout.games.go.board`).
     """
     size = check_size(size)
     komi = check_komi(komi)
     max_length = check_max_length(max_length, size)
+    if playouts not in POLICIES:
+        raise InvalidParameterError(
+            f"unknown Go playouts {playouts!r}; choose {', '.join(POLICIES)}"
+        )
+    if isinstance(priors, bool) or not isinstance(priors, int) or not 0 <= priors <= PRIORS_ALL:
+        raise InvalidParameterError(f"priors must be a sum of PRIORS_* bits, got {priors!r}")
     return make_kernel(
         name="go",
-        params=kernel_params(size, komi, max_length, heavy),
+        params=kernel_params(size, komi, max_length, POLICIES[playouts], priors),
         state_size=state_size(size, max_length),
         num_actions=size * size + 1,
         max_length=max_length,
@@ -947,6 +1323,11 @@ __all__ = [
     "GO_JIT",
     "LAST_LENGTH",
     "LAST_MARGIN",
+    "POLICIES",
+    "PRIORS_ALL",
+    "PRIORS_PATTERNS",
+    "PRIORS_PENALTIES",
+    "PRIORS_TACTICS",
     "area_margin",
     "encode",
     "go_kernel",

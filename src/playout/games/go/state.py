@@ -140,10 +140,11 @@ class GoGame:
 
     def rollout_policies(self) -> dict[str, Any]:
         """Rollout policies by name for ``mcts:rollout=NAME`` players: ``heavy``, the
-        kernel's heavy playouts (compiled driver only; :mod:`playout.games.go.heavy`)."""
-        from playout.games.go.heavy import HEAVY_PLAYOUTS
+        kernel's heavy playouts, and ``mogo``, its MoGo playouts with 3x3 patterns (compiled
+        driver only; :mod:`playout.games.go.heavy`)."""
+        from playout.games.go.heavy import HEAVY_PLAYOUTS, MOGO_PLAYOUTS
 
-        return {"heavy": HEAVY_PLAYOUTS}
+        return {"heavy": HEAVY_PLAYOUTS, "mogo": MOGO_PLAYOUTS}
 
     @property
     def pass_action(self) -> int:

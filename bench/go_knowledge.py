@@ -1,0 +1,89 @@
+#!/usr/bin/env python
+"""A 9x9 Go match between two RAVE players that differ in the kernel's knowledge.
+
+Player specs choose the playouts (``rollout=light|heavy|mogo``) and how many virtual samples
+of prior knowledge a player takes (``prior=N``), but the kernel's prior knowledge is one set
+(captures and escapes, 3x3 patterns, penalties: ``PRIORS_ALL``). To measure one piece at a
+time, this script builds each player with a kernel of its own: ``PLAYOUTS:PIECES``, where
+``PIECES`` is ``all``, ``none`` or a ``+``-joined subset of ``tactics``, ``patterns`` and
+``penalties`` (:mod:`playout.games.go.kernel`'s ``PRIORS_*``). Both players search with
+``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
+through :func:`playout.run_match` in this process.
+
+Usage::
+
+    python bench/go_knowledge.py --p1 mogo:all --p2 mogo:tactics --games 40 --seed 31
+    python bench/go_knowledge.py --p1 light:patterns --p2 light:none --games 2 --simulations 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from playout import RAVE, Budget, run_match
+from playout._src.arena.players import MctsOptions, MctsPlayer
+from playout._src.evaluation import Rollout
+from playout.games.go import GoGame
+from playout.games.go.heavy import GoPlayouts
+from playout.games.go.kernel import PRIORS_PATTERNS, PRIORS_PENALTIES, PRIORS_TACTICS
+
+PIECES = {"tactics": PRIORS_TACTICS, "patterns": PRIORS_PATTERNS, "penalties": PRIORS_PENALTIES}
+
+
+def parse_player(text: str) -> GoPlayouts:
+    """``PLAYOUTS:PIECES`` as the rollout policy that carries that kernel."""
+    playouts, _, pieces = text.partition(":")
+    if pieces in ("", "all"):
+        bits = sum(PIECES.values())
+    elif pieces == "none":
+        bits = 0
+    else:
+        bits = 0
+        for name in pieces.split("+"):
+            if name not in PIECES:
+                raise SystemExit(f"unknown piece {name!r}; choose {', '.join(PIECES)}")
+            bits |= PIECES[name]
+    return GoPlayouts(playouts, bits)
+
+
+class KnowledgePlayer(MctsPlayer):
+    """An MCTS player whose rollouts (and so its kernel) are ``policy``."""
+
+    def __init__(self, game: GoGame, options: MctsOptions, policy: GoPlayouts, name: str):
+        super().__init__(game, options, name=name)
+        self._evaluator = Rollout(policy=policy)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--p1", required=True)
+    parser.add_argument("--p2", required=True)
+    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--simulations", type=int, default=1000)
+    parser.add_argument("--bias", type=float, default=0.01)
+    parser.add_argument("--prior", type=float, default=50)
+    parser.add_argument("--komi", type=float, default=7.5)
+    args = parser.parse_args()
+    game = GoGame(size=9, komi=args.komi)
+    options = MctsOptions(
+        budget=Budget(simulations=args.simulations), rule="rave", bias=args.bias, prior=args.prior
+    )
+    assert isinstance(options.selection(), RAVE)
+    players = [
+        KnowledgePlayer(game, options, parse_player(text), name=text) for text in (args.p1, args.p2)
+    ]
+
+    result = run_match(game, players[0], players[1], games=args.games, seed=args.seed)
+    low, high = result.confidence_interval
+    print(
+        f"{args.p1} vs {args.p2}: {result.wins}-{result.draws}-{result.losses}, score "
+        f"{result.score:.3f} "
+        f"(Wilson 95% {low:.3f}-{high:.3f}), {args.games} games, {args.simulations} sims"
+    )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
