@@ -1,22 +1,27 @@
 """Test-suite settings shared by every test file.
 
-The suite runs on pytest-xdist workers (``-n`` in pyproject's addopts). Tests are
-scheduled a file at a time, so that a file's module fixtures and numba compilations
-are made once, in one worker. The files that start Ray share one group: a test that
-joins ``--ray-address auto`` must not find another test's instance on this machine.
+The suite runs on pytest-xdist workers (pyproject's addopts: a test file at a time, so that
+a file's module fixtures and numba compilations are made once, in one worker). Tests that
+start or look for a Ray instance take :func:`one_ray_instance` first: a test that joins
+``--ray-address auto`` must not find another worker's instance on this machine.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import fcntl
+from collections.abc import Iterator
 
 import pytest
 
-RAY_FILES = frozenset({"test_arena_parallel.py", "test_reliability.py", "test_zero_pipeline.py"})
 
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        name = Path(str(item.fspath)).name
-        item.add_marker(pytest.mark.xdist_group("ray" if name in RAY_FILES else name))
+@pytest.fixture(scope="module")
+def one_ray_instance(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Held while a test module uses Ray: an exclusive lock on a file that every worker of
+    the run (and any other pytest run of this user) sees, released at the module's end."""
+    path = tmp_path_factory.getbasetemp().parent / "playout-ray.lock"
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

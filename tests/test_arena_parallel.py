@@ -240,7 +240,7 @@ def test_match_option_errors(capsys: pytest.CaptureFixture[str], argv: list[str]
 
 
 @pytest.fixture(scope="module")
-def local_ray() -> object:
+def local_ray(one_ray_instance: None) -> object:
     ray = pytest.importorskip("ray")
     import os
 

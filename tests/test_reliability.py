@@ -282,6 +282,7 @@ def test_train_stops_on_ctrl_c_and_resumes_with_nothing_lost(
 MATCH_TTT = ["match", "tictactoe", "--p1", "random", "--p2", "random", "--workers", "1"]
 
 
+@pytest.mark.usefixtures("one_ray_instance")  # "auto" must find no other test's Ray
 def test_failed_ray_connection_keeps_the_save_file(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

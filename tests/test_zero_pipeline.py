@@ -272,6 +272,7 @@ def _assert_loopback_only() -> list[tuple[str, int]]:
     return found
 
 
+@pytest.mark.usefixtures("one_ray_instance")
 def test_a_local_ray_instance_listens_on_the_loopback_only() -> None:
     ray = pytest.importorskip("ray")
     from playout._src.arena.executors import RayExecutor
@@ -287,6 +288,7 @@ def test_a_local_ray_instance_listens_on_the_loopback_only() -> None:
         executor.close()
 
 
+@pytest.mark.usefixtures("one_ray_instance")
 def test_two_node_ray_cluster_loses_an_actor_and_training_goes_on(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     from ray.cluster_utils import Cluster

@@ -257,8 +257,7 @@ def check_player_spec(spec: str) -> None:
             and options.rollout not in NEIGHBOR_ALIASES
         ):
             raise InvalidParameterError(
-                f"unknown rollout {options.rollout!r}; choose random, neighbors, heavy or mogo "
-                "(go)"
+                f"unknown rollout {options.rollout!r}; choose random, neighbors, heavy or mogo (go)"
             )
     elif kind in ("openspiel-mcts", "openspiel_mcts"):
         from playout.interop.openspiel_bot import parse_openspiel_options

@@ -170,7 +170,7 @@ def packed_table(patterns: tuple[Pattern, ...] = PATTERNS) -> np.ndarray:
     bits ``2 * (code % 32)`` and up of word ``code // 32`` (2,048 words)."""
     table = pattern_table(patterns).astype(np.uint64).reshape(-1, 32)
     shifts = (2 * np.arange(32)).astype(np.uint64)
-    words = np.bitwise_or.reduce(table << shifts[None, :], axis=1)
+    words: np.ndarray = np.bitwise_or.reduce(table << shifts[None, :], axis=1)
     return words.view(np.int64)
 
 
