@@ -11,8 +11,11 @@ Choices made where GTP leaves room or playout's Go differs:
   **not** to move (a GUI placing handicap stones, or setting up a position) first plays a
   pass for the side to move, then the move; ``undo`` takes both back. The passes count as
   moves (two in a row end the game), so ``play w pass`` with Black to move ends it.
-* ``genmove`` never resigns. Once the game is over (two passes, or the game's length cap) it
-  answers ``pass`` and plays nothing.
+* ``genmove`` resigns only with ``--resign P``: it answers ``resign`` (and plays nothing)
+  when the chosen move's win rate stays below ``P`` on two of its moves in a row, or the
+  solver proved the loss (:class:`~playout._src.resignation.ResignWatch`; ``lz-genmove_analyze``
+  then ends with ``play resign``). Once the game is over (two passes, or the game's length
+  cap) it answers ``pass`` and plays nothing.
 * ``final_score`` is the Tromp-Taylor area score of the board as it stands (the game's own
   scoring): ``B+3.5``, ``W+0.5`` or ``0``. Dead stones are not removed.
 * ``komi`` must be a multiple of 0.5 (the compiled kernel counts half points); other values
@@ -42,6 +45,7 @@ from typing import TextIO
 
 import playout
 from playout._src.errors import IllegalMoveError, InvalidParameterError, PlayoutError
+from playout._src.resignation import ResignWatch
 from playout.cli.common import EXIT_OK
 from playout.cli.engine import search_budget, search_config
 from playout.cli.gtp_analysis import AnalyzeRequest, AnalyzeSyntaxError, info_line, parse_analyze
@@ -133,15 +137,25 @@ class GtpEngine:
         budget: the search's budget per move when no clock is set.
         make_search: builds the search for a position (:class:`playout.MCTS` with the
             command line's options); the search is kept between moves (tree reuse).
+        resign: the win rate ``genmove`` resigns below (:class:`ResignWatch`), or ``None``:
+            never.
 
     Raises:
-        InvalidParameterError: a size or komi the game refuses.
+        InvalidParameterError: a size or komi the game refuses, a resign threshold out of
+            (0, 0.5).
     """
 
     def __init__(
-        self, size: int, komi: float, budget: playout.Budget, make_search: SearchFactory
+        self,
+        size: int,
+        komi: float,
+        budget: playout.Budget,
+        make_search: SearchFactory,
+        *,
+        resign: float | None = None,
     ) -> None:
         self.budget = budget
+        self._resign = None if resign is None else ResignWatch(resign)
         self._make_search = make_search
         self.game = GoGame(size, komi)
         self.state: GoState = self.game.initial_state()
@@ -302,8 +316,19 @@ class GtpEngine:
         prefix = self._pass_first(player)
         if prefix is None:
             return "pass"
-        action = int(self._current_search().run(self.move_budget(player)).best_action)
-        return self._play_generated(prefix, action)
+        result = self._current_search().run(self.move_budget(player))
+        if self._resigns(prefix, result):
+            return "resign"
+        return self._play_generated(prefix, int(result.best_action))
+
+    def _resigns(self, prefix: tuple[int, ...], result: playout.SearchResult) -> bool:
+        """Whether the generated move is a resignation (``--resign``); if so the pass put
+        first (``prefix``) is taken back, and nothing stays played."""
+        if self._resign is None or not self._resign.should_resign(result):
+            return False
+        if prefix:
+            self._restart(self.game, self.moves)
+        return True
 
     def _pass_first(self, player: int) -> tuple[int, ...] | None:
         """Before ``player``'s generated move: a pass for the other side when it is to move
@@ -353,8 +378,11 @@ class GtpEngine:
                 break
             if seconds is not None and seconds <= 0:
                 break
-        action = int(search.result().best_action)
-        yield f"play {self._play_generated(prefix, action)}\n\n"
+        final = search.result()
+        if self._resigns(prefix, final):
+            yield "play resign\n\n"
+            return
+        yield f"play {self._play_generated(prefix, int(final.best_action))}\n\n"
 
     def cmd_fixed_handicap(self, arguments: list[str]) -> str:
         _count(arguments, 1)
@@ -486,7 +514,10 @@ class GtpEngine:
         self.state = self.state.play(action)
 
     def _restart(self, game: GoGame, moves: list[tuple[int, ...]]) -> None:
-        """Start ``game`` anew and replay ``moves`` (a fresh search tree)."""
+        """Start ``game`` anew and replay ``moves`` (a fresh search tree, no low moves
+        counted towards resigning)."""
+        if self._resign is not None:
+            self._resign.reset()
         self.game = game
         self.state = game.initial_state()
         self._search = None
@@ -593,7 +624,7 @@ def cmd_gtp(args: argparse.Namespace) -> int:
     def make_search(state: GoState) -> playout.MCTS:
         return playout.MCTS(state, search_config(state, args))
 
-    engine = GtpEngine(size, komi, search_budget(args), make_search)
+    engine = GtpEngine(size, komi, search_budget(args), make_search, resign=args.resign)
     serve(engine, sys.stdin, sys.stdout)
     return EXIT_OK
 

@@ -8,6 +8,7 @@ import math
 from typing import NoReturn
 
 import playout
+from playout._src.resignation import check_threshold
 from playout._src.results import MAX_EXPORT_DEPTH
 from playout.cli.analyze import cmd_analyze
 from playout.cli.bench import BENCH_GAMES, cmd_bench
@@ -99,6 +100,15 @@ def positive_float(text: str) -> float:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
     return value
+
+
+def resign_rate(text: str) -> float:
+    """A win rate to resign below: a number strictly between 0 and 0.5."""
+    value = finite_float(text)
+    try:
+        return check_threshold(value)
+    except playout.InvalidParameterError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def finite_float(text: str) -> float:
@@ -549,6 +559,13 @@ def build_parser() -> argparse.ArgumentParser:
     gtp.add_argument(
         "--komi", type=finite_float, help="points White receives until komi (default 7.5)"
     )
+    gtp.add_argument(
+        "--resign",
+        type=resign_rate,
+        metavar="P",
+        help="answer genmove with resign when the chosen move's win rate stays below P "
+        "(0 < P < 0.5) two moves in a row, or the loss is proven (default: never resign)",
+    )
     add_search_arguments(gtp)
     gtp.set_defaults(handler=cmd_gtp)
 
@@ -587,7 +604,7 @@ PLAYERS_HELP = (
     "'mcts[:key=value,...]' with keys simulations, seconds, "
     "rollout (random|neighbors|heavy|mogo), rollouts, rule (ucb1|puct|epsilon|rave|pb), c, "
     "bias (rave), prior (rave, go), weight (pb), "
-    "reuse (yes|no), solver (yes|no), e.g. "
+    "reuse (yes|no), solver (yes|no), resign (a win rate: resign below it), e.g. "
     "mcts:simulations=400,rollout=neighbors; 'openspiel-mcts[:simulations=N,seconds=S,c=C]' "
     "(OpenSpiel's C++ MCTS with random rollouts, needs open-spiel)."
 )

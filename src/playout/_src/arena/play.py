@@ -18,11 +18,7 @@ from playout._src.arena.players import Player
 from playout._src.errors import GameError, InvalidParameterError
 from playout._src.evaluation import chance_action
 from playout._src.game import CHANCE, Game, GameState
-
-
-class Resignation(Exception):
-    """Raised by a player's :meth:`~playout._src.arena.players.Player.choose` to resign: the
-    game ends there and the other player wins (a GTP engine answering ``resign``)."""
+from playout._src.resignation import Resignation
 
 
 @dataclasses.dataclass(frozen=True)

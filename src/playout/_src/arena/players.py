@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import Rollout, RolloutPolicy
 from playout._src.game import Game, GameState
+from playout._src.resignation import Resignation, ResignWatch
 from playout._src.rules import parse_rule
 from playout._src.search import MCTS, Budget
 
@@ -112,6 +113,10 @@ class MctsOptions:
         solver: MCTS-Solver on or off (``MCTS(solver=...)``); ``None`` leaves the engine's
             default (on for deterministic games).
         symmetry, transpositions: the :class:`~playout.SearchConfig` options of those names.
+        resign: resign below this win rate of the best move on
+            :data:`~playout._src.resignation.RESIGN_MOVES` own moves in a row (or at once on a
+            proven loss; :class:`~playout._src.resignation.ResignWatch`), or ``None``: play
+            every game out.
     """
 
     budget: Budget = dataclasses.field(default_factory=Budget)
@@ -126,6 +131,7 @@ class MctsOptions:
     solver: bool | None = None
     symmetry: bool = False
     transpositions: bool = False
+    resign: float | None = None
 
     def selection(self) -> Any:
         """The selection rule object."""
@@ -187,11 +193,13 @@ class SearchPlayer:
     Args:
         name: label for reports.
         reuse: keep the subtree of the moves played.
+        resign: the win rate to resign below (:class:`ResignWatch`), or ``None``: never.
     """
 
-    def __init__(self, name: str, *, reuse: bool = True) -> None:
+    def __init__(self, name: str, *, reuse: bool = True, resign: float | None = None) -> None:
         self._name = name
         self._reuse = reuse
+        self._resign = None if resign is None else ResignWatch(resign)
         self._engine: Any = None
         self._seed = 0
         self.last_result: Any = None
@@ -209,15 +217,23 @@ class SearchPlayer:
         self._seed = int(seed)
         self._engine = self._new_engine(state)
         self.last_result = None
+        if self._resign is not None:
+            self._resign.reset()
 
     def choose(self, state: GameState) -> int:
-        """Search from ``state`` (keeping the tree when it is in step) and play the best move."""
+        """Search from ``state`` (keeping the tree when it is in step) and play the best move.
+
+        Raises:
+            Resignation: the search says the game is lost (only with ``resign``).
+        """
         engine = self._engine
         if engine is None or getattr(engine, "root_state", None) != state:
             # Out of step (no reset, or moves not notified): search from scratch.
             self._seed += 1
             engine = self._engine = self._new_engine(state)
         self.last_result = engine.run()
+        if self._resign is not None and self._resign.should_resign(self.last_result):
+            raise Resignation(self._name)
         return int(self.last_result.best_action)
 
     def notify(self, action: int) -> None:
@@ -255,7 +271,7 @@ class MctsPlayer(SearchPlayer):
         engine_factory: EngineFactory | None = None,
     ) -> None:
         self.options = MctsOptions() if options is None else options
-        super().__init__(name, reuse=self.options.reuse)
+        super().__init__(name, reuse=self.options.reuse, resign=self.options.resign)
         self._game = game
         self._selection = self.options.selection()
         self._evaluator = self.options.evaluator(game)

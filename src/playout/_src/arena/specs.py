@@ -22,6 +22,7 @@ from playout._src.arena.players import (
 from playout._src.errors import InvalidParameterError
 from playout._src.game import Game
 from playout._src.keyvalue import parse_key_values, parse_number, parse_yes_no
+from playout._src.resignation import check_threshold
 from playout._src.rules import ProgressiveBias
 from playout._src.search import Budget
 
@@ -44,6 +45,7 @@ MCTS_KEYS = (
     "solver",
     "symmetry",
     "transpositions",
+    "resign",
 )
 """The option keys of ``mcts:``."""
 
@@ -73,6 +75,12 @@ def _seconds(values: Mapping[str, str]) -> float | None:
     return seconds
 
 
+def _resign(values: Mapping[str, str]) -> float | None:
+    """The ``resign`` option (a win rate in (0, 0.5)), or ``None`` when absent."""
+    threshold = _optional_float(values, "resign")
+    return None if threshold is None else check_threshold(threshold)
+
+
 def _rule_constant(values: Mapping[str, str], rule: str) -> float | None:
     """The rule's constant from ``c`` or ``epsilon`` (only one, ``epsilon`` only for its rule)."""
     if "c" in values and "epsilon" in values:
@@ -96,7 +104,8 @@ def parse_mcts_options(text: str) -> MctsOptions:
     ``weight`` (the progressive-bias weight, ``rule=pb``),
     ``reuse`` (``yes``/``no``), ``solver`` (``yes``/``no``: MCTS-Solver, Winands et al. 2008;
     default on), ``symmetry`` and ``transpositions`` (``yes``/``no``, default no; see
-    :class:`~playout.SearchConfig`).
+    :class:`~playout.SearchConfig`), ``resign`` (a win rate in (0, 0.5): resign when the
+    best move's stays below it two own moves in a row, or on a proven loss; default never).
 
     Raises:
         InvalidParameterError: an unknown key, a bad value, or an invalid rule setting.
@@ -120,6 +129,7 @@ def parse_mcts_options(text: str) -> MctsOptions:
         solver=parse_yes_no("solver", values["solver"]) if "solver" in values else None,
         symmetry=parse_yes_no("symmetry", values.get("symmetry", "no")),
         transpositions=parse_yes_no("transpositions", values.get("transpositions", "no")),
+        resign=_resign(values),
     )
     options.selection()  # validate the rule and its constants now
     return options
@@ -291,7 +301,7 @@ def describe_players() -> Mapping[str, str]:
         "random": "uniformly random legal moves",
         "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors|heavy|mogo, "
         "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), prior=N (rave), "
-        "weight=W (pb), reuse=yes|no, solver=yes|no",
+        "weight=W (pb), reuse=yes|no, solver=yes|no, resign=P (resign below win rate P)",
         "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",
         "zero": "network-guided search (AlphaZero); options simulations=N (0: the policy "
         "alone), seconds=S, model=PATH, c=X, batch=N, device=cpu|cuda (needs playout[zero])",
