@@ -192,6 +192,11 @@ def test_openspiel_options_and_errors() -> None:
     options = arena.parse_openspiel_options("simulations=50,seconds=0.5,c=1.5,solve=yes")
     assert (options.simulations, options.seconds, options.c, options.solve) == (50, 0.5, 1.5, True)
     assert arena.parse_openspiel_options("seconds=0.1").max_simulations > 10**6
+    assert arena.parse_openspiel_options("seconds=0.001").seconds == 0.001
+    # Below a millisecond OpenSpiel's bot may run out of time before one simulation and
+    # crash the process: refused with the reason, where a match would end in a segfault.
+    with pytest.raises(playout.InvalidParameterError, match="before its first simulation"):
+        arena.parse_openspiel_options("seconds=0.00001")
     for spec in ("openspiel-mcts:depth=2", "openspiel-mcts:simulations=0"):
         with pytest.raises(playout.InvalidParameterError):
             arena.parse_player(spec, tictactoe())

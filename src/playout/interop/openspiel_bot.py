@@ -24,6 +24,10 @@ from playout._src.keyvalue import parse_key_values, parse_number, parse_yes_no
 from playout._src.optional import import_optional
 
 OPENSPIEL_KEYS = ("simulations", "seconds", "c", "rollouts", "solve", "memory")
+MIN_SECONDS = 0.001
+"""The shortest time a move may be given: OpenSpiel's ``MCTSBot`` (1.6) ends the process with
+a segmentation fault when its clock runs out before one simulation is done (seen here with
+30 microseconds on connect four; 100 microseconds and up played)."""
 """The option keys of ``openspiel-mcts:``."""
 
 
@@ -130,6 +134,11 @@ def parse_openspiel_options(text: str) -> OpenSpielMctsOptions:
             options[key] = parse_number(key, values[key], float)
             if options[key] <= 0:
                 raise InvalidParameterError(f"{key} must be > 0, got {options[key]}")
+    if options.get("seconds", MIN_SECONDS) < MIN_SECONDS:
+        raise InvalidParameterError(
+            f"seconds must be >= {MIN_SECONDS} for openspiel-mcts, got {options['seconds']}: "
+            "OpenSpiel's MCTSBot crashes when its time is up before its first simulation"
+        )
     if "solve" in values:
         options["solve"] = parse_yes_no("solve", values["solve"])
     return OpenSpielMctsOptions(**options)
