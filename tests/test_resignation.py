@@ -164,7 +164,7 @@ def test_a_match_records_resignations_and_scores_them() -> None:
 
 def make_engine(resign: float | None) -> GtpEngine:
     def make_search(state: GoState) -> playout.MCTS:
-        return playout.MCTS(state, simulations=1500, seed=0, backend="python")
+        return playout.MCTS(state, simulations=1500, seed=0)
 
     return GtpEngine(5, 0.5, playout.Budget(simulations=1500), make_search, resign=resign)
 
