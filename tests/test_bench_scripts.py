@@ -516,6 +516,24 @@ def test_zero_throughput() -> None:
     assert "rep 1/1 ours" in err and "rep 1/1 base" in err
 
 
+def test_zero_device(tmp_path: Path) -> None:
+    """On the CPU alone (CI has no GPU): a row per size with every column, the result file in
+    the columns of the committed one (measured on a GPU)."""
+    pytest.importorskip("torch", reason="torch (the zero extra) not installed")
+    path = tmp_path / "zero_device.json"
+    out, _ = run_bench("zero_device.py", "--smoke", "--devices", "cpu", "--json", str(path))
+    data = json.loads(path.read_text())
+    assert data["command"] == f"python bench/zero_device.py --smoke --devices cpu --json {path}"
+    (row,) = data["rows"]
+    assert row[:2] == ["cpu (2 threads)", "16x1"] and len(row) == len(data["columns"])
+    assert all(float(cell.replace(",", "")) > 0 for cell in row[2:])
+    (entry,) = data["details"]["entries"]
+    assert entry["device"] == "cpu" and entry["self_play_positions_per_second"] > 0
+    committed = json.loads((BENCH / "results" / "zero_device.json").read_text())
+    assert len(committed["columns"]) == len(data["columns"]) + 2  # two batch sizes beyond --smoke
+    assert " | ".join(row) in out
+
+
 def test_zero_pipeline(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     out_file = tmp_path / "pipeline.json"
