@@ -11,7 +11,10 @@ prints each variant's value-losing rates (policy alone, search) from its ``metri
 fractions of the run's training time (``elapsed_seconds``: self-play and learning), and the
 positions it learned from. Variants: ``baseline`` (the current recipe), ``cap`` (playout cap
 randomisation, a full search on a quarter of the moves), ``forced`` (forced playouts and
-policy-target pruning, k = 2), ``reply`` (the auxiliary opponent-reply head), ``all``.
+policy-target pruning, k = 2), ``reply`` (the auxiliary opponent-reply head), ``all``;
+``gumbel`` (Gumbel AlphaZero self-play, 16 root actions sampled, 32 simulations a move),
+``expert`` (a warm start: the first 4 iterations learn from rollout MCTS games of 2,000
+simulations a move, as the shipped gomoku network did), ``expert+cap+forced``.
 """
 
 from __future__ import annotations
@@ -56,6 +59,12 @@ VARIANTS = {
     "all": [
         "--full-search-fraction", "0.25", "--fast-simulations", "16", "--forced-playouts", "2",
         "--reply-head",
+    ],
+    "gumbel": ["--gumbel", "16", "--simulations", "32"],
+    "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
+    "expert+cap+forced": [
+        "--expert-iterations", "4", "--expert-simulations", "2000",
+        "--full-search-fraction", "0.25", "--fast-simulations", "16", "--forced-playouts", "2",
     ],
 }  # fmt: skip
 
