@@ -132,6 +132,10 @@ P_TABLES = 11
 keys of Black's and White's stones (``int64`` bit patterns), then each point's cell on the
 playout board, then the 3x3 pattern table (:func:`playout.games.go.patterns.packed_table`)."""
 
+PLAYOUT_LADDER_NODES = 24
+"""The most moves a playout's ladder read plays (:func:`~.ladder.ladder_captures`); a
+longer read answers "escaped", and the playout extends as before."""
+
 POLICY_LIGHT, POLICY_HEAVY, POLICY_MOGO = 0, 1, 2
 """The rollouts' policies: Dailey's light playouts; ``heavy``: answers to the last stone
 (escapes and captures) first; ``mogo``: MoGo's order of answers (escape, 3x3 patterns,
@@ -1039,6 +1043,17 @@ def _is_good(
     )
 
 
+@jit(inline="always", **GO_JIT)
+def _free_around(cell: int, colour: np.ndarray, stride: int) -> int:
+    """How many of ``cell``'s four neighbours are empty."""
+    return int(
+        (colour[cell - stride] == EMPTY)
+        + (colour[cell - 1] == EMPTY)
+        + (colour[cell + 1] == EMPTY)
+        + (colour[cell + stride] == EMPTY)
+    )
+
+
 @jit(**GO_JIT)
 def _add_candidate(cell: int, candidates: np.ndarray, count: int) -> int:
     """Append ``cell`` to ``candidates[:count]`` unless it is there; the new count."""
@@ -1092,7 +1107,11 @@ def _mogo_answer(
             continue
         liberty = sums[head] // libs[head]
         if _is_good(liberty, own, ko, colour, chain, ring, libs, sums, squares, stride) and not (
-            depth_limit > 0 and ladder_captures(colour, n, stride, ko, ladder_work, depth_limit)
+            depth_limit > 0
+            and _free_around(liberty, colour, stride) < 3  # else the extension escapes
+            and ladder_captures(
+                colour, n, stride, ko, ladder_work, depth_limit, PLAYOUT_LADDER_NODES
+            )
         ):
             count = _add_candidate(liberty, candidates, count)
         stone = head

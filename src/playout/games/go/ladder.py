@@ -53,7 +53,7 @@ MAX_CHOICES = 8
 attacker has two ataris)."""
 
 MAX_NODES = 400
-"""The most moves one read plays before it gives up (and answers "escaped")."""
+"""The most moves one read plays before it gives up (and answers "escaped"), by default."""
 
 _NONE, _ESCAPED, _CAPTURED = 0, 1, 2
 
@@ -71,6 +71,17 @@ def ladder_work_size(size: int) -> int:
     cells = (size + 2) * (size + 1) + 1
     plies = max_depth(size) + 1
     return plies * (cells + MAX_CHOICES + 3) + 4 * cells
+
+
+@jit(inline="always", **LADDER_JIT)
+def _free_around(box: np.ndarray, cell: int, stride: int) -> int:
+    """How many of ``cell``'s four neighbours are empty."""
+    return int(
+        (box[cell - stride] == EMPTY)
+        + (box[cell - 1] == EMPTY)
+        + (box[cell + 1] == EMPTY)
+        + (box[cell + stride] == EMPTY)
+    )
 
 
 @jit(**LADDER_JIT)
@@ -221,13 +232,19 @@ def _defender_choices(
 
 @jit(**LADDER_JIT)
 def ladder_captures(
-    box: np.ndarray, cell: int, stride: int, ko: int, work: np.ndarray, depth_limit: int
+    box: np.ndarray,
+    cell: int,
+    stride: int,
+    ko: int,
+    work: np.ndarray,
+    depth_limit: int,
+    node_limit: int = MAX_NODES,
 ) -> bool:
     """Whether the chain through ``cell`` of the mailbox ``box`` (unchanged), in atari with
     its owner to move, is captured however it runs: the ladder works (module docstring).
     ``ko``: the cell its owner may not play at once (simple ko), or -1; ``work``: scratch of
     :func:`ladder_work_size` words for a board whose reads go ``depth_limit`` plies deep at
-    most (:func:`max_depth`). A read past ``depth_limit`` plies or :data:`MAX_NODES` moves
+    most (:func:`max_depth`). A read past ``depth_limit`` plies or ``node_limit`` moves
     answers False."""
     cells = box.shape[0]
     plies = depth_limit + 1
@@ -276,7 +293,7 @@ def ladder_captures(
             depth -= 1
             continue
         nodes += 1
-        if nodes > MAX_NODES:
+        if nodes > node_limit:
             return False
         move = moves[depth * MAX_CHOICES + next_choice[depth]]
         next_choice[depth] += 1
@@ -302,10 +319,15 @@ def ladder_captures(
             else:  # two liberties: the attacker ataris on either
                 depth += 1
                 kos[depth] = ko_cell
+                # First the atari on the more open liberty, which leaves the defender the
+                # cramped one: the chase's usual move.
+                first, second = found[0], found[1]
+                if _free_around(child, second, stride) > _free_around(child, first, stride):
+                    first, second = second, first
                 count = 0
-                for i in range(2):
-                    if found[i] != ko_cell:
-                        moves[depth * MAX_CHOICES + count] = found[i]
+                for choice in (first, second):
+                    if choice != ko_cell:
+                        moves[depth * MAX_CHOICES + count] = choice
                         count += 1
                 num_choices[depth] = count
                 next_choice[depth] = 0
