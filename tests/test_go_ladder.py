@@ -230,6 +230,7 @@ def first_moves(features: int, seeds: int = 20) -> set[str]:
     game = GoGame(7)
     rows = [".......", ".......", "..OXO..", "..OXO..", ".......", ".......", "......."]
     d3 = point_from_name(7, "D3")
+    assert d3 is not None
     state = game.from_board(rows, 1).play(d3)
     assert state.last_move == d3
     kernel = go_kernel(7, playouts="mogo", features=features)

@@ -28,7 +28,6 @@ from playout.games.go import GoGame, GoState
 from playout.games.go import patterns as P
 from playout.games.go.board import point_from_name
 from playout.games.go.heavy import MOGO_PLAYOUTS, GoPlayouts
-from playout.games.go.ladder import ladder_work_size, max_depth
 from playout.games.go.kernel import (
     LAST_LENGTH,
     P_POLICY,
@@ -46,6 +45,7 @@ from playout.games.go.kernel import (
     _point_code,
     go_kernel,
 )
+from playout.games.go.ladder import ladder_work_size, max_depth
 
 BLACK, WHITE, EMPTY, OFF = 1, 2, 0, 3
 

@@ -707,9 +707,12 @@ def _starts_ladder(
         n = params[P_TABLES + 4 * point + k]
         if n < 0:
             break
-        if colour[n] == 3 - own and liberties[chain[n]] == 2:
-            if ladder_captures(trial, params[cell_of + n], stride, ko, ladder_work, depth_limit):
-                return True
+        if (
+            colour[n] == 3 - own
+            and liberties[chain[n]] == 2
+            and ladder_captures(trial, params[cell_of + n], stride, ko, ladder_work, depth_limit)
+        ):
+            return True
     return False
 
 
@@ -774,10 +777,12 @@ def go_move_priors(
             continue
         if p < 0 or p >= points or colour[p] != EMPTY:
             continue
-        if pieces & PRIORS_TACTICS:
-            if _captured_chains(params, colour, chain, liberties, p, own, captured) > 0:
-                out[i] = PRIOR_CAPTURE
-                continue
+        if (
+            pieces & PRIORS_TACTICS
+            and _captured_chains(params, colour, chain, liberties, p, own, captured) > 0
+        ):
+            out[i] = PRIOR_CAPTURE
+            continue
         saves = False
         caught = False
         threatens = False  # an opponent's chain of two liberties touches ``p``
@@ -796,12 +801,19 @@ def go_move_priors(
         if caught:
             out[i] = PRIOR_LADDER_ESCAPE
             continue
-        if pieces & PRIORS_TACTICS:
-            if saves and _liberties_after(params, colour, chain, liberties, p, own, 2, mark) >= 2:
-                out[i] = PRIOR_ESCAPE
-                continue
-        if pieces & PRIORS_LADDERS and threatens and _starts_ladder(
-            params, box, trial, p, own, colour, chain, liberties, ladder_work, depth_limit
+        if (
+            pieces & PRIORS_TACTICS
+            and saves
+            and _liberties_after(params, colour, chain, liberties, p, own, 2, mark) >= 2
+        ):
+            out[i] = PRIOR_ESCAPE
+            continue
+        if (
+            pieces & PRIORS_LADDERS
+            and threatens
+            and _starts_ladder(
+                params, box, trial, p, own, colour, chain, liberties, ladder_work, depth_limit
+            )
         ):
             out[i] = PRIOR_LADDER_ATARI
             continue
