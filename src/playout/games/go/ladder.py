@@ -167,7 +167,9 @@ def play_on_box(
     taken = 0
     taken_cell = int64(-1)
     for n in (cell - stride, cell - 1, cell + 1, cell + stride):
-        if box[n] != other or _chain_liberties(box, n, stride, 1, mark, queue, found) > 0:
+        if box[n] != other or _free_around(box, n, stride) > 0:
+            continue  # not a chain of the opponent's, or one with a liberty at ``n``
+        if _chain_liberties(box, n, stride, 1, mark, queue, found) > 0:
             continue
         count = _chain_stones(box, n, stride, mark, queue)
         for i in range(count):
@@ -212,6 +214,8 @@ def _defender_choices(
         for n in (stone - stride, stone - 1, stone + 1, stone + stride):
             if box[n] != attacker or count >= MAX_CHOICES - 1:
                 continue
+            if _free_around(box, n, stride) > 1:
+                continue  # two liberties at this stone alone: not in atari
             if _chain_liberties(box, n, stride, 2, mark, queue, found) != 1:
                 continue
             target = found[0]
