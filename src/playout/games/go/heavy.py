@@ -20,7 +20,7 @@ from playout.games.go.kernel import (
     P_KOMI2,
     P_MAX_LENGTH,
     P_SIZE,
-    PLAYOUT_ALL,
+    PLAYOUT_DEFAULT,
     POLICIES,
     PRIORS_ALL,
     go_kernel,
@@ -36,12 +36,12 @@ class GoPlayouts:
         priors: the pieces of the kernel's prior knowledge (``PRIORS_*`` bits of
             :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``.
         features: what the heavier playouts add (``PLAYOUT_*`` bits: answer the tree's last
-            move, leave chains caught in a ladder).
+            move, leave chains caught in a ladder); none by default (``PLAYOUT_DEFAULT``).
     """
 
     playouts: str = "heavy"
     priors: int = PRIORS_ALL
-    features: int = PLAYOUT_ALL
+    features: int = PLAYOUT_DEFAULT
 
     compiled_only = True
     """Runs on the compiled driver only (the Python driver refuses it)."""
