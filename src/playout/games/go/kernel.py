@@ -762,16 +762,25 @@ def go_move_priors(
     read_board(params, state, colour)
     label_chains(params, colour, chain, liberties, chain_hash, stack, mark)
     own = int(state[MOVES] & _ONE) + 1
-    # The position on a mailbox, for the ladder reader.
+    # The position on a mailbox, for the ladder reader: only when a chain has two liberties
+    # or fewer (else no move is an atari or an escape).
     stride = params[P_STRIDE]
     cells = params[P_CELLS]
     cell_of = P_TABLES + 6 * points
+    depth_limit = max_depth(size)
+    short = False
+    if pieces & PRIORS_LADDERS:
+        for p in range(points):
+            short = short or (colour[p] != EMPTY and liberties[chain[p]] <= 2)
+    if not short:
+        pieces &= ~PRIORS_LADDERS
+        cells = 0
     box = np.full(cells, BORDER, dtype=np.int64)
     trial = np.empty(cells, dtype=np.int64)
-    ladder_work = np.empty(ladder_work_size(size), dtype=np.int64)
-    depth_limit = max_depth(size)
-    for p in range(points):
-        box[params[cell_of + p]] = colour[p]
+    ladder_work = np.empty(ladder_work_size(size) if short else 0, dtype=np.int64)
+    if short:
+        for p in range(points):
+            box[params[cell_of + p]] = colour[p]
     ko = int(state[S_KO])
     ko = int(params[cell_of + ko - 1]) if ko > 0 else -1
     for i in range(actions.shape[0]):
