@@ -15,6 +15,7 @@ from playout._src.tree.rng import new_rng_state
 from playout.games.go import GoGame
 from playout.games.go.board import point_from_name
 from playout.games.go.kernel import (
+    LAST_LENGTH,
     PLAYOUT_ALL,
     PLAYOUT_LADDERS,
     PLAYOUT_LAST_MOVE,
@@ -267,3 +268,33 @@ def test_the_last_move_is_in_the_compact_state() -> None:
         assert state.last_move == (-1 if move == "pass" else action)
     with pytest.raises(Exception, match="PLAYOUT"):
         go_kernel(9, features=PLAYOUT_ALL + 1)
+
+
+@pytest.mark.parametrize("size", [9, 19])
+def test_playouts_with_every_feature_are_games_of_go(size: int) -> None:
+    # From positions of random games: the playouts end, credit distinct points, leave the
+    # state alone, and their first stone is a legal move of the position.
+    game = GoGame(size)
+    kernel = go_kernel(size, playouts="mogo", features=PLAYOUT_ALL)
+    light = go_kernel(size)
+    out_actions = np.zeros(kernel.max_length, dtype=np.int64)
+    out_players = np.zeros(kernel.max_length, dtype=np.int64)
+    rng = np.random.default_rng(size)
+    state = game.initial_state()
+    for _ in range(12):
+        for _ in range(int(rng.integers(3, 12))):
+            legal = state.legal_actions()[:-1]  # no passes
+            state = state.play(int(rng.choice(legal)))
+        compact = kernel.encode(state)
+        before = compact.copy()
+        scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+        value, count = kernel.recorded_rollout(
+            kernel.params, compact, scratch, new_rng_state(int(rng.integers(1000))),
+            out_actions, out_players,
+        )  # fmt: skip
+        points = out_actions[:count].tolist()
+        assert value in (-1.0, 0.0, 1.0) and len(set(points)) == count
+        assert np.array_equal(compact, before)
+        assert 0 < scratch[LAST_LENGTH] <= kernel.max_length - state.num_moves
+        if count and out_players[0] == state.current_player():
+            assert points[0] in light.legal(light.encode(state))
