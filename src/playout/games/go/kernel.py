@@ -1203,7 +1203,10 @@ def _light_playout(
     captures and escapes pass the same playability test (no own eye, no suicide, not the ko
     point). With :data:`POLICY_MOGO`, MoGo's playout: the answers of :func:`_mogo_answer`
     (escapes, 3x3 patterns, captures), and the uniform draw refuses self-ataris
-    (:func:`_is_self_atari`) as it refuses own eyes.
+    (:func:`_is_self_atari`) as it refuses own eyes. The first move answers the tree's last
+    move (``state[S_LAST]``) when ``params[P_FEATURES]`` holds :data:`PLAYOUT_LAST_MOVE`,
+    else it is drawn uniformly; :data:`PLAYOUT_LADDERS` makes the MoGo escapes skip chains
+    caught in a ladder. Light playouts read neither.
 
     With ``record`` (a constant at each call site, so the other call compiles without the
     recording), the first stone played on each point during the playout is written to
