@@ -3,16 +3,21 @@
 
 Player specs choose the playouts (``rollout=light|heavy|mogo``) and how many virtual samples
 of prior knowledge a player takes (``prior=N``), but the kernel's prior knowledge is one set
-(captures and escapes, 3x3 patterns, penalties: ``PRIORS_ALL``). To measure one piece at a
-time, this script builds each player with a kernel of its own: ``PLAYOUTS:PIECES``, where
-``PIECES`` is ``all``, ``none`` or a ``+``-joined subset of ``tactics``, ``patterns`` and
-``penalties`` (:mod:`playout.games.go.kernel`'s ``PRIORS_*``). Both players search with
+(captures and escapes, 3x3 patterns, penalties, ladders: ``PRIORS_ALL``) and so are its
+playouts' features. To measure one piece at a time, this script builds each player with a
+kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, ``none`` or a
+``+``-joined subset of ``tactics``, ``patterns``, ``penalties`` and ``ladders``
+(:mod:`playout.games.go.kernel`'s ``PRIORS_*``), and ``FEATURES`` (default ``all``) is
+``all``, ``none`` or a ``+``-joined subset of ``last`` (the first playout move answers the
+tree's last move) and ``ladders`` (MoGo playouts leave a chain caught in a ladder): the
+``PLAYOUT_*`` bits. Both players search with
 ``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
 through :func:`playout.run_match` in this process.
 
 Usage::
 
     python bench/go_knowledge.py --p1 mogo:all --p2 mogo:tactics --games 40 --seed 31
+    python bench/go_knowledge.py --p1 mogo:all:all --p2 mogo:all:ladders --games 60 --seed 41
     python bench/go_knowledge.py --p1 light:patterns --p2 light:none --games 2 --simulations 50
 """
 
@@ -26,25 +31,47 @@ from playout._src.arena.players import MctsOptions, MctsPlayer
 from playout._src.evaluation import Rollout
 from playout.games.go import GoGame
 from playout.games.go.heavy import GoPlayouts
-from playout.games.go.kernel import PRIORS_PATTERNS, PRIORS_PENALTIES, PRIORS_TACTICS
+from playout.games.go.kernel import (
+    PLAYOUT_LADDERS,
+    PLAYOUT_LAST_MOVE,
+    PRIORS_LADDERS,
+    PRIORS_PATTERNS,
+    PRIORS_PENALTIES,
+    PRIORS_TACTICS,
+)
 
-PIECES = {"tactics": PRIORS_TACTICS, "patterns": PRIORS_PATTERNS, "penalties": PRIORS_PENALTIES}
+PIECES = {
+    "tactics": PRIORS_TACTICS,
+    "patterns": PRIORS_PATTERNS,
+    "penalties": PRIORS_PENALTIES,
+    "ladders": PRIORS_LADDERS,
+}
+FEATURES = {"last": PLAYOUT_LAST_MOVE, "ladders": PLAYOUT_LADDERS}
+
+
+def parse_bits(text: str, names: dict[str, int], what: str) -> int:
+    """``all``, ``none`` (or empty: all) or ``+``-joined ``names`` as the sum of their bits."""
+    if text in ("", "all"):
+        return sum(names.values())
+    if text == "none":
+        return 0
+    bits = 0
+    for name in text.split("+"):
+        if name not in names:
+            raise SystemExit(f"unknown {what} {name!r}; choose {', '.join(names)}")
+        bits |= names[name]
+    return bits
 
 
 def parse_player(text: str) -> GoPlayouts:
-    """``PLAYOUTS:PIECES`` as the rollout policy that carries that kernel."""
-    playouts, _, pieces = text.partition(":")
-    if pieces in ("", "all"):
-        bits = sum(PIECES.values())
-    elif pieces == "none":
-        bits = 0
-    else:
-        bits = 0
-        for name in pieces.split("+"):
-            if name not in PIECES:
-                raise SystemExit(f"unknown piece {name!r}; choose {', '.join(PIECES)}")
-            bits |= PIECES[name]
-    return GoPlayouts(playouts, bits)
+    """``PLAYOUTS:PIECES[:FEATURES]`` as the rollout policy that carries that kernel."""
+    playouts, _, rest = text.partition(":")
+    pieces, _, features = rest.partition(":")
+    return GoPlayouts(
+        playouts,
+        parse_bits(pieces, PIECES, "piece"),
+        parse_bits(features, FEATURES, "playout feature"),
+    )
 
 
 class KnowledgePlayer(MctsPlayer):

@@ -3,7 +3,9 @@
 
 From the empty 9x9 board (komi 7.5), for each of the kernel's playouts (``light``: Dailey's;
 ``heavy``: answers to the last stone; ``mogo``: MoGo's escapes, 3x3 patterns and captures,
-self-atari refused; see :func:`playout.games.go.kernel.go_kernel`): ``--playouts`` kernel
+self-atari refused; ``mogo+ladders``: the same with the ladder reads that leave a chain
+caught in a ladder, the ``PLAYOUT_LADDERS`` feature; see
+:func:`playout.games.go.kernel.go_kernel`): ``--playouts`` kernel
 rollouts in a row per repetition, the policies taking turns within each repetition, timed
 in CPU seconds of this process. The report: each policy's median playouts per CPU second,
 the median of the per-repetition ratios to the light playouts, the mean moves per playout
@@ -24,7 +26,7 @@ import time
 import numpy as np
 
 from playout._src.tree.rng import new_rng_state
-from playout.games.go.kernel import LAST_LENGTH, POLICIES, go_kernel
+from playout.games.go.kernel import LAST_LENGTH, PLAYOUT_LADDERS, POLICIES, go_kernel
 
 
 def main() -> None:
@@ -33,8 +35,9 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--json", metavar="PATH", help="write the result file")
     args = parser.parse_args()
-    names = list(POLICIES)
-    kernels = {name: go_kernel(9, 7.5, playouts=name) for name in names}
+    kernels = {name: go_kernel(9, 7.5, playouts=name) for name in POLICIES}
+    kernels["mogo+ladders"] = go_kernel(9, 7.5, playouts="mogo", features=PLAYOUT_LADDERS)
+    names = list(kernels)
     rates: dict[str, list[float]] = {name: [] for name in names}
     moves = dict.fromkeys(names, 0)
     score = dict.fromkeys(names, 0.0)

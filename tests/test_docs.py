@@ -315,6 +315,9 @@ def check_go_rave(ns: dict[str, Any], printed: list[str]) -> None:
     assert ns["engine"].backend == "compiled" and ns["result"].simulations == 2000
     # -> the enclosing hane matches below White's stone between two black ones
     assert printed[1].strip() == "('hane: enclosing',)"
+    # -> the escape from a working ladder: +1 by the tactics, -1 with the ladder read, +1
+    # again with a breaker on the path
+    assert printed[2].split() == ["1.0", "-1.0", "1.0"]
 
 
 def check_zero_benchmark(ns: dict[str, Any], printed: list[str]) -> None:

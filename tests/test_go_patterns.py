@@ -45,6 +45,7 @@ from playout.games.go.kernel import (
     _point_code,
     go_kernel,
 )
+from playout.games.go.ladder import ladder_work_size, max_depth
 
 BLACK, WHITE, EMPTY, OFF = 1, 2, 0, 3
 
@@ -302,8 +303,11 @@ def test_self_atari_agrees_with_liberties_counted_in_python() -> None:
 # ------------------------------------------------------------------- the MoGo playout
 
 
-def answers(rows: list[str], last: str, to_move: int, seeds: int = 40) -> set[str]:
-    """The MoGo answers to the stone on ``last`` over ``seeds`` random draws."""
+def answers(
+    rows: list[str], last: str, to_move: int, seeds: int = 40, ladders: bool = True
+) -> set[str]:
+    """The MoGo answers to the stone on ``last`` over ``seeds`` random draws (``ladders``:
+    whether escapes from working ladders are left out)."""
     game = GoGame(len(rows))
     state = game.from_board(rows, to_move)
     size = game.size
@@ -313,10 +317,12 @@ def answers(rows: list[str], last: str, to_move: int, seeds: int = 40) -> set[st
     point_of = {int(c): p for p, c in enumerate(cell_of)}
     out = set()
     candidates = np.zeros(size * size, dtype=np.int64)
+    ladder_work = np.zeros(ladder_work_size(size), dtype=np.int64)
     for seed in range(seeds):
         cell = _mogo_answer(
             params, last_cell, to_move + 1, -1, colour, chain, ring, libs, sums, squares,
-            size + 1, candidates, new_rng_state(seed),
+            size + 1, candidates, new_rng_state(seed), ladder_work,
+            max_depth(size) if ladders else 0,
         )  # fmt: skip
         out.add("none" if cell < 0 else game.action_to_string(state, point_of[int(cell)]))
     return out
@@ -326,7 +332,13 @@ def test_mogo_saves_a_chain_in_atari_first() -> None:
     # White's D3 put Black's C4-C3 in atari (liberty C5): Black extends there, although hane
     # patterns match around D3 too.
     rows = [".....", ".OXO.", ".OXO.", "..O..", "....."]
-    assert answers(rows, "D3", 0) == {"C5"}
+    assert answers(rows, "D3", 0, ladders=False) == {"C5"}
+    # But C5 is caught on the edge (White B5 or D5 ataris again, then captures): with ladders
+    # read, the playout leaves the chain and answers with the patterns around D3.
+    assert "C5" not in answers(rows, "D3", 0)
+    # The same shape in the middle of a 7x7 board: D6 escapes (three liberties).
+    rows = [".......", ".......", "..OXO..", "..OXO..", "...O...", ".......", "......."]
+    assert answers(rows, "D3", 0) == {"D6"}
 
 
 def test_mogo_captures_when_no_pattern_matches() -> None:
@@ -444,7 +456,7 @@ def test_penalties_for_self_atari_and_captures_first() -> None:
     assert priors(rows, 0, ["A4"], PRIORS_ALL) == [PRIOR_SELF_ATARI]
     assert priors(rows, 1, ["A4"], PRIORS_ALL) == [1.0]
     with pytest.raises(playout.InvalidParameterError, match="priors"):
-        go_kernel(5, priors=8)
+        go_kernel(5, priors=16)
     with pytest.raises(playout.InvalidParameterError, match="playouts"):
         go_kernel(5, playouts="medium")
 

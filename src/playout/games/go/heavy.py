@@ -20,6 +20,7 @@ from playout.games.go.kernel import (
     P_KOMI2,
     P_MAX_LENGTH,
     P_SIZE,
+    PLAYOUT_DEFAULT,
     POLICIES,
     PRIORS_ALL,
     go_kernel,
@@ -34,10 +35,13 @@ class GoPlayouts:
         playouts: the kernel's playouts, ``light``, ``heavy`` or ``mogo``.
         priors: the pieces of the kernel's prior knowledge (``PRIORS_*`` bits of
             :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``.
+        features: what the heavier playouts add (``PLAYOUT_*`` bits: answer the tree's last
+            move, leave chains caught in a ladder); none by default (``PLAYOUT_DEFAULT``).
     """
 
     playouts: str = "heavy"
     priors: int = PRIORS_ALL
+    features: int = PLAYOUT_DEFAULT
 
     compiled_only = True
     """Runs on the compiled driver only (the Python driver refuses it)."""
@@ -57,6 +61,7 @@ class GoPlayouts:
             int(params[P_MAX_LENGTH]),
             playouts=self.playouts,
             priors=self.priors,
+            features=self.features,
         )
 
     def __call__(self, state: Any, rng: random.Random) -> int:

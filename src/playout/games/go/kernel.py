@@ -12,12 +12,14 @@ the score is Tromp-Taylor's area count with komi. Compact state (``uint64`` word
                        move may not retake at once; only the playouts read it
     [3]                the position's Zobrist hash (:func:`~.board.zobrist_keys`)
     [4]                how many positions the history holds
-    [5 .. 5 + W)       Black's stones, a bit per point ``y * size + x``
-    [5 + W .. 5 + 2W)  White's stones
-    [5 + 2W ..]        the history: the hash of every position a real move (or the setup)
+    [5]                the last move's point (1 + point; 0 after a pass and at the start):
+                       the stone the heavier playouts answer first; only they read it
+    [6 .. 6 + W)       Black's stones, a bit per point ``y * size + x``
+    [6 + W .. 6 + 2W)  White's stones
+    [6 + 2W ..]        the history: the hash of every position a real move (or the setup)
                        has made, oldest first, room for ``max_length + 1``
 
-so a node costs ``8 * (6 + 2W + max_length)`` bytes: 2 KiB on 9x9. ``play`` and
+so a node costs ``8 * (7 + 2W + max_length)`` bytes: 2 KiB on 9x9. ``play`` and
 ``legal_actions`` read the board into points, label its chains (flood fills on an explicit
 stack) and check each candidate's resulting hash against the history; they run once per new
 node, the rollout once per simulation.
@@ -50,7 +52,9 @@ statistics (:mod:`playout.games.go.playouts`).
 Two heavier policies share that body, chosen by ``params[P_POLICY]``: ``heavy`` answers the
 last stone with an escape or a capture, ``mogo`` plays MoGo's answers (escapes, the 3x3
 patterns of :mod:`playout.games.go.patterns`, captures) and refuses self-ataris
-(:func:`_light_playout`). The prior knowledge for RAVE, :func:`go_move_priors`, scores moves
+(:func:`_light_playout`); both start by answering the tree's last move, and ``mogo`` leaves
+alone a chain caught in a ladder (:mod:`playout.games.go.ladder`), as ``params[P_FEATURES]``
+says. The prior knowledge for RAVE, :func:`go_move_priors`, scores moves
 by the pieces ``params[P_PRIORS]`` names.
 """
 
@@ -77,7 +81,7 @@ from playout._src.errors import InvalidParameterError
 from playout._src.jit import JitOptions, files_digest, int64, jit
 from playout._src.tree import rng as rng_module
 from playout._src.tree.rng import random_below
-from playout.games.go import board
+from playout.games.go import board, ladder
 from playout.games.go.board import (
     BLACK,
     EMPTY,
@@ -88,12 +92,21 @@ from playout.games.go.board import (
     neighbour_table,
     zobrist_keys,
 )
+from playout.games.go.ladder import (
+    BORDER,
+    ladder_captures,
+    ladder_work_size,
+    max_depth,
+    play_on_box,
+)
 from playout.games.go.patterns import packed_table
 
 GO_JIT: JitOptions = {
     **kernel_api.JIT_OPTIONS,
     "_nrt": False,
-    "sources_digest": files_digest(kernel_api.__file__, rng_module.__file__, board.__file__),
+    "sources_digest": files_digest(
+        kernel_api.__file__, rng_module.__file__, board.__file__, ladder.__file__
+    ),
 }
 """The kernel options, with the cache keyed on :mod:`.board` too (its constants are compiled
 in), and without numba's reference counting: for the functions that allocate nothing (all but
@@ -104,9 +117,6 @@ GO_JIT_ALLOCATING: JitOptions = {**GO_JIT, "_nrt": True}
 """:data:`GO_JIT` with reference counting, for ``legal_actions`` and ``play``, which allocate
 their working arrays."""
 
-BORDER = 3
-"""A point of the playout board's sentinel border."""
-
 # params (int64): a header, then the tables of the board.
 P_SIZE, P_KOMI2, P_MAX_LENGTH, P_POINTS, P_WORDS, P_STRIDE, P_CELLS = range(7)
 P_POLICY = 7
@@ -115,10 +125,16 @@ P_PRIORS = 8
 """``params[P_PRIORS]``: what :func:`go_move_priors` scores, a sum of ``PRIORS_*`` bits."""
 P_PATTERNS = 9
 """``params[P_PATTERNS]``: where the packed pattern table starts in ``params``."""
-P_TABLES = 10
+P_FEATURES = 10
+"""``params[P_FEATURES]``: what the heavier playouts add, a sum of ``PLAYOUT_*`` bits."""
+P_TABLES = 11
 """``params[P_TABLES:]``: each point's four neighbours (-1 past the last), then the Zobrist
 keys of Black's and White's stones (``int64`` bit patterns), then each point's cell on the
 playout board, then the 3x3 pattern table (:func:`playout.games.go.patterns.packed_table`)."""
+
+PLAYOUT_LADDER_NODES = 24
+"""The most moves a playout's ladder read plays (:func:`~.ladder.ladder_captures`); a
+longer read answers "escaped", and the playout extends as before."""
 
 POLICY_LIGHT, POLICY_HEAVY, POLICY_MOGO = 0, 1, 2
 """The rollouts' policies: Dailey's light playouts; ``heavy``: answers to the last stone
@@ -127,14 +143,28 @@ capture) with self-atari avoided (:func:`_light_playout`)."""
 POLICIES: dict[str, int] = {"light": POLICY_LIGHT, "heavy": POLICY_HEAVY, "mogo": POLICY_MOGO}
 """The policies by the names players give them."""
 
-PRIORS_TACTICS, PRIORS_PATTERNS, PRIORS_PENALTIES = 1, 2, 4
+PRIORS_TACTICS, PRIORS_PATTERNS, PRIORS_PENALTIES, PRIORS_LADDERS = 1, 2, 4, 8
 """The pieces of :func:`go_move_priors`' knowledge: captures and atari escapes; 3x3 pattern
-matches; penalties for self-atari and for lone moves on the first line."""
-PRIORS_ALL = PRIORS_TACTICS | PRIORS_PATTERNS | PRIORS_PENALTIES
+matches; penalties for self-atari and for lone moves on the first line; ladders (no escape
+from a working ladder, a bonus for the atari that starts one)."""
+PRIORS_ALL = PRIORS_TACTICS | PRIORS_PATTERNS | PRIORS_PENALTIES | PRIORS_LADDERS
 """Every piece: the default of :func:`go_kernel`."""
 
+PLAYOUT_LAST_MOVE, PLAYOUT_LADDERS = 1, 2
+"""What the heavier playouts add (``params[P_FEATURES]``): answer the tree's last move with
+the first playout move (``heavy`` and ``mogo``; without it the first move is drawn
+uniformly); leave a chain caught in a working ladder in atari instead of extending it
+(``mogo``). Light playouts read neither."""
+PLAYOUT_ALL = PLAYOUT_LAST_MOVE | PLAYOUT_LADDERS
+"""Every playout feature."""
+PLAYOUT_DEFAULT = 0
+"""The playout features of :func:`go_kernel` by default: none. Measured one at a time (RAVE,
+prior 50, 1,000 simulations, 120 games each; ``docs/explanation/go-rave.md``), neither the
+answer to the tree's last move nor the ladder reads in the playouts changed the score, and
+the reads halve the MoGo playouts' speed."""
+
 # The compact state's words.
-S_PASSES, S_KO, S_HASH, S_HISTORY_LENGTH, S_BOARD = 1, 2, 3, 4, 5
+S_PASSES, S_KO, S_HASH, S_HISTORY_LENGTH, S_LAST, S_BOARD = 1, 2, 3, 4, 5, 6
 
 LAST_LENGTH = 0
 """``scratch[LAST_LENGTH]``: the moves the last rollout played, passes included."""
@@ -160,6 +190,8 @@ class GoPosition(Protocol):
     def position_hash(self) -> int: ...
     @property
     def history(self) -> tuple[int, ...]: ...
+    @property
+    def last_move(self) -> int: ...
 
 
 def num_words(size: int) -> int:
@@ -182,6 +214,7 @@ def encode(state: GoPosition, size: int, max_length: int) -> np.ndarray:
     out[S_HASH] = state.position_hash
     history = state.history
     out[S_HISTORY_LENGTH] = len(history)
+    out[S_LAST] = state.last_move + 1
     black = 0
     white = 0
     for point, colour in enumerate(state.board):
@@ -199,11 +232,17 @@ def encode(state: GoPosition, size: int, max_length: int) -> np.ndarray:
 
 
 def kernel_params(
-    size: int, komi: float, max_length: int, policy: int = POLICY_LIGHT, priors: int = PRIORS_ALL
+    size: int,
+    komi: float,
+    max_length: int,
+    policy: int = POLICY_LIGHT,
+    priors: int = PRIORS_ALL,
+    features: int = PLAYOUT_DEFAULT,
 ) -> np.ndarray:
     """The kernel's ``params``: the header and the board's tables (see :data:`P_TABLES`);
     ``policy``: the rollouts' (a ``POLICY_*`` code, :func:`_light_playout`); ``priors``: the
-    pieces of prior knowledge (``PRIORS_*`` bits, :func:`go_move_priors`)."""
+    pieces of prior knowledge (``PRIORS_*`` bits, :func:`go_move_priors`); ``features``:
+    what the heavier playouts add (``PLAYOUT_*`` bits)."""
     points = size * size
     stride = size + 1
     neighbours = np.full((points, 4), -1, dtype=np.int64)
@@ -224,15 +263,16 @@ def kernel_params(
     header[P_POLICY] = policy
     header[P_PRIORS] = priors
     header[P_PATTERNS] = P_TABLES + 7 * points
+    header[P_FEATURES] = features
     return np.concatenate([header, neighbours.reshape(-1), keys, cells, packed_table()])
 
 
 def scratch_size(size: int) -> int:
     """``int64`` words of the rollout's scratch: the header, nine arrays over the playout
-    board's cells, three over the points, and one more over the cells (the points a
-    recorded playout has played)."""
+    board's cells, three over the points, one more over the cells (the points a recorded
+    playout has played), then the ladder reader's (:func:`~.ladder.ladder_work_size`)."""
     cells = (size + 2) * (size + 1) + 1
-    return _SCRATCH_HEADER + 10 * cells + 3 * size * size
+    return _SCRATCH_HEADER + 10 * cells + 3 * size * size + ladder_work_size(size)
 
 
 # ------------------------------------------------------------------------- the tree's rules
@@ -389,26 +429,6 @@ def _captured_chains(
 
 
 @jit(**GO_JIT)
-def _has_liberty_after(
-    params: np.ndarray,
-    colour: np.ndarray,
-    chain: np.ndarray,
-    liberties: np.ndarray,
-    point: int,
-    own: int,
-) -> bool:
-    """Whether a stone of ``own`` on ``point`` keeps a liberty without capturing: an empty
-    neighbour, or a neighbouring chain of its own with another liberty."""
-    for k in range(4):
-        n = params[P_TABLES + 4 * point + k]
-        if n < 0:
-            break
-        if colour[n] == EMPTY or (colour[n] == own and liberties[chain[n]] > 1):
-            return True
-    return False
-
-
-@jit(**GO_JIT)
 def _in_history(state: np.ndarray, start: int, key: np.uint64) -> bool:
     """Whether the history (``state[start:]``, ``state[S_HISTORY_LENGTH]`` entries) holds
     ``key``."""
@@ -443,7 +463,9 @@ def go_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> 
         if colour[p] != EMPTY:
             continue
         num_captured = _captured_chains(params, colour, chain, liberties, p, own, captured)
-        if num_captured == 0 and not _has_liberty_after(params, colour, chain, liberties, p, own):
+        if num_captured == 0 and (
+            _liberties_after(params, colour, chain, liberties, p, own, 1, mark) == 0
+        ):
             continue  # suicide
         after = key ^ _key(params, own, p)
         for i in range(num_captured):
@@ -473,7 +495,9 @@ def go_play(params: np.ndarray, state: np.ndarray, action: int) -> int:
     if action == points:
         state[S_PASSES] += _ONE
         state[S_KO] = 0
+        state[S_LAST] = 0
     else:
+        state[S_LAST] = action + 1
         chain = work[3 * points : 4 * points]
         liberties = work[4 * points : 5 * points]
         captured = work[5 * points :]
@@ -534,6 +558,11 @@ PRIOR_SELF_ATARI = -1.0
 liberty and captures nothing."""
 PRIOR_LONE_EDGE = -0.5
 """The score of a move on the first line with no stone within a Manhattan distance of 2."""
+PRIOR_LADDER_ESCAPE = -1.0
+"""The score of a move that extends an own chain in atari caught in a working ladder (the
+chase only feeds the opponent stones: :mod:`playout.games.go.ladder`)."""
+PRIOR_LADDER_ATARI = 1.0
+"""The score of an atari that starts a working ladder."""
 
 
 @jit(**GO_JIT)
@@ -565,21 +594,35 @@ def _liberties_after(
     liberties: np.ndarray,
     point: int,
     own: int,
+    limit: int,
     mark: np.ndarray,
 ) -> int:
     """The liberties of the chain a stone of ``own`` on empty ``point`` makes, counted up to
-    2 (a capture counts as 2); ``mark`` is scratch over the points."""
+    ``limit`` (a capture counts as ``limit``); ``mark`` is scratch over the points. With a
+    limit of 1, whether the stone keeps a liberty (no suicide): an empty neighbour or a
+    chain of its own with another liberty settle it without walking any chain."""
     points = params[P_POINTS]
     found = 0
+    walk = False
     for k in range(4):
         n = params[P_TABLES + 4 * point + k]
         if n < 0:
             break
-        if colour[n] == 3 - own and liberties[chain[n]] == 1:
-            return 2
+        if colour[n] == EMPTY:
+            found += 1
+        elif colour[n] == own:
+            if liberties[chain[n]] > limit:
+                return limit  # ``point`` is one of them, at least ``limit`` others
+            walk = walk or liberties[chain[n]] > 1
+        elif liberties[chain[n]] == 1:
+            return limit  # a capture
+    if found >= limit or not walk:
+        return min(found, limit)
+    # Distinct liberties of the stone and the chains it joins (the slow case).
     for p in range(points):
         mark[p] = 0
     mark[point] = 1
+    found = 0
     for k in range(4):
         n = params[P_TABLES + 4 * point + k]
         if n < 0:
@@ -588,8 +631,6 @@ def _liberties_after(
             mark[n] = 1
             found += 1
         elif colour[n] == own:
-            if liberties[chain[n]] >= 3:
-                return 2
             label = chain[n]
             for q in range(label, points):
                 if chain[q] != label:
@@ -601,8 +642,8 @@ def _liberties_after(
                     if colour[m] == EMPTY and mark[m] == 0:
                         mark[m] = 1
                         found += 1
-        if found >= 2:
-            return 2
+        if found >= limit:
+            return limit
     return found
 
 
@@ -636,6 +677,50 @@ def _is_lone_edge(size: int, colour: np.ndarray, point: int) -> bool:
     return True
 
 
+@jit(**GO_JIT)
+def _starts_ladder(
+    params: np.ndarray,
+    box: np.ndarray,
+    trial: np.ndarray,
+    point: int,
+    own: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    liberties: np.ndarray,
+    ladder_work: np.ndarray,
+    depth_limit: int,
+) -> bool:
+    """Whether a stone of ``own`` on empty ``point`` puts an opponent's chain of two
+    liberties in atari and that chain is then caught in a working ladder. ``box``: the
+    position's mailbox (unchanged); ``trial``: scratch of its size."""
+    points = params[P_POINTS]
+    stride = params[P_STRIDE]
+    cell_of = P_TABLES + 6 * points
+    cells = box.shape[0]
+    for c in range(cells):
+        trial[c] = box[c]
+    # The reader's lists, borrowed before the read overwrites them.
+    mark = ladder_work[:cells]
+    queue = ladder_work[cells : 2 * cells]
+    found = ladder_work[2 * cells : 3 * cells]
+    for c in range(cells):
+        mark[c] = 0
+    taken, ko = play_on_box(trial, params[cell_of + point], own, stride, mark, queue, found)
+    if taken < 0:
+        return False
+    for k in range(4):
+        n = params[P_TABLES + 4 * point + k]
+        if n < 0:
+            break
+        if (
+            colour[n] == 3 - own
+            and liberties[chain[n]] == 2
+            and ladder_captures(trial, params[cell_of + n], stride, ko, ladder_work, depth_limit)
+        ):
+            return True
+    return False
+
+
 @jit(**GO_JIT_ALLOCATING)
 def go_move_priors(
     params: np.ndarray, state: np.ndarray, actions: np.ndarray, out: np.ndarray
@@ -645,9 +730,13 @@ def go_move_priors(
     (Gelly & Silver 2007; Enzenberger et al. 2010). The pieces ``params[P_PRIORS]`` holds,
     first that applies:
 
-    * :data:`PRIORS_TACTICS`: :data:`PRIOR_CAPTURE` for a stone that captures,
-      :data:`PRIOR_ESCAPE` for one that gives an own chain in atari (a liberty of one) two
-      liberties or more;
+    * :data:`PRIORS_TACTICS`: :data:`PRIOR_CAPTURE` for a stone that captures;
+    * :data:`PRIORS_LADDERS`: :data:`PRIOR_LADDER_ESCAPE` for the extension of an own chain
+      in atari that is caught in a working ladder (:func:`~.ladder.ladder_captures`);
+    * :data:`PRIORS_TACTICS`: :data:`PRIOR_ESCAPE` for a move that gives an own chain in
+      atari (a liberty of one) two liberties or more;
+    * :data:`PRIORS_LADDERS`: :data:`PRIOR_LADDER_ATARI` for an atari (on a chain of two
+      liberties) that starts a working ladder;
     * :data:`PRIORS_PENALTIES`: :data:`PRIOR_SELF_ATARI` for a self-atari (a chain of two
       stones or more left with one liberty, nothing captured), :data:`PRIOR_LONE_EDGE` for a
       move on the first line with nothing within a Manhattan distance of 2;
@@ -673,6 +762,27 @@ def go_move_priors(
     read_board(params, state, colour)
     label_chains(params, colour, chain, liberties, chain_hash, stack, mark)
     own = int(state[MOVES] & _ONE) + 1
+    # The position on a mailbox, for the ladder reader: only when a chain has two liberties
+    # or fewer (else no move is an atari or an escape).
+    stride = params[P_STRIDE]
+    cells = params[P_CELLS]
+    cell_of = P_TABLES + 6 * points
+    depth_limit = max_depth(size)
+    short = False
+    if pieces & PRIORS_LADDERS:
+        for p in range(points):
+            short = short or (colour[p] != EMPTY and liberties[chain[p]] <= 2)
+    if not short:
+        pieces &= ~PRIORS_LADDERS
+        cells = 0
+    box = np.full(cells, BORDER, dtype=np.int64)
+    trial = np.empty(cells, dtype=np.int64)
+    ladder_work = np.empty(ladder_work_size(size) if short else 0, dtype=np.int64)
+    if short:
+        for p in range(points):
+            box[params[cell_of + p]] = colour[p]
+    ko = int(state[S_KO])
+    ko = int(params[cell_of + ko - 1]) if ko > 0 else -1
     for i in range(actions.shape[0]):
         p = actions[i]
         out[i] = 0.0
@@ -681,23 +791,49 @@ def go_move_priors(
             continue
         if p < 0 or p >= points or colour[p] != EMPTY:
             continue
-        if pieces & PRIORS_TACTICS:
-            if _captured_chains(params, colour, chain, liberties, p, own, captured) > 0:
-                out[i] = PRIOR_CAPTURE
-                continue
-            saves = False
-            for k in range(4):
-                n = params[P_TABLES + 4 * p + k]
-                if n < 0:
-                    break
-                if colour[n] == own and liberties[chain[n]] == 1:
-                    saves = True
-            if saves and _liberties_after(params, colour, chain, liberties, p, own, mark) >= 2:
-                out[i] = PRIOR_ESCAPE
-                continue
+        if (
+            pieces & PRIORS_TACTICS
+            and _captured_chains(params, colour, chain, liberties, p, own, captured) > 0
+        ):
+            out[i] = PRIOR_CAPTURE
+            continue
+        saves = False
+        caught = False
+        threatens = False  # an opponent's chain of two liberties touches ``p``
+        for k in range(4):
+            n = params[P_TABLES + 4 * p + k]
+            if n < 0:
+                break
+            if colour[n] == own and liberties[chain[n]] == 1:
+                saves = True
+                if pieces & PRIORS_LADDERS and not caught:
+                    caught = ladder_captures(
+                        box, params[cell_of + n], stride, ko, ladder_work, depth_limit
+                    )
+            elif colour[n] == 3 - own and liberties[chain[n]] == 2:
+                threatens = True
+        if caught:
+            out[i] = PRIOR_LADDER_ESCAPE
+            continue
+        if (
+            pieces & PRIORS_TACTICS
+            and saves
+            and _liberties_after(params, colour, chain, liberties, p, own, 2, mark) >= 2
+        ):
+            out[i] = PRIOR_ESCAPE
+            continue
+        if (
+            pieces & PRIORS_LADDERS
+            and threatens
+            and _starts_ladder(
+                params, box, trial, p, own, colour, chain, liberties, ladder_work, depth_limit
+            )
+        ):
+            out[i] = PRIOR_LADDER_ATARI
+            continue
         if pieces & PRIORS_PENALTIES:
             if _joins_own(params, colour, p, own) and (
-                _liberties_after(params, colour, chain, liberties, p, own, mark) == 1
+                _liberties_after(params, colour, chain, liberties, p, own, 2, mark) == 1
             ):
                 out[i] = PRIOR_SELF_ATARI
                 continue
@@ -933,6 +1069,17 @@ def _is_good(
     )
 
 
+@jit(inline="always", **GO_JIT)
+def _free_around(cell: int, colour: np.ndarray, stride: int) -> int:
+    """How many of ``cell``'s four neighbours are empty."""
+    return int(
+        (colour[cell - stride] == EMPTY)
+        + (colour[cell - 1] == EMPTY)
+        + (colour[cell + 1] == EMPTY)
+        + (colour[cell + stride] == EMPTY)
+    )
+
+
 @jit(**GO_JIT)
 def _add_candidate(cell: int, candidates: np.ndarray, count: int) -> int:
     """Append ``cell`` to ``candidates[:count]`` unless it is there; the new count."""
@@ -958,12 +1105,17 @@ def _mogo_answer(
     stride: int,
     candidates: np.ndarray,
     rng: np.ndarray,
+    ladder_work: np.ndarray,
+    depth_limit: int,
 ) -> int:
     """A MoGo playout's answer to the stone on ``last`` (Gelly et al. 2006, section 4.2), the
     first of these kinds that has one, drawn uniformly among the answers of that kind:
 
     1. save an own chain next to the stone that it put in atari: capture an opponent's chain
-       in atari that touches it, or extend on its liberty when that is no self-atari;
+       in atari that touches it, or extend on its liberty when that is no self-atari and,
+       with a ``depth_limit`` above 0, the chain is not caught in a working ladder (Pachi's
+       playouts leave such a chain; :func:`~.ladder.ladder_captures` reads it on
+       ``ladder_work``, ``depth_limit`` plies deep at most);
     2. an empty point among the stone's eight neighbours that matches a 3x3 pattern
        (:mod:`playout.games.go.patterns`) for the mover;
     3. capture an opponent's chain in atari on the stone or among its eight neighbours.
@@ -980,7 +1132,13 @@ def _mogo_answer(
         if not _in_atari(libs, sums, squares, head):
             continue
         liberty = sums[head] // libs[head]
-        if _is_good(liberty, own, ko, colour, chain, ring, libs, sums, squares, stride):
+        if _is_good(liberty, own, ko, colour, chain, ring, libs, sums, squares, stride) and not (
+            depth_limit > 0
+            and _free_around(liberty, colour, stride) < 3  # else the extension escapes
+            and ladder_captures(
+                colour, n, stride, ko, ladder_work, depth_limit, PLAYOUT_LADDER_NODES
+            )
+        ):
             count = _add_candidate(liberty, candidates, count)
         stone = head
         while True:
@@ -1045,7 +1203,10 @@ def _light_playout(
     captures and escapes pass the same playability test (no own eye, no suicide, not the ko
     point). With :data:`POLICY_MOGO`, MoGo's playout: the answers of :func:`_mogo_answer`
     (escapes, 3x3 patterns, captures), and the uniform draw refuses self-ataris
-    (:func:`_is_self_atari`) as it refuses own eyes.
+    (:func:`_is_self_atari`) as it refuses own eyes. The first move answers the tree's last
+    move (``state[S_LAST]``) when ``params[P_FEATURES]`` holds :data:`PLAYOUT_LAST_MOVE`,
+    else it is drawn uniformly; :data:`PLAYOUT_LADDERS` makes the MoGo escapes skip chains
+    caught in a ladder. Light playouts read neither.
 
     With ``record`` (a constant at each call site, so the other call compiles without the
     recording), the first stone played on each point during the playout is written to
@@ -1072,6 +1233,7 @@ def _light_playout(
     stack = scratch[rest + points : rest + 2 * points]
     mark = scratch[rest + 2 * points : rest + 3 * points]
     played = scratch[rest + 3 * points : rest + 3 * points + cells]
+    ladder_work = scratch[rest + 3 * points + cells :]
     num_recorded = int64(0)
     if record:
         for c in range(cells):
@@ -1128,7 +1290,11 @@ def _light_playout(
     max_length = params[P_MAX_LENGTH]
     policy = params[P_POLICY]
     mogo = policy == POLICY_MOGO
-    last = int64(-1)  # the cell of the last stone played in the playout
+    features = params[P_FEATURES]
+    depth_limit = max_depth(params[P_SIZE]) if features & PLAYOUT_LADDERS else 0
+    last = int64(-1)  # the cell of the last stone played, the tree's last move at first
+    if policy != POLICY_LIGHT and features & PLAYOUT_LAST_MOVE and state[S_LAST] > 0:
+        last = params[cell_of + int(state[S_LAST]) - 1]
     while moves < max_length and passes < 2:
         cell = int64(-1)
         if policy == POLICY_HEAVY and last >= 0:
@@ -1136,7 +1302,7 @@ def _light_playout(
         elif mogo and last >= 0:
             cell = _mogo_answer(
                 params, last, own, ko, colour, chain, ring, libs, sums, squares, stride,
-                stack, rng,
+                stack, rng, ladder_work, depth_limit,
             )  # fmt: skip
         # Uniform among the playable points: draw, and move a refused one past the window.
         window = num_empty if cell < 0 else 0
@@ -1280,16 +1446,19 @@ def go_kernel(
     max_length: int | None = None,
     playouts: str = "light",
     priors: int = PRIORS_ALL,
+    features: int = PLAYOUT_DEFAULT,
 ) -> Kernel:
     """The kernel of Go on a ``size`` x ``size`` board with ``komi``, the game ending at the
     ``max_length``-th move at the latest (default ``3 * size * size``); built once per
     board and rules. ``playouts``: its rollouts, ``light`` (Dailey's), ``heavy`` (answers to
     the last move first) or ``mogo`` (MoGo's answers and 3x3 patterns, no self-atari; see
     :func:`_light_playout`); ``priors``: the pieces of :func:`go_move_priors`' knowledge
-    (``PRIORS_*`` bits). The same rules and functions whatever the choice.
+    (``PRIORS_*`` bits); ``features``: what the heavier playouts add (``PLAYOUT_*`` bits;
+    light playouts ignore them). The same rules and functions whatever the choice.
 
     Raises:
-        InvalidParameterError: a size, komi, length, policy or prior set the game refuses
+        InvalidParameterError: a size, komi, length, policy, prior or feature set the game
+            refuses
             (see :mod:`playout.games.go.board`).
     """
     size = check_size(size)
@@ -1301,9 +1470,17 @@ def go_kernel(
         )
     if isinstance(priors, bool) or not isinstance(priors, int) or not 0 <= priors <= PRIORS_ALL:
         raise InvalidParameterError(f"priors must be a sum of PRIORS_* bits, got {priors!r}")
+    if (
+        isinstance(features, bool)
+        or not isinstance(features, int)
+        or not 0 <= features <= PLAYOUT_ALL
+    ):
+        raise InvalidParameterError(
+            f"playout features must be a sum of PLAYOUT_* bits, got {features!r}"
+        )
     return make_kernel(
         name="go",
-        params=kernel_params(size, komi, max_length, POLICIES[playouts], priors),
+        params=kernel_params(size, komi, max_length, POLICIES[playouts], priors, features),
         state_size=state_size(size, max_length),
         num_actions=size * size + 1,
         max_length=max_length,
@@ -1323,8 +1500,13 @@ __all__ = [
     "GO_JIT",
     "LAST_LENGTH",
     "LAST_MARGIN",
+    "PLAYOUT_ALL",
+    "PLAYOUT_DEFAULT",
+    "PLAYOUT_LADDERS",
+    "PLAYOUT_LAST_MOVE",
     "POLICIES",
     "PRIORS_ALL",
+    "PRIORS_LADDERS",
     "PRIORS_PATTERNS",
     "PRIORS_PENALTIES",
     "PRIORS_TACTICS",

@@ -357,6 +357,9 @@ class GoState:
             is superko, which forbids that retake as well).
         captured: the stones of each colour taken off the board so far, Black's first (so
             ``captured[1]`` is Black's prisoners); only shown, never scored (area scoring).
+        last_move: the point of the stone the last move played, or -1 after a pass and in a
+            position set up or at the start (the compiled heavier playouts answer it first);
+            not part of the position's identity.
     """
 
     game: GoGame
@@ -368,6 +371,7 @@ class GoState:
     position_hash: int
     ko_point: int
     captured: tuple[int, int] = (0, 0)
+    last_move: int = -1
     _legal: list[tuple[int, ...]] = dataclasses.field(default_factory=list, repr=False, init=False)
 
     # -- identity -----------------------------------------------------------------------------
@@ -489,6 +493,7 @@ class GoState:
             key,
             ko_point,
             (captured_now[0], captured_now[1]),
+            action,
         )
 
     def illegal_reason(self, action: object) -> str:
