@@ -94,6 +94,7 @@ def test_every_script_is_covered() -> None:
         "zero_connect4.py",
         "zero_gomoku.py",
         "zero_pipeline.py",
+        "zero_device.py",
         "zero_benchmark_positions.py",
         "zero_benchmark.py",
         "zero_ablation.py",
@@ -341,11 +342,11 @@ def test_go_policies(tmp_path: Path) -> None:
     path = tmp_path / "go_policies.json"
     out, _ = run_bench("go_policies.py", "--playouts", "100", "--reps", "2", "--json", str(path))
     rows = {line.split(" | ")[0]: line.split(" | ")[1:] for line in out.splitlines()[1:]}
-    assert list(rows) == ["light", "heavy", "mogo"]
+    assert list(rows) == ["light", "heavy", "mogo", "mogo+ladders"]
     assert all(positive(float(row[0].replace(",", ""))) for row in rows.values())
     assert rows["light"][1] == "1.00"
     data = json.loads(path.read_text())
-    assert [row[0] for row in data["rows"]] == ["light", "heavy", "mogo"]
+    assert [row[0] for row in data["rows"]] == ["light", "heavy", "mogo", "mogo+ladders"]
 
 
 def test_go_knowledge() -> None:
