@@ -35,6 +35,8 @@ from playout.games.go.ladder import (
     play_on_box,
 )
 
+from .test_go_patterns import priors
+
 COLOURS = {".": 0, "X": 1, "x": 1, "O": 2, "o": 2}
 
 
@@ -194,33 +196,23 @@ def test_play_on_box_captures_forbids_suicide_and_finds_the_ko() -> None:
 # ------------------------------------------------------------------------- the priors
 
 
-def scores(rows: list[str], to_move: int, points: list[str], pieces: int) -> list[float]:
-    game = GoGame(len(rows))
-    state = game.from_board([row.upper() for row in rows], to_move)
-    kernel = go_kernel(len(rows), priors=pieces)
-    actions = np.array([game.string_to_action(state, p) for p in points], dtype=np.int64)
-    out = np.zeros(len(points))
-    kernel.move_priors(kernel.params, kernel.encode(state), actions, out)
-    return out.tolist()
-
-
 def test_an_escape_from_a_working_ladder_is_penalised() -> None:
     # Black's C7 in atari, its liberty D7: an escape by the tactics alone, a lost cause by
     # the ladder; with a breaker on the path, an escape again.
-    assert scores(LADDER_9, 0, ["D7"], PRIORS_TACTICS) == [PRIOR_ESCAPE]
-    assert scores(LADDER_9, 0, ["D7"], PRIORS_ALL) == [PRIOR_LADDER_ESCAPE]
-    assert scores(LADDER_9, 0, ["D7"], PRIORS_LADDERS) == [PRIOR_LADDER_ESCAPE]
-    assert scores(put(LADDER_9, 6, 6, "X"), 0, ["D7"], PRIORS_ALL) == [PRIOR_ESCAPE]
+    assert priors(LADDER_9, 0, ["D7"], PRIORS_TACTICS) == [PRIOR_ESCAPE]
+    assert priors(LADDER_9, 0, ["D7"], PRIORS_ALL) == [PRIOR_LADDER_ESCAPE]
+    assert priors(LADDER_9, 0, ["D7"], PRIORS_LADDERS) == [PRIOR_LADDER_ESCAPE]
+    assert priors(put(LADDER_9, 6, 6, "X"), 0, ["D7"], PRIORS_ALL) == [PRIOR_ESCAPE]
 
 
 def test_the_atari_that_starts_a_working_ladder_earns_the_bonus() -> None:
     # Without White's C6, Black's C7 has two liberties: White's C6 starts the ladder, White's
     # D7 lets Black run out through C6.
     rows = put(LADDER_9, 2, 3, ".")
-    assert scores(rows, 1, ["C6", "D7"], PRIORS_LADDERS) == [PRIOR_LADDER_ATARI, 0.0]
-    assert scores(rows, 1, ["C6"], PRIORS_TACTICS) == [0.0]
+    assert priors(rows, 1, ["C6", "D7"], PRIORS_LADDERS) == [PRIOR_LADDER_ATARI, 0.0]
+    assert priors(rows, 1, ["C6"], PRIORS_TACTICS) == [0.0]
     # A breaker on the path: no bonus.
-    assert scores(put(rows, 6, 6, "X"), 1, ["C6"], PRIORS_LADDERS) == [0.0]
+    assert priors(put(rows, 6, 6, "X"), 1, ["C6"], PRIORS_LADDERS) == [0.0]
 
 
 # ------------------------------------------------------------------------- the playouts

@@ -429,8 +429,10 @@ def test_light_playouts_are_unchanged() -> None:
 
 
 def priors(rows: list[str], to_move: int, points: list[str], pieces: int) -> list[float]:
+    """The kernel's prior scores (``pieces``) of ``points`` in the position ``rows`` (a
+    lower-case stone, which some tests use to mark a chain, is a stone like any other)."""
     game = GoGame(len(rows))
-    state = game.from_board(rows, to_move)
+    state = game.from_board([row.upper() for row in rows], to_move)
     kernel = go_kernel(len(rows), priors=pieces)
     actions = np.array([game.string_to_action(state, p) for p in points], dtype=np.int64)
     out = np.zeros(len(points))

@@ -94,6 +94,8 @@ from playout.games.go.board import (
 )
 from playout.games.go.ladder import (
     BORDER,
+    add_candidate,
+    free_around,
     ladder_captures,
     ladder_work_size,
     max_depth,
@@ -1069,27 +1071,6 @@ def _is_good(
     )
 
 
-@jit(inline="always", **GO_JIT)
-def _free_around(cell: int, colour: np.ndarray, stride: int) -> int:
-    """How many of ``cell``'s four neighbours are empty."""
-    return int(
-        (colour[cell - stride] == EMPTY)
-        + (colour[cell - 1] == EMPTY)
-        + (colour[cell + 1] == EMPTY)
-        + (colour[cell + stride] == EMPTY)
-    )
-
-
-@jit(**GO_JIT)
-def _add_candidate(cell: int, candidates: np.ndarray, count: int) -> int:
-    """Append ``cell`` to ``candidates[:count]`` unless it is there; the new count."""
-    for i in range(count):
-        if candidates[i] == cell:
-            return count
-    candidates[count] = cell
-    return count + 1
-
-
 @jit(**GO_JIT)
 def _mogo_answer(
     params: np.ndarray,
@@ -1134,19 +1115,19 @@ def _mogo_answer(
         liberty = sums[head] // libs[head]
         if _is_good(liberty, own, ko, colour, chain, ring, libs, sums, squares, stride) and not (
             depth_limit > 0
-            and _free_around(liberty, colour, stride) < 3  # else the extension escapes
+            and free_around(colour, liberty, stride) < 3  # else the extension escapes
             and ladder_captures(
                 colour, n, stride, ko, ladder_work, depth_limit, PLAYOUT_LADDER_NODES
             )
         ):
-            count = _add_candidate(liberty, candidates, count)
+            count = add_candidate(liberty, candidates, count)
         stone = head
         while True:
             for m in (stone - stride, stone - 1, stone + 1, stone + stride):
                 if colour[m] == other and _in_atari(libs, sums, squares, chain[m]):
                     target = sums[chain[m]] // libs[chain[m]]
                     if _is_playable(target, own, ko, colour, chain, libs, sums, squares, stride):
-                        count = _add_candidate(target, candidates, count)
+                        count = add_candidate(target, candidates, count)
             stone = ring[stone]
             if stone == head:
                 break
@@ -1175,7 +1156,7 @@ def _mogo_answer(
             continue
         target = sums[chain[n]] // libs[chain[n]]
         if _is_playable(target, own, ko, colour, chain, libs, sums, squares, stride):
-            count = _add_candidate(target, candidates, count)
+            count = add_candidate(target, candidates, count)
     if count > 0:
         return candidates[random_below(rng, count)]
     return -1

@@ -74,14 +74,25 @@ def ladder_work_size(size: int) -> int:
 
 
 @jit(inline="always", **LADDER_JIT)
-def _free_around(box: np.ndarray, cell: int, stride: int) -> int:
-    """How many of ``cell``'s four neighbours are empty."""
+def free_around(box: np.ndarray, cell: int, stride: int) -> int:
+    """How many of ``cell``'s four neighbours on the playout board ``box`` are empty (the
+    reader's and the kernel's playouts')."""
     return int(
         (box[cell - stride] == EMPTY)
         + (box[cell - 1] == EMPTY)
         + (box[cell + 1] == EMPTY)
         + (box[cell + stride] == EMPTY)
     )
+
+
+@jit(**LADDER_JIT)
+def add_candidate(cell: int, candidates: np.ndarray, count: int) -> int:
+    """Append ``cell`` to ``candidates[:count]`` unless it is there; the new count."""
+    for i in range(count):
+        if candidates[i] == cell:
+            return count
+    candidates[count] = cell
+    return count + 1
 
 
 @jit(**LADDER_JIT)
@@ -167,7 +178,7 @@ def play_on_box(
     taken = 0
     taken_cell = int64(-1)
     for n in (cell - stride, cell - 1, cell + 1, cell + stride):
-        if box[n] != other or _free_around(box, n, stride) > 0:
+        if box[n] != other or free_around(box, n, stride) > 0:
             continue  # not a chain of the opponent's, or one with a liberty at ``n``
         if _chain_liberties(box, n, stride, 1, mark, queue, found) > 0:
             continue
@@ -214,23 +225,14 @@ def _defender_choices(
         for n in (stone - stride, stone - 1, stone + 1, stone + stride):
             if box[n] != attacker or count >= MAX_CHOICES - 1:
                 continue
-            if _free_around(box, n, stride) > 1:
+            if free_around(box, n, stride) > 1:
                 continue  # two liberties at this stone alone: not in atari
             if _chain_liberties(box, n, stride, 2, mark, queue, found) != 1:
                 continue
-            target = found[0]
-            seen = target == ko
-            for j in range(count):
-                seen = seen or out[j] == target
-            if not seen:
-                out[count] = target
-                count += 1
-    seen = liberty == ko
-    for j in range(count):
-        seen = seen or out[j] == liberty
-    if not seen:
-        out[count] = liberty
-        count += 1
+            if found[0] != ko:
+                count = add_candidate(found[0], out, count)
+    if liberty != ko:
+        count = add_candidate(liberty, out, count)
     return count
 
 
@@ -326,7 +328,7 @@ def ladder_captures(
                 # First the atari on the more open liberty, which leaves the defender the
                 # cramped one: the chase's usual move.
                 first, second = found[0], found[1]
-                if _free_around(child, second, stride) > _free_around(child, first, stride):
+                if free_around(child, second, stride) > free_around(child, first, stride):
                     first, second = second, first
                 count = 0
                 for choice in (first, second):
