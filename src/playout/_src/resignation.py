@@ -31,10 +31,14 @@ class Resignation(Exception):
     engine answering ``resign``)."""
 
 
+def _chosen(result: SearchResult) -> int:
+    """The index of ``result``'s chosen move among its root actions."""
+    return result.actions.index(result.best_action)
+
+
 def best_win_rate(result: SearchResult) -> float:
     """The win rate of ``result``'s chosen move for the player to move, in [0, 1]."""
-    index = result.actions.index(result.best_action)
-    return (result.values[index] + 1.0) / 2.0
+    return (result.values[_chosen(result)] + 1.0) / 2.0
 
 
 def check_threshold(threshold: object) -> float:
@@ -78,8 +82,8 @@ class ResignWatch:
         when the player should resign instead of playing it."""
         if result.proven is Proven.LOSS:
             return True
-        index = result.actions.index(result.best_action)
-        if result.visit_counts[index] >= MIN_VISITS and best_win_rate(result) < self.threshold:
+        visits = result.visit_counts[_chosen(result)]
+        if visits >= MIN_VISITS and best_win_rate(result) < self.threshold:
             self.low_in_a_row += 1
         else:
             self.low_in_a_row = 0
