@@ -9,7 +9,12 @@ all at once by default (so that each gets the same share of a shared machine for
 wall time) or one after another (``--sequential``), each for ``--minutes`` of wall time, then
 prints each variant's value-losing rates (policy alone, search) from its ``metrics.csv`` at
 fractions of the run's training time (``elapsed_seconds``: self-play and learning), and the
-positions it learned from. Variants: ``baseline`` (the current recipe), ``cap`` (playout cap
+positions it learned from. Every iteration's network is kept (``--keep-models``), so that
+``--evaluate 60 120`` can score afterwards, on every labelled position (or an even subset,
+``--evaluate-positions``), the network each variant had after 60 and 120 minutes of training
+time: the policy alone and PUCT with ``--evaluate-simulations`` (default 800), one process
+per (variant, time) pair up to ``--workers``, the table to stdout and to ``--json``.
+Variants: ``baseline`` (the current recipe), ``cap`` (playout cap
 randomisation, a full search on a quarter of the moves), ``forced`` (forced playouts and
 policy-target pruning, k = 2), ``reply`` (the auxiliary opponent-reply head), ``all``;
 ``gumbel`` (Gumbel AlphaZero self-play, 16 root actions sampled, 32 simulations a move),
@@ -20,11 +25,13 @@ simulations a move, as the shipped gomoku network did), ``expert+cap+forced``.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import csv
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 RECIPES = {
     "tictactoe": [
@@ -72,7 +79,7 @@ VARIANTS = {
 def command(game: str, variant: str, out: Path, minutes: float, seed: int) -> list[str]:
     return [
         sys.executable, "-m", "playout", "train", game, "--out", str(out / variant),
-        "--hours", f"{minutes / 60:.6f}", "--seed", str(seed),
+        "--hours", f"{minutes / 60:.6f}", "--seed", str(seed), "--keep-models",
         *RECIPES[game], *VARIANTS[variant],
     ]  # fmt: skip
 
@@ -81,6 +88,7 @@ def curve(metrics: Path) -> list[dict[str, float]]:
     with metrics.open(newline="") as handle:
         return [
             {
+                "iteration": float(r["iteration"]),
                 "seconds": float(r["elapsed_seconds"]),
                 "positions": float(r["total_positions"] or 0),
                 "policy": float(r["benchmark_policy"]),
@@ -97,6 +105,63 @@ def at(points: list[dict[str, float]], seconds: float) -> dict[str, float] | Non
     return before[-1] if before else None
 
 
+def evaluate(
+    game_name: str, run: Path, minutes: float, simulations: int, positions: int, seed: int
+) -> dict[str, Any]:
+    """Score the network ``run`` kept at ``minutes`` of training time (its last iteration at
+    or before then): value-losing rates of the policy alone and of ``simulations`` of PUCT."""
+    from playout import make_game
+    from playout.zero import Model
+    from playout.zero import benchmark as bm
+
+    point = at(curve(run / "metrics.csv"), minutes * 60)
+    if point is None:
+        return {"minutes": minutes, "iteration": None}
+    iteration = int(point["iteration"])
+    game = make_game(game_name)
+    model = Model.load(run / "models" / f"iteration-{iteration:04d}.pt", game)
+    labelled = bm.benchmark_positions(game)
+    assert labelled is not None
+    if positions:
+        labelled = bm.subset(labelled, positions)
+    policy = bm.score_chooser(bm.policy_chooser(model), labelled, name="policy")
+    search = bm.score_chooser(
+        bm.network_chooser(model, simulations, seed=seed), labelled, name=f"zero:{simulations}"
+    )
+    return {
+        "minutes": minutes,
+        "iteration": iteration,
+        "training_seconds": point["seconds"],
+        "positions_learned": point["positions"],
+        "policy": policy.to_json(),
+        "search": search.to_json(),
+    }
+
+
+def evaluation_table(
+    args: argparse.Namespace, found: dict[tuple[str, float], dict[str, Any]]
+) -> list[list[str]]:
+    """Rows: variant, then per time the two rates (with each stage's rate for the search)."""
+    rows = []
+    for variant in args.variants:
+        row = [variant]
+        for minutes in args.evaluate:
+            result = found[variant, minutes]
+            if result["iteration"] is None:
+                row.append("-")
+                continue
+            policy, search = result["policy"], result["search"]
+            stages = ", ".join(
+                f"{name}: {100 * s['rate']:.1f}%" for name, s in search["stages"].items()
+            )
+            row.append(
+                f"{100 * policy['rate']:.1f}% / {100 * search['rate']:.1f}% ({stages}; "
+                f"iteration {result['iteration']})"
+            )
+        rows.append(row)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=sorted(RECIPES), default="tictactoe")
@@ -107,6 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sequential", action="store_true")
     parser.add_argument("--report-only", action="store_true", help="only read the runs")
     parser.add_argument("--smoke", action="store_true", help="tiny runs (tests)")
+    parser.add_argument("--evaluate", nargs="+", type=float, metavar="MINUTES", default=[])
+    parser.add_argument("--evaluate-simulations", type=int, default=800)
+    parser.add_argument("--evaluate-positions", type=int, default=0, help="0: every one")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--json", type=Path, help="the evaluation's result file")
     args = parser.parse_args(argv)
     if args.smoke:
         RECIPES[args.game] = [*RECIPES[args.game], *SMOKE]
@@ -145,6 +215,47 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {variant} | " + " | ".join(cells) + f" | {end['seconds'] / 60:.1f}, "
             f"{end['positions']:,.0f}, {len(points)} |"
+        )
+    if args.evaluate:
+        return report_evaluation(args)
+    return 0
+
+
+def report_evaluation(args: argparse.Namespace) -> int:
+    pairs = [(v, m) for v in args.variants for m in args.evaluate]
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.workers) as pool:
+        futures = {
+            pair: pool.submit(
+                evaluate,
+                args.game,
+                args.out / pair[0],
+                pair[1],
+                args.evaluate_simulations,
+                args.evaluate_positions,
+                args.seed,
+            )
+            for pair in pairs
+        }
+        found = {pair: future.result() for pair, future in futures.items()}
+    columns = ["variant", *(f"{m:g} min: policy / {args.evaluate_simulations} simulations"
+                            for m in args.evaluate)]  # fmt: skip
+    rows = evaluation_table(args, found)
+    print(f"\nvalue-losing moves on the labelled positions ({args.game}), kept networks:")
+    print("| " + " | ".join(columns) + " |")
+    print("|---|" + "---|" * len(args.evaluate))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    if args.json:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from results import write_results  # bench/results.py, beside this script
+
+        write_results(
+            args.json,
+            title=f"Value-losing moves of each variant's network after given minutes of "
+            f"training ({args.game}): policy alone / {args.evaluate_simulations} simulations",
+            columns=columns,
+            rows=rows,
+            details={f"{v} @ {m:g} min": r for (v, m), r in found.items()},
         )
     return 0
 

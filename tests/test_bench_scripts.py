@@ -649,11 +649,20 @@ def test_zero_ablation(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="torch (the zero extra) not installed")
     out, _ = run_bench(
         "zero_ablation.py", "--smoke", "--minutes", "0.01", "--variants", "baseline", "all",
-        "--out", str(tmp_path),
+        "--out", str(tmp_path), "--evaluate", "1000", "0", "--evaluate-simulations", "4",
+        "--evaluate-positions", "6", "--json", str(tmp_path / "evaluation.json"),
     )  # fmt: skip
     assert "| baseline |" in out and "| all |" in out
     for variant in ("baseline", "all"):
         assert (tmp_path / variant / "metrics.csv").exists()
+        assert list((tmp_path / variant / "models").glob("iteration-*.pt"))
+    evaluation = json.loads((tmp_path / "evaluation.json").read_text())
+    assert evaluation["columns"][1] == "1000 min: policy / 4 simulations"
+    for row in evaluation["rows"]:  # the last network kept, then none before minute 0
+        assert re.fullmatch(r"[0-9.]+% / [0-9.]+% \(all: [0-9.]+%; iteration [0-9]+\)", row[1])
+        assert row[2] == "-"
+    scores = evaluation["details"]["all @ 1000 min"]
+    assert scores["policy"]["positions"] == scores["search"]["positions"] == 6
 
 
 def test_web_load() -> None:
