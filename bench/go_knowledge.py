@@ -9,8 +9,9 @@ kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, 
 ``+``-joined subset of ``tactics``, ``patterns``, ``penalties`` and ``ladders``
 (:mod:`playout.games.go.kernel`'s ``PRIORS_*``), and ``FEATURES`` (default ``all``) is
 ``all``, ``none`` or a ``+``-joined subset of ``last`` (the first playout move answers the
-tree's last move) and ``ladders`` (MoGo playouts leave a chain caught in a ladder): the
-``PLAYOUT_*`` bits. Both players search with
+tree's last move), ``ladders`` (MoGo playouts leave a chain caught in a ladder) and
+``nakade`` (MoGo playouts may fill a small enclosure of the opponent's with a self-atari):
+the ``PLAYOUT_*`` bits. Both players search with
 ``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
 through :func:`playout.run_match` in this process.
 
@@ -34,6 +35,7 @@ from playout.games.go.heavy import GoPlayouts
 from playout.games.go.kernel import (
     PLAYOUT_LADDERS,
     PLAYOUT_LAST_MOVE,
+    PLAYOUT_NAKADE,
     PRIORS_LADDERS,
     PRIORS_PATTERNS,
     PRIORS_PENALTIES,
@@ -46,7 +48,7 @@ PIECES = {
     "penalties": PRIORS_PENALTIES,
     "ladders": PRIORS_LADDERS,
 }
-FEATURES = {"last": PLAYOUT_LAST_MOVE, "ladders": PLAYOUT_LADDERS}
+FEATURES = {"last": PLAYOUT_LAST_MOVE, "ladders": PLAYOUT_LADDERS, "nakade": PLAYOUT_NAKADE}
 
 
 def parse_bits(text: str, names: dict[str, int], what: str) -> int:

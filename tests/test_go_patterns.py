@@ -30,7 +30,9 @@ from playout.games.go.board import point_from_name
 from playout.games.go.heavy import MOGO_PLAYOUTS, GoPlayouts
 from playout.games.go.kernel import (
     LAST_LENGTH,
+    NAKADE_POINTS,
     P_POLICY,
+    PLAYOUT_NAKADE,
     POLICY_MOGO,
     PRIOR_LONE_EDGE,
     PRIOR_PATTERN,
@@ -39,6 +41,7 @@ from playout.games.go.kernel import (
     PRIORS_PATTERNS,
     PRIORS_TACTICS,
     _cell_code,
+    _in_small_enclosure,
     _is_self_atari,
     _mogo_answer,
     _pattern_matches,
@@ -298,6 +301,68 @@ def test_self_atari_agrees_with_liberties_counted_in_python() -> None:
             assert got == expected, (seed, p)
             seen[got] += 1
     assert seen[True] > 0 and seen[False] > 0
+
+
+def enclosure(rows: list[str], name: str, own: int) -> bool:
+    """:func:`_in_small_enclosure` for ``own`` on the empty point ``name`` of a drawing."""
+    game = GoGame(len(rows))
+    state = game.from_board(rows, 0)
+    colour, *_, cell_of = playout_board(state)
+    point = point_from_name(game.size, name)
+    assert point is not None and state.board[point] == EMPTY
+    region = np.zeros(NAKADE_POINTS + 1, dtype=np.int64)
+    return bool(_in_small_enclosure(cell_of[point], own, colour, game.size + 1, region))
+
+
+def test_small_enclosures_of_the_opponent() -> None:
+    # White's eye space B4-D4 with a Black stone on C4: enclosed by White and the edge.
+    eye = ["OOOOO", "O.X.O", "OOOOO", "XXXXX", "X.X.X"]
+    assert enclosure(eye, "B4", BLACK) and enclosure(eye, "D4", BLACK)
+    # For White the same points are its own eye space, enclosed by nothing of Black's: the
+    # region runs through White's stones and is large.
+    assert not enclosure(eye, "B4", WHITE)
+    # Black's own eye B1: Black's stones join it to the whole Black group (and on).
+    assert not enclosure(eye, "B1", BLACK)
+
+    # Up to six points (the rabbity six's size), own stones inside counted; not seven.
+    def row_six(middle: str) -> list[str]:
+        return ["OOOOOOO", middle, "OOOOOOO", *["......."] * 4]
+
+    assert enclosure(row_six("O..X..O"), "B6", BLACK)  # five points, one a Black stone
+    assert enclosure(row_six("......O"), "B6", BLACK)  # six, the edge closing the left end
+    assert not enclosure(row_six("......."), "B6", BLACK)  # seven
+    # An open board is no enclosure.
+    assert not enclosure(["....."] * 5, "C3", BLACK)
+
+
+def test_nakade_lets_the_playout_fill_the_opponents_eye() -> None:
+    # Black to move can only play B4 or D4 (both self-ataris of two stones, inside White's
+    # eye space) or fill its own eyes: MoGo's uniform draw refuses all of them and Black
+    # passes; with PLAYOUT_NAKADE it plays inside the eye first.
+    game = GoGame(5)
+    state = game.from_board(["OOOOO", "O.X.O", "OOOOO", "XXXXX", "X.X.X"], 0)
+    inside = {point_from_name(5, "B4"), point_from_name(5, "D4")}
+
+    def first_stones(features: int) -> list[tuple[int, int] | None]:
+        kernel = go_kernel(5, playouts="mogo", features=features)
+        compact = kernel.encode(state)
+        out_actions = np.zeros(kernel.max_length, dtype=np.int64)
+        out_players = np.zeros(kernel.max_length, dtype=np.int64)
+        stones = []
+        for seed in range(10):
+            scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+            _, count = kernel.recorded_rollout(
+                kernel.params, compact, scratch, new_rng_state(seed), out_actions, out_players
+            )
+            stones.append((int(out_players[0]), int(out_actions[0])) if count else None)
+        return stones
+
+    with_nakade = first_stones(PLAYOUT_NAKADE)
+    assert all(stone is not None and stone[0] == 0 for stone in with_nakade)
+    assert {stone[1] for stone in with_nakade if stone is not None} == inside
+    # Without: Black passes, and so does White (each of its moves is a self-atari of its
+    # whole group): the playout ends at once.
+    assert first_stones(0) == [None] * 10
 
 
 # ------------------------------------------------------------------- the MoGo playout

@@ -152,12 +152,14 @@ from a working ladder, a bonus for the atari that starts one)."""
 PRIORS_ALL = PRIORS_TACTICS | PRIORS_PATTERNS | PRIORS_PENALTIES | PRIORS_LADDERS
 """Every piece: the default of :func:`go_kernel`."""
 
-PLAYOUT_LAST_MOVE, PLAYOUT_LADDERS = 1, 2
+PLAYOUT_LAST_MOVE, PLAYOUT_LADDERS, PLAYOUT_NAKADE = 1, 2, 4
 """What the heavier playouts add (``params[P_FEATURES]``): answer the tree's last move with
 the first playout move (``heavy`` and ``mogo``; without it the first move is drawn
 uniformly); leave a chain caught in a working ladder in atari instead of extending it
-(``mogo``). Light playouts read neither."""
-PLAYOUT_ALL = PLAYOUT_LAST_MOVE | PLAYOUT_LADDERS
+(``mogo``); let the uniform draw play a self-atari inside a small enclosure of the opponent
+(``mogo``, :func:`_in_small_enclosure`), where only such moves kill. Light playouts read
+none of them."""
+PLAYOUT_ALL = PLAYOUT_LAST_MOVE | PLAYOUT_LADDERS | PLAYOUT_NAKADE
 """Every playout feature."""
 PLAYOUT_DEFAULT = 0
 """The playout features of :func:`go_kernel` by default: none. Measured one at a time (RAVE,
@@ -1051,6 +1053,44 @@ def _is_self_atari(
     return True
 
 
+NAKADE_POINTS = 6
+"""The largest enclosure (points) in which :data:`PLAYOUT_NAKADE` allows a self-atari: the
+killing eye shapes reach six points (the rabbity six; Pachi's nakade shapes)."""
+
+
+@jit(**GO_JIT)
+def _in_small_enclosure(
+    cell: int, own: int, colour: np.ndarray, stride: int, region: np.ndarray
+) -> bool:
+    """Whether empty ``cell`` lies in a region of at most :data:`NAKADE_POINTS` points that
+    only the opponent's stones and the board's edge enclose: the points reached from
+    ``cell`` through empty points and stones of ``own``. There, a self-atari (of the stones
+    of ``own`` inside, with the new one) is how the opponent's eye space is filled into a
+    dead shape (nakade): a playout that always refuses it lets groups with a large single
+    eye live. ``region``: scratch of at least ``NAKADE_POINTS + 1`` words."""
+    region[0] = cell
+    count = 1
+    done = 0
+    while done < count:
+        point = region[done]
+        done += 1
+        for n in (point - stride, point - 1, point + 1, point + stride):
+            if colour[n] != EMPTY and colour[n] != own:
+                continue  # the opponent's stone or the edge: the enclosure's wall
+            seen = False
+            for i in range(count):
+                if region[i] == n:
+                    seen = True
+                    break
+            if seen:
+                continue
+            if count == NAKADE_POINTS:
+                return False
+            region[count] = n
+            count += 1
+    return True
+
+
 @jit(**GO_JIT)
 def _is_good(
     cell: int,
@@ -1184,7 +1224,9 @@ def _light_playout(
     captures and escapes pass the same playability test (no own eye, no suicide, not the ko
     point). With :data:`POLICY_MOGO`, MoGo's playout: the answers of :func:`_mogo_answer`
     (escapes, 3x3 patterns, captures), and the uniform draw refuses self-ataris
-    (:func:`_is_self_atari`) as it refuses own eyes. The first move answers the tree's last
+    (:func:`_is_self_atari`) as it refuses own eyes, but for one inside a small enclosure
+    of the opponent's with :data:`PLAYOUT_NAKADE` (:func:`_in_small_enclosure`). The first
+    move answers the tree's last
     move (``state[S_LAST]``) when ``params[P_FEATURES]`` holds :data:`PLAYOUT_LAST_MOVE`,
     else it is drawn uniformly; :data:`PLAYOUT_LADDERS` makes the MoGo escapes skip chains
     caught in a ladder. Light playouts read neither.
@@ -1273,6 +1315,7 @@ def _light_playout(
     mogo = policy == POLICY_MOGO
     features = params[P_FEATURES]
     depth_limit = max_depth(params[P_SIZE]) if features & PLAYOUT_LADDERS else 0
+    nakade = features & PLAYOUT_NAKADE != 0
     last = int64(-1)  # the cell of the last stone played, the tree's last move at first
     if policy != POLICY_LIGHT and features & PLAYOUT_LAST_MOVE and state[S_LAST] > 0:
         last = params[cell_of + int(state[S_LAST]) - 1]
@@ -1295,6 +1338,7 @@ def _light_playout(
                 or not _is_self_atari(
                     candidate, own, colour, chain, ring, libs, sums, squares, stride
                 )
+                or (nakade and _in_small_enclosure(candidate, own, colour, stride, mark))
             ):
                 cell = candidate
                 break
@@ -1485,6 +1529,7 @@ __all__ = [
     "PLAYOUT_DEFAULT",
     "PLAYOUT_LADDERS",
     "PLAYOUT_LAST_MOVE",
+    "PLAYOUT_NAKADE",
     "POLICIES",
     "PRIORS_ALL",
     "PRIORS_LADDERS",
