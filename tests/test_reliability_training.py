@@ -43,13 +43,14 @@ TINY = TrainConfig(
     architecture=Architecture(channels=4, blocks=1, value_hidden=8),
     eval_games=0,
     buffer_size=200,
+    benchmark_positions=0,
 )
-"""A run of about a second an iteration."""
+"""A run of about a second an iteration (no value-losing benchmark: see test_zero_benchmark)."""
 
 TINY_ARGS = [
     "--games", "2", "--parallel-games", "2", "--simulations", "4", "--steps", "1",
     "--batch-size", "8", "--channels", "4", "--blocks", "1", "--buffer", "200",
-    "--eval-games", "0",
+    "--eval-games", "0", "--benchmark-positions", "0",
 ]  # fmt: skip
 """The command-line options of :data:`TINY` (but the value head's size)."""
 

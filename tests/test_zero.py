@@ -346,7 +346,7 @@ def tiny_config(**changes: object) -> TrainConfig:
     options: dict[str, object] = {
         "games_per_iteration": 4, "simulations": 8, "parallel_games": 4,
         "steps_per_iteration": 3, "batch_size": 16, "architecture": SMALL, "eval_games": 0,
-        "buffer_size": 500,
+        "buffer_size": 500, "benchmark_positions": 0,
     }  # fmt: skip
     options.update(changes)
     return TrainConfig(**options)  # type: ignore[arg-type]

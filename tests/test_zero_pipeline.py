@@ -46,6 +46,7 @@ SMALL = TrainConfig(
     steps_per_iteration=3,
     eval_games=0,
     architecture=Architecture(channels=4, blocks=1, value_hidden=8),
+    benchmark_positions=0,
     seed=3,
 )
 """A run small enough for tests: 2 games per job with 2 workers."""
