@@ -54,8 +54,9 @@ last stone with an escape or a capture, ``mogo`` plays MoGo's answers (escapes, 
 patterns of :mod:`playout.games.go.patterns`, captures) and refuses self-ataris
 (:func:`_light_playout`); both start by answering the tree's last move, and ``mogo`` leaves
 alone a chain caught in a ladder (:mod:`playout.games.go.ladder`) and fills a small enclosure
-of the opponent's with a self-atari (nakade), as ``params[P_FEATURES]`` says. The prior knowledge for RAVE, :func:`go_move_priors`, scores moves
-by the pieces ``params[P_PRIORS]`` names.
+of the opponent's with a self-atari (nakade), as ``params[P_FEATURES]`` says. The prior
+knowledge for RAVE, :func:`go_move_priors`, scores moves by the pieces ``params[P_PRIORS]``
+names.
 """
 
 from __future__ import annotations
