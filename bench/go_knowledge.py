@@ -7,9 +7,9 @@ of prior knowledge a player takes (``prior=N``), but the kernel's prior knowledg
 playouts' features. To measure one piece at a time, this script builds each player with a
 kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, ``none`` or a
 ``+``-joined subset of ``tactics``, ``patterns``, ``penalties`` and ``ladders``
-(:mod:`playout.games.go.kernel`'s ``PRIORS_*``), and ``FEATURES`` (default ``all``) is
-``all``, ``none`` or a ``+``-joined subset of ``last`` (the first playout move answers the
-tree's last move), ``ladders`` (MoGo playouts leave a chain caught in a ladder) and
+(:mod:`playout.games.go.kernel`'s ``PRIORS_*``), and ``FEATURES`` (default ``none``, the
+kernel's default) is ``all``, ``none`` or a ``+``-joined subset of ``last`` (the first playout
+move answers the tree's last move), ``ladders`` (MoGo playouts leave a chain caught in a ladder) and
 ``nakade`` (MoGo playouts may fill a small enclosure of the opponent's with a self-atari):
 the ``PLAYOUT_*`` bits. Both players search with
 ``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
@@ -72,7 +72,7 @@ def parse_player(text: str) -> GoPlayouts:
     return GoPlayouts(
         playouts,
         parse_bits(pieces, PIECES, "piece"),
-        parse_bits(features, FEATURES, "playout feature"),
+        parse_bits(features or "none", FEATURES, "playout feature"),
     )
 
 

@@ -88,7 +88,6 @@ def curve(metrics: Path) -> list[dict[str, float]]:
     with metrics.open(newline="") as handle:
         return [
             {
-                "iteration": float(r["iteration"]),
                 "seconds": float(r["elapsed_seconds"]),
                 "positions": float(r["total_positions"] or 0),
                 "policy": float(r["benchmark_policy"]),
@@ -105,21 +104,33 @@ def at(points: list[dict[str, float]], seconds: float) -> dict[str, float] | Non
     return before[-1] if before else None
 
 
+def kept_at(run: Path, seconds: float) -> dict[str, str] | None:
+    """The ``metrics.csv`` row of the last iteration of ``run`` at or before ``seconds`` of
+    training (``elapsed_seconds``), benchmarked or not; ``None`` before the first."""
+    with (run / "metrics.csv").open(newline="") as handle:
+        rows = [r for r in csv.DictReader(handle) if float(r["elapsed_seconds"]) <= seconds]
+    return rows[-1] if rows else None
+
+
 def evaluate(
     game_name: str, run: Path, minutes: float, simulations: int, positions: int, seed: int
 ) -> dict[str, Any]:
     """Score the network ``run`` kept at ``minutes`` of training time (its last iteration at
-    or before then): value-losing rates of the policy alone and of ``simulations`` of PUCT."""
+    or before then): value-losing rates of the policy alone and of ``simulations`` of PUCT,
+    on one PyTorch thread (the pool's processes share the machine)."""
     from playout import make_game
     from playout.zero import Model
     from playout.zero import benchmark as bm
+    from playout.zero.model import torch
+    from playout.zero.train import snapshot_path
 
-    point = at(curve(run / "metrics.csv"), minutes * 60)
-    if point is None:
+    torch.set_num_threads(1)
+    row = kept_at(run, minutes * 60)
+    if row is None:
         return {"minutes": minutes, "iteration": None}
-    iteration = int(point["iteration"])
+    iteration = int(row["iteration"])
     game = make_game(game_name)
-    model = Model.load(run / "models" / f"iteration-{iteration:04d}.pt", game)
+    model = Model.load(snapshot_path(run, iteration), game)
     labelled = bm.benchmark_positions(game)
     assert labelled is not None
     if positions:
@@ -131,8 +142,8 @@ def evaluate(
     return {
         "minutes": minutes,
         "iteration": iteration,
-        "training_seconds": point["seconds"],
-        "positions_learned": point["positions"],
+        "training_seconds": float(row["elapsed_seconds"]),
+        "positions_learned": int(row["total_positions"] or 0),
         "policy": policy.to_json(),
         "search": search.to_json(),
     }

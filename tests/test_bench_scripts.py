@@ -20,6 +20,7 @@ Parts left out, on purpose:
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import math
@@ -658,11 +659,15 @@ def test_zero_ablation(tmp_path: Path) -> None:
         assert list((tmp_path / variant / "models").glob("iteration-*.pt"))
     evaluation = json.loads((tmp_path / "evaluation.json").read_text())
     assert evaluation["columns"][1] == "1000 min: policy / 4 simulations"
-    for row in evaluation["rows"]:  # the last network kept, then none before minute 0
-        assert re.fullmatch(r"[0-9.]+% / [0-9.]+% \(all: [0-9.]+%; iteration [0-9]+\)", row[1])
+    for variant, row in zip(("baseline", "all"), evaluation["rows"], strict=True):
+        # The last network kept at 1000 minutes, none before minute 0.
+        with (tmp_path / variant / "metrics.csv").open(newline="") as handle:
+            last = list(csv.DictReader(handle))[-1]["iteration"]
+        assert re.fullmatch(rf"[0-9.]+% / [0-9.]+% \(all: [0-9.]+%; iteration {last}\)", row[1])
         assert row[2] == "-"
     scores = evaluation["details"]["all @ 1000 min"]
     assert scores["policy"]["positions"] == scores["search"]["positions"] == 6
+    assert scores["iteration"] == int(last)
 
 
 def test_web_load() -> None:

@@ -1068,7 +1068,7 @@ def _in_small_enclosure(
     ``cell`` through empty points and stones of ``own``. There, a self-atari (of the stones
     of ``own`` inside, with the new one) is how the opponent's eye space is filled into a
     dead shape (nakade): a playout that always refuses it lets groups with a large single
-    eye live. ``region``: scratch of at least ``NAKADE_POINTS + 1`` words."""
+    eye live. ``region``: scratch of at least :data:`NAKADE_POINTS` words."""
     region[0] = cell
     count = 1
     done = 0
@@ -1227,10 +1227,9 @@ def _light_playout(
     (escapes, 3x3 patterns, captures), and the uniform draw refuses self-ataris
     (:func:`_is_self_atari`) as it refuses own eyes, but for one inside a small enclosure
     of the opponent's with :data:`PLAYOUT_NAKADE` (:func:`_in_small_enclosure`). The first
-    move answers the tree's last
-    move (``state[S_LAST]``) when ``params[P_FEATURES]`` holds :data:`PLAYOUT_LAST_MOVE`,
-    else it is drawn uniformly; :data:`PLAYOUT_LADDERS` makes the MoGo escapes skip chains
-    caught in a ladder. Light playouts read neither.
+    move answers the tree's last move (``state[S_LAST]``) when ``params[P_FEATURES]`` holds
+    :data:`PLAYOUT_LAST_MOVE`, else it is drawn uniformly; :data:`PLAYOUT_LADDERS` makes the
+    MoGo escapes skip chains caught in a ladder. Light playouts read none of the features.
 
     With ``record`` (a constant at each call site, so the other call compiles without the
     recording), the first stone played on each point during the playout is written to
@@ -1316,7 +1315,7 @@ def _light_playout(
     mogo = policy == POLICY_MOGO
     features = params[P_FEATURES]
     depth_limit = max_depth(params[P_SIZE]) if features & PLAYOUT_LADDERS else 0
-    nakade = features & PLAYOUT_NAKADE != 0
+    nakade = (features & PLAYOUT_NAKADE) != 0
     last = int64(-1)  # the cell of the last stone played, the tree's last move at first
     if policy != POLICY_LIGHT and features & PLAYOUT_LAST_MOVE and state[S_LAST] > 0:
         last = params[cell_of + int(state[S_LAST]) - 1]
