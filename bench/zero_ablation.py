@@ -167,7 +167,7 @@ def evaluation_table(
             )
             row.append(
                 f"{100 * policy['rate']:.1f}% / {100 * search['rate']:.1f}% ({stages}; "
-                f"iteration {result['iteration']})"
+                f"iteration {result['iteration']}, {result['training_seconds'] / 60:.1f} min)"
             )
         rows.append(row)
     return rows
@@ -248,7 +248,7 @@ def report_evaluation(args: argparse.Namespace) -> int:
             for pair in pairs
         }
         found = {pair: future.result() for pair, future in futures.items()}
-    columns = ["variant", *(f"{m:g} min: policy / {args.evaluate_simulations} simulations"
+    columns = ["variant", *(f"by {m:g} min: policy / {args.evaluate_simulations} simulations"
                             for m in args.evaluate)]  # fmt: skip
     rows = evaluation_table(args, found)
     print(f"\nvalue-losing moves on the labelled positions ({args.game}), kept networks:")

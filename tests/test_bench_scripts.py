@@ -658,12 +658,13 @@ def test_zero_ablation(tmp_path: Path) -> None:
         assert (tmp_path / variant / "metrics.csv").exists()
         assert list((tmp_path / variant / "models").glob("iteration-*.pt"))
     evaluation = json.loads((tmp_path / "evaluation.json").read_text())
-    assert evaluation["columns"][1] == "1000 min: policy / 4 simulations"
+    assert evaluation["columns"][1] == "by 1000 min: policy / 4 simulations"
     for variant, row in zip(("baseline", "all"), evaluation["rows"], strict=True):
         # The last network kept at 1000 minutes, none before minute 0.
         with (tmp_path / variant / "metrics.csv").open(newline="") as handle:
             last = list(csv.DictReader(handle))[-1]["iteration"]
-        assert re.fullmatch(rf"[0-9.]+% / [0-9.]+% \(all: [0-9.]+%; iteration {last}\)", row[1])
+        cell = rf"[0-9.]+% / [0-9.]+% \(all: [0-9.]+%; iteration {last}, [0-9.]+ min\)"
+        assert re.fullmatch(cell, row[1])
         assert row[2] == "-"
     scores = evaluation["details"]["all @ 1000 min"]
     assert scores["policy"]["positions"] == scores["search"]["positions"] == 6
