@@ -8,10 +8,10 @@ playouts' features. To measure one piece at a time, this script builds each play
 kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, ``none`` or a
 ``+``-joined subset of ``tactics``, ``patterns``, ``penalties`` and ``ladders``
 (:mod:`playout.games.go.kernel`'s ``PRIORS_*``), and ``FEATURES`` (default ``none``, the
-kernel's default) is ``all``, ``none`` or a ``+``-joined subset of ``last`` (the first playout
-move answers the tree's last move), ``ladders`` (MoGo playouts leave a chain caught in a ladder) and
-``nakade`` (MoGo playouts may fill a small enclosure of the opponent's with a self-atari):
-the ``PLAYOUT_*`` bits. Both players search with
+kernel's default) is ``all``, ``none`` or a ``+``-joined subset of ``last`` (the first
+playout move answers the tree's last move), ``ladders`` (MoGo playouts leave a chain caught
+in a ladder) and ``nakade`` (MoGo playouts may fill a small enclosure of the opponent's with
+a self-atari): the ``PLAYOUT_*`` bits. Both players search with
 ``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
 through :func:`playout.run_match` in this process.
 

@@ -310,7 +310,7 @@ def enclosure(rows: list[str], name: str, own: int) -> bool:
     colour, *_, cell_of = playout_board(state)
     point = point_from_name(game.size, name)
     assert point is not None and state.board[point] == EMPTY
-    region = np.zeros(NAKADE_POINTS, dtype=np.int64)
+    region = np.zeros(NAKADE_POINTS + 1, dtype=np.int64)
     return bool(_in_small_enclosure(cell_of[point], own, colour, game.size + 1, region))
 
 

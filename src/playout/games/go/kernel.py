@@ -1069,7 +1069,7 @@ def _in_small_enclosure(
     ``cell`` through empty points and stones of ``own``. There, a self-atari (of the stones
     of ``own`` inside, with the new one) is how the opponent's eye space is filled into a
     dead shape (nakade): a playout that always refuses it lets groups with a large single
-    eye live. ``region``: scratch of at least :data:`NAKADE_POINTS` words."""
+    eye live. ``region``: scratch of at least ``NAKADE_POINTS + 1`` words."""
     region[0] = cell
     count = 1
     done = 0
@@ -1079,17 +1079,9 @@ def _in_small_enclosure(
         for n in (point - stride, point - 1, point + 1, point + stride):
             if colour[n] != EMPTY and colour[n] != own:
                 continue  # the opponent's stone or the edge: the enclosure's wall
-            seen = False
-            for i in range(count):
-                if region[i] == n:
-                    seen = True
-                    break
-            if seen:
-                continue
-            if count == NAKADE_POINTS:
+            count = add_candidate(n, region, count)
+            if count > NAKADE_POINTS:
                 return False
-            region[count] = n
-            count += 1
     return True
 
 
