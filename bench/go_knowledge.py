@@ -10,8 +10,9 @@ kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, 
 (:mod:`playout.games.go.kernel`'s ``PRIORS_*``), and ``FEATURES`` (default ``none``, the
 kernel's default) is ``all``, ``none`` or a ``+``-joined subset of ``last`` (the first
 playout move answers the tree's last move), ``ladders`` (MoGo playouts leave a chain caught
-in a ladder) and ``nakade`` (MoGo playouts may fill a small enclosure of the opponent's with
-a self-atari): the ``PLAYOUT_*`` bits. Both players search with
+in a ladder), ``nakade`` (MoGo playouts may fill a small enclosure of the opponent's with
+a self-atari) and ``lowlib`` (MoGo playouts play a liberty of a chain with two next to the
+last stone): the ``PLAYOUT_*`` bits. Both players search with
 ``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
 through :func:`playout.run_match` in this process.
 
@@ -35,6 +36,7 @@ from playout.games.go.heavy import GoPlayouts
 from playout.games.go.kernel import (
     PLAYOUT_LADDERS,
     PLAYOUT_LAST_MOVE,
+    PLAYOUT_LOW_LIBERTIES,
     PLAYOUT_NAKADE,
     PRIORS_LADDERS,
     PRIORS_PATTERNS,
@@ -48,7 +50,12 @@ PIECES = {
     "penalties": PRIORS_PENALTIES,
     "ladders": PRIORS_LADDERS,
 }
-FEATURES = {"last": PLAYOUT_LAST_MOVE, "ladders": PLAYOUT_LADDERS, "nakade": PLAYOUT_NAKADE}
+FEATURES = {
+    "last": PLAYOUT_LAST_MOVE,
+    "ladders": PLAYOUT_LADDERS,
+    "nakade": PLAYOUT_NAKADE,
+    "lowlib": PLAYOUT_LOW_LIBERTIES,
+}
 
 
 def parse_bits(text: str, names: dict[str, int], what: str) -> int:

@@ -369,10 +369,16 @@ def test_nakade_lets_the_playout_fill_the_opponents_eye() -> None:
 
 
 def answers(
-    rows: list[str], last: str, to_move: int, seeds: int = 40, ladders: bool = True
+    rows: list[str],
+    last: str,
+    to_move: int,
+    seeds: int = 40,
+    ladders: bool = True,
+    low_liberties: bool = False,
 ) -> set[str]:
     """The MoGo answers to the stone on ``last`` over ``seeds`` random draws (``ladders``:
-    whether escapes from working ladders are left out)."""
+    whether escapes from working ladders are left out; ``low_liberties``: whether chains
+    with two liberties are answered)."""
     game = GoGame(len(rows))
     state = game.from_board(rows, to_move)
     size = game.size
@@ -387,7 +393,7 @@ def answers(
         cell = _mogo_answer(
             params, last_cell, to_move + 1, -1, colour, chain, ring, libs, sums, squares,
             size + 1, candidates, new_rng_state(seed), ladder_work,
-            max_depth(size) if ladders else 0,
+            max_depth(size) if ladders else 0, low_liberties,
         )  # fmt: skip
         out.add("none" if cell < 0 else game.action_to_string(state, point_of[int(cell)]))
     return out
@@ -428,6 +434,25 @@ def test_mogo_plays_the_patterns_around_the_last_stone() -> None:
     }
     assert "C3" in expected and len(expected) >= 3
     assert answers(rows, "C4", 0) == expected
+
+
+def test_mogo_plays_the_liberties_of_chains_with_two() -> None:
+    # White's D4 between Black's C4 and E4 has two liberties, D5 and D3: with the low-liberty
+    # answers Black ataris it from either side; without them the patterns around D4 answer.
+    rows = [".......", ".......", ".......", "..XOX..", ".......", ".......", "......."]
+    assert answers(rows, "D4", 0, low_liberties=True) == {"D3", "D5"}
+    assert answers(rows, "D4", 0) == {"C3", "C5", "D3", "D5", "E3", "E5"}
+    # White's E5 left Black's D5-D4 with two liberties, D6 and D3: Black lengthens on either
+    # (without the answers, the hane patterns around E5: D6 and E6).
+    rows = [".......", ".......", "..OXO..", "..OXO..", ".......", ".......", "......."]
+    assert answers(rows, "E5", 0, low_liberties=True) == {"D3", "D6"}
+    assert answers(rows, "E5", 0) == {"D6", "E6"}
+    # With White on C3, E3 and D2, D3 would leave the chain one liberty (a self-atari, never
+    # played): D6 alone. A chain of the mover's with three liberties is not answered.
+    rows = [".......", ".......", "..OXO..", "..OXO..", "..O.O..", "...O...", "......."]
+    assert answers(rows, "E5", 0, low_liberties=True) == {"D6"}
+    rows = [".......", ".......", "...X...", "..OXO..", ".......", ".......", "......."]
+    assert answers(rows, "E4", 0, low_liberties=True) == answers(rows, "E4", 0)
 
 
 def test_nothing_to_answer() -> None:

@@ -153,14 +153,16 @@ from a working ladder, a bonus for the atari that starts one)."""
 PRIORS_ALL = PRIORS_TACTICS | PRIORS_PATTERNS | PRIORS_PENALTIES | PRIORS_LADDERS
 """Every piece: the default of :func:`go_kernel`."""
 
-PLAYOUT_LAST_MOVE, PLAYOUT_LADDERS, PLAYOUT_NAKADE = 1, 2, 4
+PLAYOUT_LAST_MOVE, PLAYOUT_LADDERS, PLAYOUT_NAKADE, PLAYOUT_LOW_LIBERTIES = 1, 2, 4, 8
 """What the heavier playouts add (``params[P_FEATURES]``): answer the tree's last move with
 the first playout move (``heavy`` and ``mogo``; without it the first move is drawn
 uniformly); leave a chain caught in a working ladder in atari instead of extending it
 (``mogo``); let the uniform draw play a self-atari inside a small enclosure of the opponent
-(``mogo``, :func:`_in_small_enclosure`), where only such moves kill. Light playouts read
-none of them."""
-PLAYOUT_ALL = PLAYOUT_LAST_MOVE | PLAYOUT_LADDERS | PLAYOUT_NAKADE
+(``mogo``, :func:`_in_small_enclosure`), where only such moves kill; answer a last stone
+that leaves a chain with two liberties by playing one of them (``mogo``,
+:func:`_low_liberty_answers`: attack the opponent's, lengthen one's own), the capturing
+races that plain MoGo playouts leave to chance. Light playouts read none of them."""
+PLAYOUT_ALL = PLAYOUT_LAST_MOVE | PLAYOUT_LADDERS | PLAYOUT_NAKADE | PLAYOUT_LOW_LIBERTIES
 """Every playout feature."""
 PLAYOUT_DEFAULT = PLAYOUT_NAKADE
 """The playout features of :func:`go_kernel` by default: the nakade exception, which won 79
@@ -1106,6 +1108,75 @@ def _is_good(
 
 
 @jit(**GO_JIT)
+def _two_liberties(head: int, colour: np.ndarray, ring: np.ndarray, stride: int) -> tuple[int, int]:
+    """The two liberties of the chain ``head`` when it has exactly two, else ``(-1, -1)``:
+    a walk of its ring that stops at the third distinct liberty."""
+    first = int64(-1)
+    second = int64(-1)
+    stone = head
+    while True:
+        for n in (stone - stride, stone - 1, stone + 1, stone + stride):
+            if colour[n] != EMPTY or n in (first, second):
+                continue
+            if first < 0:
+                first = n
+            elif second < 0:
+                second = n
+            else:
+                return -1, -1
+        stone = ring[stone]
+        if stone == head:
+            break
+    if second < 0:
+        return -1, -1
+    return first, second
+
+
+@jit(**GO_JIT)
+def _low_liberty_answers(
+    last: int,
+    own: int,
+    ko: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    ring: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    stride: int,
+    candidates: np.ndarray,
+    count: int,
+) -> int:
+    """Add to ``candidates[:count]`` the liberties of the chains with exactly two that the
+    stone on ``last`` touches: the stone's own chain (the opponent's: playing a liberty puts
+    it in atari) and the mover's chains next to it (playing a liberty lengthens one's
+    liberties or, as a self-atari, is refused), each passing :func:`_is_good`. Fuego's
+    playouts answer the last move so ("low liberty" moves, between atari answers and
+    patterns; Enzenberger et al. 2010); returns the new count."""
+    for n in (last, last - stride, last - 1, last + 1, last + stride):
+        if n != last and colour[n] != own:
+            continue
+        head = chain[n]
+        if libs[head] < 2 or _in_atari(libs, sums, squares, head):
+            continue  # at most one liberty: the atari answers' business
+        seen = False  # a chain met before, through another neighbour
+        for m in (last, last - stride, last - 1, last + 1, last + stride):
+            if m == n:
+                break
+            if (m == last or colour[m] == own) and chain[m] == head:
+                seen = True
+        if seen:
+            continue
+        first, second = _two_liberties(head, colour, ring, stride)
+        if first < 0:
+            continue
+        for liberty in (first, second):
+            if _is_good(liberty, own, ko, colour, chain, ring, libs, sums, squares, stride):
+                count = add_candidate(liberty, candidates, count)
+    return count
+
+
+@jit(**GO_JIT)
 def _mogo_answer(
     params: np.ndarray,
     last: int,
@@ -1122,6 +1193,7 @@ def _mogo_answer(
     rng: np.ndarray,
     ladder_work: np.ndarray,
     depth_limit: int,
+    low_liberties: bool,
 ) -> int:
     """A MoGo playout's answer to the stone on ``last`` (Gelly et al. 2006, section 4.2), the
     first of these kinds that has one, drawn uniformly among the answers of that kind:
@@ -1131,9 +1203,11 @@ def _mogo_answer(
        with a ``depth_limit`` above 0, the chain is not caught in a working ladder (Pachi's
        playouts leave such a chain; :func:`~.ladder.ladder_captures` reads it on
        ``ladder_work``, ``depth_limit`` plies deep at most);
-    2. an empty point among the stone's eight neighbours that matches a 3x3 pattern
+    2. with ``low_liberties``, a liberty of a chain with two that the stone touches
+       (:func:`_low_liberty_answers`);
+    3. an empty point among the stone's eight neighbours that matches a 3x3 pattern
        (:mod:`playout.games.go.patterns`) for the mover;
-    3. capture an opponent's chain in atari on the stone or among its eight neighbours.
+    4. capture an opponent's chain in atari on the stone or among its eight neighbours.
 
     Every answer passes :func:`_is_good`; -1 for none. ``candidates``: scratch of at least
     the board's points."""
@@ -1167,7 +1241,14 @@ def _mogo_answer(
                 break
     if count > 0:
         return candidates[random_below(rng, count)]
-    # 2. 3x3 patterns around the last stone.
+    # 2. Liberties of chains with two.
+    if low_liberties:
+        count = _low_liberty_answers(
+            last, own, ko, colour, chain, ring, libs, sums, squares, stride, candidates, 0
+        )
+        if count > 0:
+            return candidates[random_below(rng, count)]
+    # 3. 3x3 patterns around the last stone.
     for n in (
         last - stride - 1, last - stride, last - stride + 1, last - 1, last + 1,
         last + stride - 1, last + stride, last + stride + 1,
@@ -1181,7 +1262,7 @@ def _mogo_answer(
             count += 1
     if count > 0:
         return candidates[random_below(rng, count)]
-    # 3. Captures at the last stone.
+    # 4. Captures at the last stone.
     for n in (
         last, last - stride - 1, last - stride, last - stride + 1, last - 1, last + 1,
         last + stride - 1, last + stride, last + stride + 1,
@@ -1309,6 +1390,7 @@ def _light_playout(
     features = params[P_FEATURES]
     depth_limit = max_depth(params[P_SIZE]) if features & PLAYOUT_LADDERS else 0
     nakade = (features & PLAYOUT_NAKADE) != 0
+    low_liberties = (features & PLAYOUT_LOW_LIBERTIES) != 0
     last = int64(-1)  # the cell of the last stone played, the tree's last move at first
     if policy != POLICY_LIGHT and features & PLAYOUT_LAST_MOVE and state[S_LAST] > 0:
         last = params[cell_of + int(state[S_LAST]) - 1]
@@ -1319,7 +1401,7 @@ def _light_playout(
         elif mogo and last >= 0:
             cell = _mogo_answer(
                 params, last, own, ko, colour, chain, ring, libs, sums, squares, stride,
-                stack, rng, ladder_work, depth_limit,
+                stack, rng, ladder_work, depth_limit, low_liberties,
             )  # fmt: skip
         # Uniform among the playable points: draw, and move a refused one past the window.
         window = num_empty if cell < 0 else 0
@@ -1522,6 +1604,7 @@ __all__ = [
     "PLAYOUT_DEFAULT",
     "PLAYOUT_LADDERS",
     "PLAYOUT_LAST_MOVE",
+    "PLAYOUT_LOW_LIBERTIES",
     "PLAYOUT_NAKADE",
     "POLICIES",
     "PRIORS_ALL",
