@@ -36,8 +36,9 @@ class GoPlayouts:
         priors: the pieces of the kernel's prior knowledge (``PRIORS_*`` bits of
             :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``.
         features: what the heavier playouts add (``PLAYOUT_*`` bits: answer the tree's last
-            move, leave chains caught in a ladder, fill an enclosure with a self-atari); the
-            nakade exception alone by default (``PLAYOUT_DEFAULT``).
+            move, leave chains caught in a ladder, fill an enclosure with a self-atari, play
+            a liberty of a chain with two); the nakade exception alone by default
+            (``PLAYOUT_DEFAULT``).
     """
 
     playouts: str = "heavy"

@@ -53,8 +53,9 @@ Two heavier policies share that body, chosen by ``params[P_POLICY]``: ``heavy`` 
 last stone with an escape or a capture, ``mogo`` plays MoGo's answers (escapes, the 3x3
 patterns of :mod:`playout.games.go.patterns`, captures) and refuses self-ataris
 (:func:`_light_playout`); both start by answering the tree's last move, and ``mogo`` leaves
-alone a chain caught in a ladder (:mod:`playout.games.go.ladder`) and fills a small enclosure
-of the opponent's with a self-atari (nakade), as ``params[P_FEATURES]`` says. The prior
+alone a chain caught in a ladder (:mod:`playout.games.go.ladder`), fills a small enclosure
+of the opponent's with a self-atari (nakade) and answers chains with two liberties, as
+``params[P_FEATURES]`` says. The prior
 knowledge for RAVE, :func:`go_move_priors`, scores moves by the pieces ``params[P_PRIORS]``
 names.
 """
@@ -168,8 +169,9 @@ PLAYOUT_DEFAULT = PLAYOUT_NAKADE
 """The playout features of :func:`go_kernel` by default: the nakade exception, which won 79
 of 120 games (0.658) against the same player without it (RAVE, prior 50, 1,000 simulations;
 ``docs/explanation/go-rave.md``). Measured the same way, neither the answer to the tree's
-last move nor the ladder reads in the playouts changed the score, and the reads cost a third
-of the MoGo playouts' speed: both off."""
+last move nor the ladder reads in the playouts changed the score (and the reads cost a third
+of the MoGo playouts' speed), and the low-liberty answers lowered it (54 of 120): all
+three off."""
 
 # The compact state's words.
 S_PASSES, S_KO, S_HASH, S_HISTORY_LENGTH, S_LAST, S_BOARD = 1, 2, 3, 4, 5, 6
@@ -448,12 +450,14 @@ def _in_history(state: np.ndarray, start: int, key: np.uint64) -> bool:
 
 
 @jit(**GO_JIT_ALLOCATING)
-def go_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
-    """The legal moves, points in increasing order then the pass (the Python game's order):
-    empty points where the stone keeps or makes a liberty (no suicide) and the position it
-    makes is not in the history (positional superko)."""
+def _labelled_board(
+    params: np.ndarray, state: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The position read onto new arrays over the points, its chains labelled
+    (:func:`label_chains`): ``colour``, ``chain``, ``liberties``, then scratch for the callers
+    (``stack`` and ``mark`` over the points, ``captured`` of 4 words) and each chain's
+    Zobrist hash."""
     points = params[P_POINTS]
-    history = S_BOARD + 2 * params[P_WORDS]
     work = np.empty(5 * points + 4, dtype=np.int64)
     colour = work[:points]
     chain = work[points : 2 * points]
@@ -464,6 +468,17 @@ def go_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> 
     chain_hash = np.empty(points, dtype=np.uint64)
     read_board(params, state, colour)
     label_chains(params, colour, chain, liberties, chain_hash, stack, mark)
+    return colour, chain, liberties, stack, mark, captured, chain_hash
+
+
+@jit(**GO_JIT_ALLOCATING)
+def go_legal_actions(params: np.ndarray, state: np.ndarray, out: np.ndarray) -> int:
+    """The legal moves, points in increasing order then the pass (the Python game's order):
+    empty points where the stone keeps or makes a liberty (no suicide) and the position it
+    makes is not in the history (positional superko)."""
+    points = params[P_POINTS]
+    history = S_BOARD + 2 * params[P_WORDS]
+    colour, chain, liberties, _, mark, captured, chain_hash = _labelled_board(params, state)
     own = int(state[MOVES] & _ONE) + 1
     key = state[S_HASH]
     count = 0
@@ -759,16 +774,7 @@ def go_move_priors(
     points = params[P_POINTS]
     size = params[P_SIZE]
     pieces = params[P_PRIORS]
-    work = np.empty(5 * points + 4, dtype=np.int64)
-    colour = work[:points]
-    chain = work[points : 2 * points]
-    liberties = work[2 * points : 3 * points]
-    stack = work[3 * points : 4 * points]
-    mark = work[4 * points : 5 * points]
-    captured = work[5 * points :]
-    chain_hash = np.empty(points, dtype=np.uint64)
-    read_board(params, state, colour)
-    label_chains(params, colour, chain, liberties, chain_hash, stack, mark)
+    colour, chain, liberties, _, mark, captured, _ = _labelled_board(params, state)
     own = int(state[MOVES] & _ONE) + 1
     # The position on a mailbox, for the ladder reader: only when a chain has two liberties
     # or fewer (else no move is an atari or an escape).
