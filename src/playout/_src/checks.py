@@ -6,8 +6,10 @@ search, what would otherwise turn into a confident wrong answer (a "proven win" 
 :class:`~playout.GameError` (the game broke its protocol) or
 :class:`~playout.InvalidParameterError` (an evaluator or rule returned something unusable),
 naming the game and the rule broken. The Python driver runs them unless
-``SearchConfig(checks=False)``; they cost well under a microsecond per simulation, since the
-legal actions are checked once per distinct tuple.
+``SearchConfig(checks=False)``. Most cost well under a microsecond per simulation; the
+legal actions are checked once per distinct tuple, which in a game whose positions rarely
+repeat means at every new node (about 17 microseconds for gomoku's 224 actions, measured
+with ``timeit``).
 """
 
 from __future__ import annotations
@@ -31,13 +33,19 @@ def legal_action_array(spec: GameSpec, state: GameState, legal: Sequence[int]) -
     """
     if len(legal) == 0:
         raise GameError(f"{spec.name}: a non-terminal state has no legal actions")
-    for action in legal:
-        if isinstance(action, bool) or not isinstance(action, int | np.integer):
-            raise GameError(
-                f"{spec.name}: legal_actions() must return action ids (whole numbers), got "
-                f"{action!r} in {type(state).__name__}"
-            )
-    actions = np.asarray(legal, dtype=np.int64)
+    # The types are checked once each, not once per action: the check runs at every new
+    # node of a game whose positions rarely repeat (gomoku's 225 actions).
+    if isinstance(legal, np.ndarray) and legal.ndim == 1 and legal.dtype.kind in "iu":
+        actions = legal.astype(np.int64, copy=False)
+    else:
+        for kind in set(map(type, legal)):
+            if kind is bool or not issubclass(kind, int | np.integer):
+                action = next(a for a in legal if type(a) is kind)
+                raise GameError(
+                    f"{spec.name}: legal_actions() must return action ids (whole numbers), "
+                    f"got {action!r} in {type(state).__name__}"
+                )
+        actions = np.asarray(legal, dtype=np.int64)
     if int(actions.min()) < 0:
         raise GameError(f"{spec.name}: legal action id {int(actions.min())} is negative")
     if spec.num_actions is not None and int(actions.max()) >= spec.num_actions:
@@ -45,7 +53,8 @@ def legal_action_array(spec: GameSpec, state: GameState, legal: Sequence[int]) -
             f"{spec.name}: legal action id {int(actions.max())} is not below the declared "
             f"num_actions={spec.num_actions}"
         )
-    if np.unique(actions).size != actions.size:
+    ordered = np.sort(actions)
+    if bool((ordered[1:] == ordered[:-1]).any()):
         raise GameError(f"{spec.name}: legal_actions() lists an action twice: {list(legal)}")
     return actions
 
