@@ -140,6 +140,29 @@ class FloatActions(Race):
         return super().play(int(action))
 
 
+class BoolActions(Race):
+    def legal_actions(self) -> tuple[Any, ...]:
+        return () if self.is_terminal() else (0, True)
+
+    def play(self, action: Any) -> Any:
+        return super().play(int(action))
+
+
+class NumpyBoolActions(Race):
+    def legal_actions(self) -> Any:
+        return np.array([]) if self.is_terminal() else np.array([False, True])
+
+    def play(self, action: Any) -> Any:
+        return super().play(int(action))
+
+
+class NumpyIntActions(Race):
+    """A correct game whose legal actions are an unsigned numpy array."""
+
+    def legal_actions(self) -> Any:
+        return np.array([], np.uint8) if self.is_terminal() else np.array([0, 1], np.uint8)
+
+
 class PlayerFive(Race):
     def current_player(self) -> int:
         return playout.TERMINAL if self.is_terminal() else 5
@@ -157,6 +180,8 @@ CATALOGUE = [
     (DuplicateActions, "lists an action twice"),
     (NegativeAction, "is negative"),
     (FloatActions, "must return action ids"),
+    (BoolActions, "must return action ids \\(whole numbers\\), got True"),
+    (NumpyBoolActions, "must return action ids \\(whole numbers\\), got np.False_"),
     (PlayerFive, "returned 5, not a player"),
 ]
 
@@ -168,6 +193,16 @@ def test_a_broken_game_gets_a_typed_error_naming_the_rule(
     state = RaceGame(state_class).initial_state()
     with pytest.raises(GameError, match=message):
         playout.search(state, simulations=200, seed=0)
+
+
+def test_numpy_integer_actions_are_taken_as_they_are() -> None:
+    # The checks take a 1-D integer array without looking at each action: the search and its
+    # answer are those of the same game listing its actions as a tuple.
+    as_array = playout.search(RaceGame(NumpyIntActions).initial_state(), simulations=200, seed=0)
+    as_tuple = playout.search(RaceGame(Race).initial_state(), simulations=200, seed=0)
+    assert as_array.best_action == as_tuple.best_action
+    assert as_array.visit_counts == as_tuple.visit_counts
+    assert as_array.value == as_tuple.value
 
 
 def test_the_caller_state_is_never_changed_silently() -> None:
