@@ -448,11 +448,18 @@ def test_mogo_plays_the_liberties_of_chains_with_two() -> None:
     assert answers(rows, "E5", 0, low_liberties=True) == {"D3", "D6"}
     assert answers(rows, "E5", 0) == {"D6", "E6"}
     # With White on C3, E3 and D2, D3 would leave the chain one liberty (a self-atari, never
-    # played): D6 alone. A chain of the mover's with three liberties is not answered.
+    # played): D6 alone.
     rows = [".......", ".......", "..OXO..", "..OXO..", "..O.O..", "...O...", "......."]
     assert answers(rows, "E5", 0, low_liberties=True) == {"D6"}
-    rows = [".......", ".......", "...X...", "..OXO..", ".......", ".......", "......."]
+    # A chain of the mover's with three liberties (D5-D4: C5, E5, D3; the walk stops at the
+    # third) is not answered, nor the last stone's with three (E4: E5, F4, E3).
+    rows = [".......", "...O...", "...X...", "..OXO..", ".......", ".......", "......."]
     assert answers(rows, "E4", 0, low_liberties=True) == answers(rows, "E4", 0)
+    # Three chains at once, their liberties drawn among together: White's D4 (D3, E4), Black's
+    # C4 (B4, C3) and Black's D5 (D6, E5); White's C5, with two but not the last stone's
+    # chain, is not answered.
+    rows = [".......", ".......", "..OX...", "..XO...", ".......", ".......", "......."]
+    assert answers(rows, "D4", 0, low_liberties=True) == {"B4", "C3", "D3", "D6", "E4", "E5"}
 
 
 def test_nothing_to_answer() -> None:
