@@ -8,6 +8,7 @@ The browser app's zero AI on gomoku is tested with the rest of the API in
 from __future__ import annotations
 
 import io
+import random
 import sys
 
 import pytest
@@ -58,7 +59,15 @@ def test_the_shipped_network_plays_legal_moves() -> None:
         assert action in state.legal_actions()
         state = state.play(action)
         plies += 1
-    assert plies >= 9  # five in a row takes nine plies at least
+    # A crowded board: 120 random plies that make no five, then one more for the other colour.
+    rng = random.Random(0)
+    state = game.initial_state()
+    for ply in range(121):
+        moves = [a for a in state.legal_actions() if not state.play(a).is_terminal()]
+        state = state.play(rng.choice(moves))
+        if ply >= 119:
+            for player in (policy, search):
+                assert fresh_choice(player, state, seed=ply) in state.legal_actions()
 
 
 def test_the_shipped_network_completes_five() -> None:
