@@ -163,6 +163,29 @@ class NumpyIntActions(Race):
         return np.array([], np.uint8) if self.is_terminal() else np.array([0, 1], np.uint8)
 
 
+class GeneratorActions(Race):
+    def legal_actions(self) -> Any:
+        return (a for a in (() if self.is_terminal() else (0, 1)))
+
+
+class HugeActions(Race):
+    def legal_actions(self) -> tuple[Any, ...]:
+        return () if self.is_terminal() else (0, 2**70)
+
+    def play(self, action: int) -> Any:
+        return super().play(min(action, 1))
+
+
+class HugeUnsignedActions(Race):
+    def legal_actions(self) -> Any:
+        if self.is_terminal():
+            return np.array([], np.uint64)
+        return np.array([0, 2**63 + 5], np.uint64)
+
+    def play(self, action: Any) -> Any:
+        return super().play(min(int(action), 1))
+
+
 class PlayerFive(Race):
     def current_player(self) -> int:
         return playout.TERMINAL if self.is_terminal() else 5
@@ -183,6 +206,9 @@ CATALOGUE = [
     (BoolActions, "must return action ids \\(whole numbers\\), got True"),
     (NumpyBoolActions, "must return action ids \\(whole numbers\\), got np.False_"),
     (PlayerFive, "returned 5, not a player"),
+    (GeneratorActions, "must return a sequence of action ids, got generator"),
+    (HugeActions, f"legal action id {2**70} is too large for an int64"),
+    (HugeUnsignedActions, f"legal action id {2**63 + 5} is too large for an int64"),
 ]
 
 

@@ -24,6 +24,15 @@ from playout._src.errors import GameError, InvalidParameterError
 from playout._src.game import CHANCE, GameSpec, GameState
 
 
+_LARGEST_ID = int(np.iinfo(np.int64).max)
+"""The largest action id an int64 array holds."""
+
+
+def _too_large(spec: GameSpec, action: int) -> GameError:
+    """The error for an action id past what the tree's int64 arrays hold."""
+    return GameError(f"{spec.name}: legal action id {action} is too large for an int64")
+
+
 def legal_action_array(spec: GameSpec, state: GameState, legal: Sequence[int]) -> np.ndarray:
     """``legal`` as an int64 array, after checking that the actions are whole numbers,
     distinct, at least 0 and below ``spec.num_actions`` (when declared), and that there is one.
@@ -31,11 +40,20 @@ def legal_action_array(spec: GameSpec, state: GameState, legal: Sequence[int]) -
     Raises:
         GameError: a broken promise (the message names the game and the action).
     """
-    if len(legal) == 0:
+    try:
+        length = len(legal)
+    except TypeError:  # a generator, an iterator, None, a number
+        raise GameError(
+            f"{spec.name}: legal_actions() must return a sequence of action ids, got "
+            f"{type(legal).__name__} in {type(state).__name__}"
+        ) from None
+    if length == 0:
         raise GameError(f"{spec.name}: a non-terminal state has no legal actions")
     # The types are checked once each, not once per action: the check runs at every new
-    # node of a game whose positions rarely repeat (gomoku's 225 actions).
+    # node of a game whose positions rarely repeat (gomoku's 224 actions after one stone).
     if isinstance(legal, np.ndarray) and legal.ndim == 1 and legal.dtype.kind in "iu":
+        if int(legal.max()) > _LARGEST_ID:
+            raise _too_large(spec, int(legal.max()))
         actions = legal.astype(np.int64, copy=False)
     else:
         for kind in set(map(type, legal)):
@@ -45,7 +63,10 @@ def legal_action_array(spec: GameSpec, state: GameState, legal: Sequence[int]) -
                     f"{spec.name}: legal_actions() must return action ids (whole numbers), "
                     f"got {action!r} in {type(state).__name__}"
                 )
-        actions = np.asarray(legal, dtype=np.int64)
+        try:
+            actions = np.asarray(legal, dtype=np.int64)
+        except OverflowError:
+            raise _too_large(spec, max(int(a) for a in legal)) from None
     if int(actions.min()) < 0:
         raise GameError(f"{spec.name}: legal action id {int(actions.min())} is negative")
     if spec.num_actions is not None and int(actions.max()) >= spec.num_actions:
