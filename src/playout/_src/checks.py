@@ -23,7 +23,6 @@ import numpy as np
 from playout._src.errors import GameError, InvalidParameterError
 from playout._src.game import CHANCE, GameSpec, GameState
 
-
 _LARGEST_ID = int(np.iinfo(np.int64).max)
 """The largest action id an int64 array holds."""
 
