@@ -51,8 +51,9 @@ def legal_action_array(spec: GameSpec, state: GameState, legal: Sequence[int]) -
     # The types are checked once each, not once per action: the check runs at every new
     # node of a game whose positions rarely repeat (gomoku's 224 actions after one stone).
     if isinstance(legal, np.ndarray) and legal.ndim == 1 and legal.dtype.kind in "iu":
-        if int(legal.max()) > _LARGEST_ID:
-            raise _too_large(spec, int(legal.max()))
+        largest = int(legal.max())
+        if largest > _LARGEST_ID:
+            raise _too_large(spec, largest)
         actions = legal.astype(np.int64, copy=False)
     else:
         for kind in set(map(type, legal)):

@@ -1151,28 +1151,21 @@ def _low_liberty_answers(
     squares: np.ndarray,
     stride: int,
     candidates: np.ndarray,
-    count: int,
 ) -> int:
-    """Add to ``candidates[:count]`` the liberties of the chains with exactly two that the
-    stone on ``last`` touches: the stone's own chain (the opponent's: playing a liberty puts
-    it in atari) and the mover's chains next to it (playing a liberty lengthens one's
-    liberties or, as a self-atari, is refused), each passing :func:`_is_good`. Fuego's
-    playouts answer the last move so ("low liberty" moves, between atari answers and
-    patterns; Enzenberger et al. 2010); returns the new count."""
+    """Write to ``candidates`` the liberties of the chains with exactly two that the stone
+    on ``last`` touches: the stone's own chain (the opponent's: playing a liberty puts it in
+    atari) and the mover's chains next to it (playing a liberty lengthens one's liberties
+    or, as a self-atari, is refused), each passing :func:`_is_good`, each point once (a
+    chain met through two neighbours adds nothing new). Fuego's playouts answer the last
+    move so ("low liberty" moves, between atari answers and patterns; Enzenberger et al.
+    2010); returns how many."""
+    count = 0
     for n in (last, last - stride, last - 1, last + 1, last + stride):
         if n != last and colour[n] != own:
             continue
         head = chain[n]
         if libs[head] < 2 or _in_atari(libs, sums, squares, head):
             continue  # at most one liberty: the atari answers' business
-        seen = False  # a chain met before, through another neighbour
-        for m in (last, last - stride, last - 1, last + 1, last + stride):
-            if m == n:
-                break
-            if (m == last or colour[m] == own) and chain[m] == head:
-                seen = True
-        if seen:
-            continue
         first, second = _two_liberties(head, colour, ring, stride)
         if first < 0:
             continue
@@ -1250,7 +1243,7 @@ def _mogo_answer(
     # 2. Liberties of chains with two.
     if low_liberties:
         count = _low_liberty_answers(
-            last, own, ko, colour, chain, ring, libs, sums, squares, stride, candidates, 0
+            last, own, ko, colour, chain, ring, libs, sums, squares, stride, candidates
         )
         if count > 0:
             return candidates[random_below(rng, count)]
