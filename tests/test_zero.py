@@ -374,6 +374,81 @@ def test_training_resumes_where_it_stopped(tmp_path: object) -> None:
     Model.load(out / "model.pt", game)  # the latest network, loadable
 
 
+def test_a_new_run_starts_from_a_model_files_weights(tmp_path: object) -> None:
+    game = tictactoe()
+    source = small_model(game, seed=3)
+    path = source.save(tmp_path / "start.pt")  # type: ignore[operator]
+    out = tmp_path / "run"  # type: ignore[operator]
+    # The changes name no size: the file's is taken (SMALL, not the default network).
+    trainer = Trainer(game, out, None, device="cpu", changes={"init_model": str(path)})
+    assert trainer.model.architecture == SMALL
+    for key, value in trainer.model.net.state_dict().items():
+        assert torch.equal(value, source.net.state_dict()[key])
+    trainer.close()
+    fresh = Trainer(game, tmp_path / "fresh", tiny_config())  # type: ignore[operator]
+    assert not all(
+        torch.equal(value, source.net.state_dict()[key])
+        for key, value in fresh.model.net.state_dict().items()
+    )
+    fresh.close()
+    # A resumed run goes on from its own checkpoint, not from the file again.
+    trainer = Trainer(game, out, tiny_config(init_model=str(path)), device="cpu")
+    trainer.run(iterations=1, log=None)
+    trained = {k: v.clone() for k, v in trainer.model.net.state_dict().items()}
+    trainer.close()
+    resumed = Trainer(game, out, device="cpu")
+    assert resumed.config.init_model == str(path)
+    for key, value in resumed.model.net.state_dict().items():
+        assert torch.equal(value, trained[key])
+    resumed.close()
+    with pytest.raises(playout.InvalidParameterError, match="init_model cannot change"):
+        Trainer(game, out, device="cpu", changes={"init_model": ""})
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda game, d: str(d / "missing.pt"), "no such model file"),
+        (lambda game, d: str(small_model(Connect4Game()).save(d / "c4.pt")), "trained for"),
+        (
+            lambda game, d: str(Model(game, Architecture(channels=4, blocks=1)).save(d / "m.pt")),
+            "holds a 4x1 \\(value head 64\\) network, the run's is 8x1 \\(value head 8\\)",
+        ),
+    ],
+)
+def test_a_model_file_that_cannot_start_the_run_is_refused_before_anything_is_written(
+    tmp_path: object, make: object, match: str
+) -> None:
+    game = tictactoe()
+    path = make(game, tmp_path)  # type: ignore[operator]
+    out = tmp_path / "run"  # type: ignore[operator]
+    with pytest.raises(playout.InvalidParameterError, match=match) as caught:
+        Trainer(game, out, tiny_config(init_model=path), device="cpu")
+    assert caught.value.setting == "init_model"  # type: ignore[attr-defined]
+    assert not out.exists()
+
+
+def test_the_train_command_starts_from_a_model_file(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from playout.cli import main
+
+    path = small_model(tictactoe()).save(tmp_path / "m.pt")  # type: ignore[operator]
+    out = tmp_path / "run"  # type: ignore[operator]
+    argv = [
+        "train", "tictactoe", "--out", str(out), "--iterations", "1", "--games", "2",
+        "--simulations", "4", "--steps", "1", "--batch-size", "8", "--eval-games", "0",
+        "--benchmark-positions", "0",
+    ]  # fmt: skip
+    assert main([*argv, "--init", str(path), "--blocks", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("playout: error: --init ") and "the run's is 8x2" in err
+    assert err.count("\n") == 1 and not out.exists()
+    assert main([*argv, "--init", str(path)]) == 0
+    assert "8x1 blocks" in capsys.readouterr().out
+    assert json.loads((out / "settings.json").read_text())["init_model"] == str(path)
+
+
 def test_a_run_keeps_each_iterations_network_when_asked(
     tmp_path: object, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -37,6 +37,7 @@ SETTING_OPTIONS = {
     "forced_playouts": "forced_playouts",
     "benchmark_positions": "benchmark_positions",
     "benchmark_simulations": "benchmark_simulations",
+    "init": "init_model",
 }
 """Command-line options and the :class:`~playout.zero.TrainConfig` fields they set."""
 
@@ -292,6 +293,12 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
     )
     settings.add_argument(
         "--parallel-games", type=positive_int, metavar="N", help="self-play games in lockstep"
+    )
+    settings.add_argument(
+        "--init",
+        metavar="MODEL",
+        help="a new run starts from this model file's weights (fine-tuning; its network's "
+        "size unless --channels/--blocks are given)",
     )
     settings.add_argument(
         "--expert-iterations",

@@ -162,7 +162,8 @@ def _check_setting(name: str, kind: str, value: Any) -> None:
     elif kind == "bool" and not isinstance(value, bool):
         raise SettingError(name, f"must be true or false, got {value!r}")
     elif kind == "str" and not isinstance(value, str):
-        raise SettingError(name, f"must be a player spec (a string), got {value!r}")
+        what = "a model file's name" if name == "init_model" else "a player spec"
+        raise SettingError(name, f"must be {what} (a string), got {value!r}")
     elif kind == "Architecture" and not isinstance(value, Architecture):
         raise SettingError(name, f"must be an Architecture, got {value!r}")
 
@@ -221,6 +222,13 @@ class TrainConfig:
             positions: none.
         benchmark_simulations: that search's simulations.
         seed: seeds weights, self-play and sampling.
+        init_model: a model file (:meth:`Model.save`, a shipped network) whose weights a
+            new run starts from instead of random ones: fine-tuning, or a run that goes on
+            from another's network without its buffer (the optimizer and the learning-rate
+            schedule start anew). The run's architecture must be the file's: a
+            :class:`Trainer` given ``changes`` that name no architecture (the command line's
+            ``--init``) takes the file's; a whole ``config`` must state it. "" (the
+            default): random weights.
         threads: PyTorch's threads in this process. One by default: the network is small
             and batches are a few hundred positions, where more threads mostly wait on each
             other (measured: 1 thread ran a 32x3 connect-four network 8x faster than 2 on a
@@ -258,6 +266,7 @@ class TrainConfig:
     benchmark_simulations: int = 50
     seed: int = 0
     threads: int = 1
+    init_model: str = ""
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -356,6 +365,26 @@ def _values_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
+def _model_architecture(path: str, game: Any) -> Architecture:
+    """The architecture of the model file ``path`` (made for ``game``).
+
+    Raises:
+        SettingError: (``init_model``) the file is missing, unreadable, not a playout model
+            or made for another game.
+    """
+    try:
+        return Model.load(path, game).architecture
+    except ModelFileError as error:
+        raise SettingError("init_model", str(error)) from None
+
+
+def _size(architecture: Architecture) -> str:
+    """An architecture in words: ``64x4 (value head 64)`` (channels x blocks), its heads."""
+    a = architecture
+    text = f"{a.channels}x{a.blocks} (value head {a.value_hidden}"
+    return text + (", reply head)" if a.reply_head else ")")
+
+
 def _values(config: TrainConfig) -> dict[str, Any]:
     """``config``'s keyword arguments (the architecture as itself, not a dictionary)."""
     return dataclasses.asdict(config) | {"architecture": config.architecture}
@@ -398,8 +427,11 @@ def _changed(values: dict[str, Any], changes: Mapping[str, Any]) -> dict[str, An
 
 
 FIXED_SETTINGS = frozenset(
-    {"architecture", "buffer_size", "seed", "expert_iterations", "expert_simulations"}
-)
+    {
+        "architecture", "buffer_size", "seed", "expert_iterations", "expert_simulations",
+        "init_model",
+    }
+)  # fmt: skip
 """Settings a run keeps from its start (the weights, the buffer's arrays and the random
 streams depend on them); :meth:`TrainConfig.resumed_with` may change the others."""
 
@@ -741,7 +773,9 @@ class Trainer:
         self.resumed = False
         """Whether ``out_dir`` held a run, which this trainer goes on with."""
         if not self.out_dir.exists():  # bad settings fail before the directory is made
-            self._check_opponent(self._new_config(config, changes))
+            new = self._new_config(config, changes)
+            self._check_opponent(new)
+            self._initial_model(new)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self._lock = RunLock(self.out_dir)  # before anything in the directory is read
         try:
@@ -774,6 +808,9 @@ class Trainer:
             self.game, self.config.architecture, device=device, seed=self.config.seed
         )
         self.model.metadata = {"c": float(self.config.c)}
+        source = None if (self.out_dir / CHECKPOINT).exists() else self._initial_model(self.config)
+        if source is not None:  # a new run that starts from a model file's weights
+            self.model.net.load_state_dict(source.net.state_dict())
         self.optimizer = torch.optim.AdamW(
             self.model.net.parameters(),
             lr=self.config.learning_rate,
@@ -814,7 +851,33 @@ class Trainer:
         config = config or TrainConfig()
         if not changes:
             return config
-        return TrainConfig(**_changed(_values(config), changes))
+        values = _values(config)
+        init_model = changes.get("init_model")
+        if isinstance(init_model, str) and init_model:  # the file's size, unless changed
+            values["architecture"] = _model_architecture(init_model, self.game)
+        return TrainConfig(**_changed(values, changes))
+
+    def _initial_model(self, config: TrainConfig) -> Model | None:
+        """The network of ``config.init_model``, checked against the run's game and size
+        (``None`` when the run starts from random weights).
+
+        Raises:
+            SettingError: (``init_model``) the file is not a model for this game, or its
+                network's size is not the run's.
+        """
+        if not config.init_model:
+            return None
+        try:
+            source = Model.load(config.init_model, self.game)
+        except ModelFileError as error:
+            raise SettingError("init_model", str(error)) from None
+        if source.architecture != config.architecture:
+            raise SettingError(
+                "init_model",
+                f"{config.init_model} holds a {_size(source.architecture)} network, the "
+                f"run's is {_size(config.architecture)}",
+            )
+        return source
 
     def _check_game(self, recorded: Any) -> None:
         """Refuse a run made for another game, or the same game with other rules.
