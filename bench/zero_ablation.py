@@ -19,7 +19,9 @@ randomisation, a full search on a quarter of the moves), ``forced`` (forced play
 policy-target pruning, k = 2), ``reply`` (the auxiliary opponent-reply head), ``all``;
 ``gumbel`` (Gumbel AlphaZero self-play, 16 root actions sampled, 32 simulations a move),
 ``expert`` (a warm start: the first 4 iterations learn from rollout MCTS games of 2,000
-simulations a move, as the shipped gomoku network did), ``expert+cap+forced``.
+simulations a move, as the shipped gomoku network did), ``expert+cap+forced``;
+``openings`` (self-play games start after up to 4 random moves, so that the network meets
+positions its own play never reaches) and ``openings+gumbel``.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ VARIANTS = {
         "--reply-head",
     ],
     "gumbel": ["--gumbel", "16", "--simulations", "32"],
+    "openings": ["--opening-moves", "4"],
+    "openings+gumbel": ["--opening-moves", "4", "--gumbel", "16", "--simulations", "32"],
     "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
     "expert+cap+forced": [
         "--expert-iterations", "4", "--expert-simulations", "2000",
