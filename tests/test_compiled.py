@@ -445,6 +445,62 @@ def test_parallel_search_merges_the_workers() -> None:
         parallel_search(state, workers=0, simulations=10)
 
 
+def test_root_parallel_merges_its_engines_and_keeps_their_trees() -> None:
+    from playout._src.parallel import RootParallel, spawn_seeds
+
+    state = C4.initial_state()
+    seeds = spawn_seeds(9, 2)
+    engines = [MCTS(state, simulations=800, seed=s, solver=False) for s in seeds]
+    search = RootParallel(engines)
+    result = search.run()
+    assert result.total_simulations == 2 * 800 == sum(result.visit_counts)
+    # The merged visits are each tree's root visits added, action by action.
+    alone = [MCTS(state, simulations=800, seed=s, solver=False).run() for s in seeds]
+    for i, action in enumerate(result.actions):
+        assert result.visit_counts[i] == sum(r.visit_counts[r.actions.index(action)] for r in alone)
+    assert search.root_state == state
+    search.advance(result.best_action)
+    after = state.play(result.best_action)
+    assert search.root_state == after
+    # Each engine kept its subtree: the next search starts with the visits it had there.
+    kept = [e.run(playout.Budget(simulations=1)).total_simulations for e in engines]
+    assert all(total > 1 for total in kept)
+
+
+def test_root_parallel_refuses_what_it_cannot_run() -> None:
+    from playout._src.parallel import RootParallel
+
+    state = C4.initial_state()
+    one = MCTS(state, simulations=10)
+    with pytest.raises(InvalidParameterError, match="at least two engines"):
+        RootParallel([one])
+    with pytest.raises(InvalidParameterError, match="share one position"):
+        RootParallel([one, MCTS(state.play(3), simulations=10)])
+    python = MCTS(state, simulations=10, backend="python")
+    with pytest.raises(InvalidParameterError, match="needs the compiled driver"):
+        RootParallel([python, MCTS(state, simulations=10, backend="python")])
+
+
+def test_an_mcts_player_with_threads_is_reproducible_and_finds_the_win() -> None:
+    from playout._src.arena.specs import parse_player
+
+    # After 0 1 0 1 0 1 the first player has three in column 0: column 0 wins at once.
+    state = C4.initial_state()
+    for column in (0, 1, 0, 1, 0, 1):
+        state = state.play(column)
+    player = parse_player("mcts:simulations=300,threads=2", C4)
+    again = parse_player("mcts:simulations=300,threads=2", C4)
+    player.reset(state, 11)
+    again.reset(state, 11)
+    assert player.choose(state) == 0 == again.choose(state)
+    assert player.last_result.total_simulations <= 2 * 300
+    assert player.last_result.visit_counts == again.last_result.visit_counts
+    share = player._engine.engines[0].budget.max_memory  # type: ignore[attr-defined]
+    assert share == playout.Budget().memory_limit // 2
+    with pytest.raises(InvalidParameterError, match="threads must be >= 1"):
+        parse_player("mcts:simulations=10,threads=0", C4)
+
+
 # ------------------------------------------------------------------------------ user kernel
 
 

@@ -17,11 +17,12 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from playout._src.config import SearchConfig, make_config
+from playout._src.config import Budget, SearchConfig, make_config
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
 from playout._src.processes import process_pool, sigint_deferred, stop_pool
@@ -139,19 +140,15 @@ def parallel_search(
     seed = config.seed
     if seed is None:
         seed = random.SystemRandom().randrange(2**63)
-    seeds = [
-        int(s.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
-        for s in np.random.SeedSequence(int(seed)).spawn(count)
-    ]
     # The memory bound is the whole search's: each of the searches gets its share.
     share = max(1, config.budget.memory_limit // count)
-    configs = [config.replace(seed=s, max_memory=share) for s in seeds]
+    configs = [config.replace(seed=s, max_memory=share) for s in spawn_seeds(seed, count)]
     if count == 1 and executor is None:
         start = time.perf_counter()
         results = [_search_worker(state, configs[0])]
         elapsed = time.perf_counter() - start
     elif threads is not None:
-        results, elapsed = _in_threads(state, configs)
+        results, elapsed = _in_threads([_fresh_search(state, c) for c in configs])
     else:
         results, elapsed = _in_processes(state, configs, executor)
     return merge_results(
@@ -163,16 +160,16 @@ def parallel_search(
     )
 
 
-def _in_threads(state: GameState, configs: list[SearchConfig]) -> tuple[list[SearchResult], float]:
-    """The searches in the persistent thread pool, and their wall-clock seconds; an interrupt
-    (or a failed search) stops the others within a chunk of simulations (``MCTS.run``'s
-    ``stop``)."""
-    stop = threading.Event()
-    pool = _thread_pool(len(configs))
+def _in_threads(
+    searches: Sequence[Callable[[Callable[[], bool]], SearchResult]],
+) -> tuple[list[SearchResult], float]:
+    """The searches (each called with a ``stop`` callable for ``MCTS.run``) in the
+    persistent thread pool, and their wall-clock seconds; an interrupt (or a failed search)
+    stops the others within a chunk of simulations."""
+    halt = threading.Event()
+    pool = _thread_pool(len(searches))
     start = time.perf_counter()
-    futures = [
-        pool.submit(lambda c: MCTS(state, c).run(stop=stop.is_set), config) for config in configs
-    ]
+    futures = [pool.submit(search, halt.is_set) for search in searches]
     try:
         # The first failure stops the others at once, whichever search it is.
         done, _ = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_EXCEPTION)
@@ -181,10 +178,103 @@ def _in_threads(state: GameState, configs: list[SearchConfig]) -> tuple[list[Sea
                 raise future.exception()  # type: ignore[misc]
         results = [f.result() for f in futures]
     except BaseException:
-        stop.set()
+        halt.set()
         concurrent.futures.wait(futures)
         raise
     return results, time.perf_counter() - start
+
+
+def _fresh_search(
+    state: GameState, config: SearchConfig
+) -> Callable[[Callable[[], bool]], SearchResult]:
+    """A new engine's search of ``state`` for :func:`_in_threads`."""
+    return lambda stop: MCTS(state, config).run(stop=stop)
+
+
+def spawn_seeds(seed: int, count: int) -> list[int]:
+    """``count`` independent seeds (non-negative 63-bit) derived from ``seed``
+    (:class:`numpy.random.SeedSequence`'s spawning), one per parallel search."""
+    return [
+        int(s.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+        for s in np.random.SeedSequence(int(seed)).spawn(count)
+    ]
+
+
+class RootParallel:
+    """Root-parallel search that keeps its trees between moves.
+
+    ``engines`` (:class:`~playout.MCTS` engines of one position, seeded differently) search
+    side by side in threads at each :meth:`run`, and their root statistics are merged
+    (:func:`~playout._src.results.merge_results`, the first engine's final-move rule);
+    :meth:`advance` moves every tree to the played move's subtree, so that each keeps what it
+    learned, where :func:`parallel_search` starts afresh each call. Each engine runs the whole
+    budget (``seconds`` side by side, or ``simulations`` each). The engine interface the
+    arena's players use (``root_state``, ``config``, ``run``, ``advance``).
+
+    Args:
+        engines: two or more engines on the compiled driver, all at the same position.
+
+    Raises:
+        InvalidParameterError: fewer than two engines, engines at different positions, or one
+            on the Python driver (its simulations hold the GIL: threads would take turns).
+    """
+
+    def __init__(self, engines: Sequence[MCTS]) -> None:
+        if len(engines) < 2:
+            raise InvalidParameterError("RootParallel needs at least two engines")
+        for engine in engines:
+            if engine.backend != "compiled":
+                raise InvalidParameterError(
+                    "threads > 1 needs the compiled driver (it releases the GIL while it "
+                    "simulates); this search runs on the Python driver: use one thread"
+                )
+            if engine.root_state != engines[0].root_state:
+                raise InvalidParameterError("RootParallel's engines must share one position")
+        self.engines = list(engines)
+        self._moves = 0
+
+    @property
+    def root_state(self) -> GameState:
+        """The position at the root of every tree."""
+        return self.engines[0].root_state
+
+    @property
+    def config(self) -> SearchConfig:
+        """The first engine's configuration."""
+        return self.engines[0].config
+
+    def run(
+        self, budget: Budget | None = None, *, stop: Callable[[], bool] | None = None
+    ) -> SearchResult:
+        """Every engine's search with ``budget`` (default: each one's own), merged.
+
+        Args:
+            budget: limits for each engine's search.
+            stop: asked between chunks of simulations: ``True`` ends every search.
+        """
+
+        def search(engine: MCTS) -> Callable[[Callable[[], bool]], SearchResult]:
+            def run_one(halt: Callable[[], bool]) -> SearchResult:
+                ended = halt if stop is None else lambda: halt() or stop()
+                return engine.run(budget, stop=ended)
+
+            return run_one
+
+        results, elapsed = _in_threads([search(engine) for engine in self.engines])
+        self._moves += 1
+        config = self.config
+        return merge_results(
+            results,
+            final=config.final,
+            temperature=config.temperature,
+            seed=None if config.seed is None else config.seed + self._moves,
+            seconds=elapsed,
+        )
+
+    def advance(self, action: int) -> None:
+        """Move every tree to the subtree of ``action`` (played by the player to move)."""
+        for engine in self.engines:
+            engine.advance(action)
 
 
 def _warm_up(state: GameState, config: SearchConfig) -> int:
@@ -228,4 +318,4 @@ def _in_processes(
     return results, elapsed
 
 
-__all__ = ["available_cpus", "merge_results", "parallel_search"]
+__all__ = ["RootParallel", "available_cpus", "merge_results", "parallel_search", "spawn_seeds"]

@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import Rollout, RolloutPolicy
 from playout._src.game import Game, GameState
+from playout._src.parallel import RootParallel, spawn_seeds
 from playout._src.resignation import Resignation, ResignWatch
 from playout._src.rules import parse_rule
 from playout._src.search import MCTS, Budget
@@ -117,6 +118,10 @@ class MctsOptions:
             :data:`~playout._src.resignation.RESIGN_MOVES` own moves in a row (or at once on a
             proven loss; :class:`~playout._src.resignation.ResignWatch`), or ``None``: play
             every game out.
+        threads: searches side by side in threads, each with the whole budget and its own
+            tree kept between moves, root statistics merged
+            (:class:`~playout._src.parallel.RootParallel`); compiled driver only. 1: one
+            search.
     """
 
     budget: Budget = dataclasses.field(default_factory=Budget)
@@ -132,6 +137,7 @@ class MctsOptions:
     symmetry: bool = False
     transpositions: bool = False
     resign: float | None = None
+    threads: int = 1
 
     def selection(self) -> Any:
         """The selection rule object."""
@@ -286,14 +292,30 @@ class MctsPlayer(SearchPlayer):
             extra["symmetry"] = True
         if self.options.transpositions:
             extra["transpositions"] = True
-        return self._factory(
-            state,
-            selection=self._selection,
-            evaluator=self._evaluator,
-            budget=self.options.budget,
-            seed=self._seed,
-            **extra,
-        )
+        budget, threads = self.options.budget, self.options.threads
+        if threads == 1:
+            return self._factory(
+                state,
+                selection=self._selection,
+                evaluator=self._evaluator,
+                budget=budget,
+                seed=self._seed,
+                **extra,
+            )
+        # Root parallel: the memory bound is the whole player's, each tree gets its share.
+        share = dataclasses.replace(budget, max_memory=max(1, budget.memory_limit // threads))
+        engines = [
+            self._factory(
+                state,
+                selection=self._selection,
+                evaluator=self._evaluator,
+                budget=share,
+                seed=seed,
+                **extra,
+            )
+            for seed in spawn_seeds(self._seed, threads)
+        ]
+        return RootParallel(engines)
 
 
 __all__ = [

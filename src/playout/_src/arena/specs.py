@@ -46,6 +46,7 @@ MCTS_KEYS = (
     "symmetry",
     "transpositions",
     "resign",
+    "threads",
 )
 """The option keys of ``mcts:``."""
 
@@ -105,7 +106,9 @@ def parse_mcts_options(text: str) -> MctsOptions:
     ``reuse`` (``yes``/``no``), ``solver`` (``yes``/``no``: MCTS-Solver, Winands et al. 2008;
     default on), ``symmetry`` and ``transpositions`` (``yes``/``no``, default no; see
     :class:`~playout.SearchConfig`), ``resign`` (a win rate in (0, 0.5): resign when the
-    best move's stays below it two own moves in a row, or on a proven loss; default never).
+    best move's stays below it two own moves in a row, or on a proven loss; default never),
+    ``threads`` (>= 1: root-parallel searches in threads, each with the whole budget and its
+    own tree; compiled driver only; default 1).
 
     Raises:
         InvalidParameterError: an unknown key, a bad value, or an invalid rule setting.
@@ -130,6 +133,7 @@ def parse_mcts_options(text: str) -> MctsOptions:
         symmetry=parse_yes_no("symmetry", values.get("symmetry", "no")),
         transpositions=parse_yes_no("transpositions", values.get("transpositions", "no")),
         resign=_resign(values),
+        threads=_positive_int(values, "threads") or 1,
     )
     options.selection()  # validate the rule and its constants now
     return options
@@ -157,7 +161,10 @@ def _mcts_player(
             f"rule=pb needs a game with a move heuristic (mnk, tictactoe, gomoku), "
             f"not {game.spec.name}"
         )
-    return MctsPlayer(game, options, name=text, engine_factory=engine_factory)
+    player = MctsPlayer(game, options, name=text, engine_factory=engine_factory)
+    if options.threads > 1:  # refuse the Python driver now, not at the first move
+        player.reset(game.initial_state(), 0)
+    return player
 
 
 def _perfect_player(text: str, game: Game) -> PerfectPlayer:
@@ -301,7 +308,8 @@ def describe_players() -> Mapping[str, str]:
         "random": "uniformly random legal moves",
         "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors|heavy|mogo, "
         "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), prior=N (rave), "
-        "weight=W (pb), reuse=yes|no, solver=yes|no, resign=P (resign below win rate P)",
+        "weight=W (pb), reuse=yes|no, solver=yes|no, resign=P (resign below win rate P), "
+        "threads=N (root-parallel searches, compiled games)",
         "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",
         "zero": "network-guided search (AlphaZero); options simulations=N (0: the policy "
         "alone), seconds=S, model=PATH, c=X, batch=N, device=cpu|cuda (needs playout[zero])",
