@@ -524,7 +524,7 @@ def test_readme_is_one_screen_with_its_two_commands() -> None:
     assert first.language == "bash" and first.not_run
     assert first.text.splitlines() == [
         "pip install . && playout play tictactoe                # play tic-tac-toe against the AI",
-        'pip install ".[test]" && python -m pytest -q           # install the test extras, run '
+        'pip install -e ".[test]" && python -m pytest -q        # install the test extras, run '
         "every test",
     ]
 
