@@ -367,3 +367,40 @@ def test_lz_genmove_analyze_streams_then_plays_the_move() -> None:
     text = output.getvalue()
     assert text.startswith("=\ninfo move ")
     assert re.search(r"\nplay ([A-E][1-5]|pass)\n\n= \n", text), text
+
+
+def test_threads_give_root_parallel_searches_that_move_along(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playout._src.parallel import RootParallel, spawn_seeds
+    from playout.cli import main
+
+    def make_search(state: GoState) -> RootParallel:
+        engines = [playout.MCTS(state, simulations=150, seed=s) for s in spawn_seeds(1, 2)]
+        return RootParallel(engines)
+
+    engine = GtpEngine(5, 0.5, playout.Budget(simulations=150), make_search)
+    engine.handle("play b C3")
+    assert engine.handle("4 lz-genmove_analyze w 1") == "=4\n"
+    lines = list(engine.genmove_analyze())
+    assert lines[-1].startswith("play ")
+    infos = [info_records(line.rstrip("\n")) for line in lines[:-1]]
+    # Both searches ran the whole budget; the visits shown are their sum.
+    assert sum(int(r["visits"]) for r in infos[-1]) == 2 * 150
+    search = engine._search
+    assert isinstance(search, RootParallel)
+    engine.handle("play b pass")
+    assert engine._search is search
+    assert all(e.root_state == engine.state for e in search.engines)
+    # The command line: a seed gives the same moves; the Python driver is refused.
+    answers = []
+    for _ in range(2):
+        monkeypatch.setattr("sys.stdin", io.StringIO("genmove b\ngenmove w\n"))
+        argv = ["gtp", "--threads", "2", "--simulations", "60", "--seed", "3"]
+        assert main(argv) == 0
+        answers.append(capsys.readouterr().out)
+    assert answers[0] == answers[1] and answers[0].count("= ") == 2
+    monkeypatch.setattr("sys.stdin", io.StringIO("genmove b\n"))
+    assert main(["gtp", "--threads", "2", "--backend", "python"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs the compiled driver" in err

@@ -271,6 +271,16 @@ class RootParallel:
             seconds=elapsed,
         )
 
+    def result(self) -> SearchResult:
+        """The merged statistics at the root now (no new simulations)."""
+        config = self.config
+        return merge_results(
+            [engine.result() for engine in self.engines],
+            final=config.final,
+            temperature=config.temperature,
+            seed=None if config.seed is None else config.seed + self._moves,
+        )
+
     def advance(self, action: int) -> None:
         """Move every tree to the subtree of ``action`` (played by the player to move)."""
         for engine in self.engines:

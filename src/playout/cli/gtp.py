@@ -38,6 +38,7 @@ import argparse
 import dataclasses
 import queue
 import re
+import secrets
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -45,6 +46,7 @@ from typing import TextIO
 
 import playout
 from playout._src.errors import IllegalMoveError, InvalidParameterError, PlayoutError
+from playout._src.parallel import RootParallel, spawn_seeds
 from playout._src.resignation import ResignWatch
 from playout.cli.common import EXIT_OK
 from playout.cli.engine import search_budget, search_config
@@ -99,7 +101,7 @@ MIN_SECONDS = 0.01
 _VERTEX = re.compile(r"^[a-z][0-9]+$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
-SearchFactory = Callable[[GoState], playout.MCTS]
+SearchFactory = Callable[[GoState], "playout.MCTS | RootParallel"]
 """Builds the search engine for a position (the command line's options bound)."""
 
 
@@ -168,7 +170,7 @@ class GtpEngine:
         """Whether ``quit`` was received."""
         self.analysis: AnalyzeRequest | None = None
         """The ``lz-analyze`` running (its response open), or ``None``."""
-        self._search: playout.MCTS | None = None
+        self._search: playout.MCTS | RootParallel | None = None
 
     # ------------------------------------------------------------------------------ framing
 
@@ -526,7 +528,7 @@ class GtpEngine:
         for actions in replayed:
             self._play(actions)
 
-    def _current_search(self) -> playout.MCTS:
+    def _current_search(self) -> playout.MCTS | RootParallel:
         """The search at the current position (built on first use, then moved along)."""
         if self._search is None:
             self._search = self._make_search(self.state)
@@ -619,10 +621,24 @@ def cmd_gtp(args: argparse.Namespace) -> int:
     size = 9 if args.size is None else args.size
     komi = 7.5 if args.komi is None else args.komi
     game = GoGame(size, komi)
-    search_config(game.initial_state(), args)  # option errors before the first command
+    threads = args.threads
 
-    def make_search(state: GoState) -> playout.MCTS:
-        return playout.MCTS(state, search_config(state, args))
+    def make_search(state: GoState) -> playout.MCTS | RootParallel:
+        config = search_config(state, args)
+        if threads == 1:
+            return playout.MCTS(state, config)
+        # Root parallel: each search gets its share of the memory bound.
+        share = max(1, config.budget.memory_limit // threads)
+        return RootParallel(
+            [
+                playout.MCTS(state, config.replace(seed=seed, max_memory=share))
+                for seed in spawn_seeds(
+                    secrets.randbits(63) if config.seed is None else config.seed, threads
+                )
+            ]
+        )
+
+    make_search(game.initial_state())  # option errors before the first command
 
     engine = GtpEngine(size, komi, search_budget(args), make_search, resign=args.resign)
     serve(engine, sys.stdin, sys.stdout)

@@ -566,6 +566,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer genmove with resign when the chosen move's win rate stays below P "
         "(0 < P < 0.5) two moves in a row, or the loss is proven (default: never resign)",
     )
+    gtp.add_argument(
+        "--threads",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="N root-parallel searches in threads, each with the whole budget and its own "
+        "tree, merged before each move (--ai mcts; default 1)",
+    )
     add_search_arguments(gtp)
     gtp.set_defaults(handler=cmd_gtp)
 
