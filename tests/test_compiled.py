@@ -477,8 +477,10 @@ def test_root_parallel_refuses_what_it_cannot_run() -> None:
     with pytest.raises(InvalidParameterError, match="share one position"):
         RootParallel([one, MCTS(state.play(3), simulations=10)])
     python = MCTS(state, simulations=10, backend="python")
-    with pytest.raises(InvalidParameterError, match="needs the compiled driver"):
+    with pytest.raises(InvalidParameterError, match="Python driver \\(backend='python'\\)"):
         RootParallel([python, MCTS(state, simulations=10, backend="python")])
+    with pytest.raises(InvalidParameterError, match="transposition table runs on the Python"):
+        RootParallel([MCTS(state, simulations=10, transpositions=True)] * 2)
 
 
 def test_an_mcts_player_with_threads_is_reproducible_and_finds_the_win() -> None:
@@ -499,6 +501,12 @@ def test_an_mcts_player_with_threads_is_reproducible_and_finds_the_win() -> None
     assert share == playout.Budget().memory_limit // 2
     with pytest.raises(InvalidParameterError, match="threads must be >= 1"):
         parse_player("mcts:simulations=10,threads=0", C4)
+    with pytest.raises(InvalidParameterError, match="threads must be <= 256"):
+        parse_player("mcts:simulations=10,threads=257", C4)
+    with pytest.raises(InvalidParameterError, match="seed must be a whole number >= 0"):
+        player.reset(state, -5)
+    # Reading the spec checks the engine but keeps none (the player travels to workers).
+    assert parse_player("mcts:simulations=10,threads=2", C4)._engine is None  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------------------ user kernel

@@ -392,6 +392,13 @@ def test_threads_give_root_parallel_searches_that_move_along(
     engine.handle("play b pass")
     assert engine._search is search
     assert all(e.root_state == engine.state for e in search.engines)
+    # A budget's memory bound is shared out among the searches.
+    budgets: list[playout.Budget | None] = []
+    for one in search.engines:
+        run = one.run
+        one.run = lambda budget=None, run=run, **kw: budgets.append(budget) or run(budget, **kw)  # type: ignore[method-assign]
+    search.run(playout.Budget(simulations=10, max_memory=2**24))
+    assert [b.max_memory for b in budgets if b is not None] == [2**23, 2**23]
     # The command line: a seed gives the same moves; the Python driver is refused.
     answers = []
     for _ in range(2):
@@ -404,3 +411,23 @@ def test_threads_give_root_parallel_searches_that_move_along(
     assert main(["gtp", "--threads", "2", "--backend", "python"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "needs the compiled driver" in err
+
+
+def test_lz_genmove_analyze_with_threads_gives_each_search_the_whole_budget() -> None:
+    from playout._src.parallel import RootParallel, spawn_seeds
+
+    budget = 5000
+
+    def make_search(state: GoState) -> RootParallel:
+        engines = [playout.MCTS(state, simulations=budget, seed=s) for s in spawn_seeds(2, 2)]
+        return RootParallel(engines)
+
+    engine = GtpEngine(9, 7.5, playout.Budget(simulations=budget), make_search)
+    assert engine.handle("lz-genmove_analyze b 1") == "=\n"  # an info line every 10 ms
+    lines = list(engine.genmove_analyze())
+    steps = len(lines) - 1
+    infos = [info_records(line.rstrip("\n")) for line in lines[:-1]]
+    total = sum(int(r["visits"]) for r in infos[-1])
+    # Each step takes the searches' mean off the budget left: all but a few simulations a
+    # step of both whole budgets, never more.
+    assert 2 * budget - steps <= total <= 2 * budget

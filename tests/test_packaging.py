@@ -3,32 +3,52 @@
 The test command installs playout editable (``pip install -e``), so that the tests and the
 subprocesses they start (which run this working tree) share one copy and one numba cache;
 a data file missing from ``package-data`` would then go unnoticed until a user's
-``pip install .``. This test reads the list instead.
+``pip install .``. This test reads the list instead, with setuptools' glob semantics (``*``
+stops at a ``/``).
 """
 
 from __future__ import annotations
 
-import fnmatch
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "playout"
 
 
 def data_files() -> list[str]:
-    """Every file under ``src/playout`` that is not Python source or a cache, relative to it."""
-    package = ROOT / "src" / "playout"
+    """The files under ``src/playout`` that are not Python source, relative to it: those git
+    tracks (a checkout), else those on disk but hidden files and caches (an unpacked sdist)."""
+    git = shutil.which("git")
+    if git is not None and (ROOT / ".git").exists():
+        listed = subprocess.run(
+            [git, "ls-files", "-z", "src/playout"],
+            cwd=ROOT, capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        paths = [ROOT / name for name in listed.split("\0") if name]
+    else:
+        paths = [p for p in PACKAGE.rglob("*") if p.is_file()]
     return sorted(
-        path.relative_to(package).as_posix()
-        for path in package.rglob("*")
-        if path.is_file() and path.suffix != ".py" and "__pycache__" not in path.parts
+        path.relative_to(PACKAGE).as_posix()
+        for path in paths
+        if path.suffix != ".py"
+        and "__pycache__" not in path.parts
+        and not any(part.startswith(".") for part in path.relative_to(PACKAGE).parts)
     )
 
 
 def test_every_data_file_is_in_the_wheel() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     patterns = config["tool"]["setuptools"]["package-data"]["playout"]
+    included = {
+        path.relative_to(PACKAGE).as_posix()
+        for pattern in patterns
+        for path in PACKAGE.glob(pattern)
+        if path.is_file()
+    }
     files = data_files()
     assert "zero/models/connect4-7x6-4.pt" in files and "py.typed" in files
-    missing = [f for f in files if not any(fnmatch.fnmatch(f, p) for p in patterns)]
+    missing = [name for name in files if name not in included]
     assert missing == [], f"add to [tool.setuptools.package-data]: {missing}"

@@ -11,6 +11,7 @@ as deep as one worker makes it.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import math
 import multiprocessing
 import os
@@ -193,7 +194,13 @@ def _fresh_search(
 
 def spawn_seeds(seed: int, count: int) -> list[int]:
     """``count`` independent seeds (non-negative 63-bit) derived from ``seed``
-    (:class:`numpy.random.SeedSequence`'s spawning), one per parallel search."""
+    (:class:`numpy.random.SeedSequence`'s spawning), one per parallel search.
+
+    Raises:
+        InvalidParameterError: a negative ``seed``.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise InvalidParameterError(f"seed must be a whole number >= 0, got {seed!r}")
     return [
         int(s.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
         for s in np.random.SeedSequence(int(seed)).spawn(count)
@@ -208,8 +215,9 @@ class RootParallel:
     (:func:`~playout._src.results.merge_results`, the first engine's final-move rule);
     :meth:`advance` moves every tree to the played move's subtree, so that each keeps what it
     learned, where :func:`parallel_search` starts afresh each call. Each engine runs the whole
-    budget (``seconds`` side by side, or ``simulations`` each). The engine interface the
-    arena's players use (``root_state``, ``config``, ``run``, ``advance``).
+    budget (``seconds`` side by side, or ``simulations`` each) but for the memory bound, which
+    is shared out. The engine interface the arena's players and the GTP engine use
+    (``root_state``, ``config``, ``run``, ``result``, ``advance``).
 
     Args:
         engines: two or more engines on the compiled driver, all at the same position.
@@ -223,14 +231,13 @@ class RootParallel:
         if len(engines) < 2:
             raise InvalidParameterError("RootParallel needs at least two engines")
         for engine in engines:
-            if engine.backend != "compiled":
-                raise InvalidParameterError(
-                    "threads > 1 needs the compiled driver (it releases the GIL while it "
-                    "simulates); this search runs on the Python driver: use one thread"
-                )
+            require_compiled(engine)
             if engine.root_state != engines[0].root_state:
                 raise InvalidParameterError("RootParallel's engines must share one position")
         self.engines = list(engines)
+        seed = self.config.seed
+        # The merge's draws (final="sample") follow one seed, a fresh one when none is given.
+        self._seed = random.SystemRandom().randrange(2**62) if seed is None else seed
         self._moves = 0
 
     @property
@@ -246,12 +253,18 @@ class RootParallel:
     def run(
         self, budget: Budget | None = None, *, stop: Callable[[], bool] | None = None
     ) -> SearchResult:
-        """Every engine's search with ``budget`` (default: each one's own), merged.
+        """Every engine's search with ``budget``, merged; ``simulations`` and
+        ``total_simulations`` of the result count all of them.
 
         Args:
-            budget: limits for each engine's search.
-            stop: asked between chunks of simulations: ``True`` ends every search.
+            budget: limits for each engine's search, its memory bound shared out among them
+                (default: each engine's own budget).
+            stop: asked between chunks of simulations, from the engines' threads at once:
+                ``True`` ends every search.
         """
+        if budget is not None:  # the bound is the whole search's: each tree gets its share
+            share = max(1, budget.memory_limit // len(self.engines))
+            budget = dataclasses.replace(budget, max_memory=share)
 
         def search(engine: MCTS) -> Callable[[Callable[[], bool]], SearchResult]:
             def run_one(halt: Callable[[], bool]) -> SearchResult:
@@ -262,29 +275,45 @@ class RootParallel:
 
         results, elapsed = _in_threads([search(engine) for engine in self.engines])
         self._moves += 1
+        return self._merged(results, elapsed)
+
+    def result(self) -> SearchResult:
+        """The merged statistics at the root now (no new simulations)."""
+        return self._merged([engine.result() for engine in self.engines], None)
+
+    def _merged(self, results: list[SearchResult], seconds: float | None) -> SearchResult:
         config = self.config
         return merge_results(
             results,
             final=config.final,
             temperature=config.temperature,
-            seed=None if config.seed is None else config.seed + self._moves,
-            seconds=elapsed,
-        )
-
-    def result(self) -> SearchResult:
-        """The merged statistics at the root now (no new simulations)."""
-        config = self.config
-        return merge_results(
-            [engine.result() for engine in self.engines],
-            final=config.final,
-            temperature=config.temperature,
-            seed=None if config.seed is None else config.seed + self._moves,
+            seed=self._seed + self._moves,
+            seconds=seconds,
         )
 
     def advance(self, action: int) -> None:
         """Move every tree to the subtree of ``action`` (played by the player to move)."""
         for engine in self.engines:
             engine.advance(action)
+
+
+def require_compiled(engine: Any) -> None:
+    """Refuse an engine whose simulations hold the GIL, naming why it is not compiled.
+
+    Raises:
+        InvalidParameterError: ``engine`` does not run on the compiled driver.
+    """
+    if getattr(engine, "backend", None) == "compiled":
+        return
+    from playout._src.compiled.engine import compiled_support
+
+    reason = "the engine is not playout's MCTS"
+    if isinstance(engine, MCTS):
+        reason = compiled_support(engine.root_state, engine.config)[1] or "backend='python'"
+    raise InvalidParameterError(
+        f"threads > 1 needs the compiled driver (it releases the GIL while it simulates), "
+        f"and this search runs on the Python driver ({reason}): use one thread"
+    )
 
 
 def _warm_up(state: GameState, config: SearchConfig) -> int:
@@ -328,4 +357,11 @@ def _in_processes(
     return results, elapsed
 
 
-__all__ = ["RootParallel", "available_cpus", "merge_results", "parallel_search", "spawn_seeds"]
+__all__ = [
+    "RootParallel",
+    "available_cpus",
+    "merge_results",
+    "parallel_search",
+    "require_compiled",
+    "spawn_seeds",
+]

@@ -48,7 +48,7 @@ import playout
 from playout._src.errors import IllegalMoveError, InvalidParameterError, PlayoutError
 from playout._src.parallel import RootParallel, spawn_seeds
 from playout._src.resignation import ResignWatch
-from playout.cli.common import EXIT_OK
+from playout.cli.common import EXIT_OK, capped_workers
 from playout.cli.engine import search_budget, search_config
 from playout.cli.gtp_analysis import AnalyzeRequest, AnalyzeSyntaxError, info_line, parse_analyze
 from playout.games.go import MAX_SIZE, MIN_SIZE, PLAYER_NAMES, GoGame, GoState
@@ -138,7 +138,8 @@ class GtpEngine:
         komi: points White receives.
         budget: the search's budget per move when no clock is set.
         make_search: builds the search for a position (:class:`playout.MCTS` with the
-            command line's options); the search is kept between moves (tree reuse).
+            command line's options, or a :class:`~playout._src.parallel.RootParallel` of
+            them with ``--threads``); the search is kept between moves (tree reuse).
         resign: the win rate ``genmove`` resigns below (:class:`ResignWatch`), or ``None``:
             never.
 
@@ -365,18 +366,21 @@ class GtpEngine:
             return
         budget = self.move_budget(request.player)
         search = self._current_search()
+        searches = len(search.engines) if isinstance(search, RootParallel) else 1
         simulations = budget.simulations
         seconds = budget.seconds
         result = None
         while simulations is None or simulations > 0:
             step = request.interval if seconds is None else min(request.interval, seconds)
             result = search.run(dataclasses.replace(budget, simulations=simulations, seconds=step))
-            if simulations is not None:
-                simulations -= result.simulations
+            if simulations is not None:  # a root-parallel result counts every search's
+                simulations -= -(-result.simulations // searches)
             if seconds is not None:
                 seconds -= result.seconds
             yield info_line(self.game, result, request.max_moves) + "\n"
-            if result.simulations == 0 or result.stop_reason not in ("time", "simulations"):
+            # Proven, or the tree full: no more to search. A step that ran out of time before
+            # its first simulation (a busy machine) does not end the move.
+            if result.stop_reason not in ("time", "simulations"):
                 break
             if seconds is not None and seconds <= 0:
                 break
@@ -621,7 +625,7 @@ def cmd_gtp(args: argparse.Namespace) -> int:
     size = 9 if args.size is None else args.size
     komi = 7.5 if args.komi is None else args.komi
     game = GoGame(size, komi)
-    threads = args.threads
+    threads = capped_workers(args.threads, option="--threads")
 
     def make_search(state: GoState) -> playout.MCTS | RootParallel:
         config = search_config(state, args)

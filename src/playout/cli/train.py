@@ -297,8 +297,8 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
     settings.add_argument(
         "--init",
         metavar="MODEL",
-        help="a new run starts from this model file's weights (fine-tuning; its network's "
-        "size unless --channels/--blocks are given)",
+        help="a new run starts from this model file's weights (fine-tuning); the network's "
+        "size is the file's (--channels/--blocks, if given, must match it)",
     )
     settings.add_argument(
         "--expert-iterations",

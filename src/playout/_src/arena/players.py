@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import Rollout, RolloutPolicy
 from playout._src.game import Game, GameState
-from playout._src.parallel import RootParallel, spawn_seeds
+from playout._src.parallel import RootParallel, require_compiled, spawn_seeds
 from playout._src.resignation import Resignation, ResignWatch
 from playout._src.rules import parse_rule
 from playout._src.search import MCTS, Budget
@@ -284,6 +284,17 @@ class MctsPlayer(SearchPlayer):
         self._factory: EngineFactory = MCTS if engine_factory is None else engine_factory
 
     def _new_engine(self, state: GameState) -> Any:
+        budget, threads = self.options.budget, self.options.threads
+        if threads == 1:
+            return self._one_engine(state, budget, self._seed)
+        # Root parallel: the memory bound is the whole player's, each tree gets its share.
+        share = dataclasses.replace(budget, max_memory=max(1, budget.memory_limit // threads))
+        return RootParallel(
+            [self._one_engine(state, share, seed) for seed in spawn_seeds(self._seed, threads)]
+        )
+
+    def _one_engine(self, state: GameState, budget: Budget, seed: int) -> Any:
+        """One engine of this player's settings at ``state`` (the factory's)."""
         extra: dict[str, Any] = (
             {} if self.options.solver is None else {"solver": self.options.solver}
         )
@@ -292,30 +303,26 @@ class MctsPlayer(SearchPlayer):
             extra["symmetry"] = True
         if self.options.transpositions:
             extra["transpositions"] = True
-        budget, threads = self.options.budget, self.options.threads
-        if threads == 1:
-            return self._factory(
-                state,
-                selection=self._selection,
-                evaluator=self._evaluator,
-                budget=budget,
-                seed=self._seed,
-                **extra,
-            )
-        # Root parallel: the memory bound is the whole player's, each tree gets its share.
-        share = dataclasses.replace(budget, max_memory=max(1, budget.memory_limit // threads))
-        engines = [
-            self._factory(
-                state,
-                selection=self._selection,
-                evaluator=self._evaluator,
-                budget=share,
-                seed=seed,
-                **extra,
-            )
-            for seed in spawn_seeds(self._seed, threads)
-        ]
-        return RootParallel(engines)
+        return self._factory(
+            state,
+            selection=self._selection,
+            evaluator=self._evaluator,
+            budget=budget,
+            seed=seed,
+            **extra,
+        )
+
+    def check(self, state: GameState) -> None:
+        """Build one engine at ``state`` and drop it, so that a setting it cannot run
+        (``threads`` on the Python driver) fails now rather than at the first move.
+
+        Raises:
+            InvalidParameterError: the engine's own errors, or ``threads`` > 1 on a search
+                that does not run compiled.
+        """
+        engine = self._one_engine(state, self.options.budget, 0)
+        if self.options.threads > 1:
+            require_compiled(engine)
 
 
 __all__ = [

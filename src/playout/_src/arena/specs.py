@@ -76,6 +76,18 @@ def _seconds(values: Mapping[str, str]) -> float | None:
     return seconds
 
 
+MAX_THREADS = 256
+"""The most root-parallel searches one ``mcts:`` player may run (``threads``)."""
+
+
+def _threads(values: Mapping[str, str]) -> int:
+    """The ``threads`` option (1 to :data:`MAX_THREADS`; 1 when absent)."""
+    threads = _positive_int(values, "threads") or 1
+    if threads > MAX_THREADS:
+        raise InvalidParameterError(f"threads must be <= {MAX_THREADS}, got {threads}")
+    return threads
+
+
 def _resign(values: Mapping[str, str]) -> float | None:
     """The ``resign`` option (a win rate in (0, 0.5)), or ``None`` when absent."""
     threshold = _optional_float(values, "resign")
@@ -133,7 +145,7 @@ def parse_mcts_options(text: str) -> MctsOptions:
         symmetry=parse_yes_no("symmetry", values.get("symmetry", "no")),
         transpositions=parse_yes_no("transpositions", values.get("transpositions", "no")),
         resign=_resign(values),
-        threads=_positive_int(values, "threads") or 1,
+        threads=_threads(values),
     )
     options.selection()  # validate the rule and its constants now
     return options
@@ -163,7 +175,7 @@ def _mcts_player(
         )
     player = MctsPlayer(game, options, name=text, engine_factory=engine_factory)
     if options.threads > 1:  # refuse the Python driver now, not at the first move
-        player.reset(game.initial_state(), 0)
+        player.check(game.initial_state())
     return player
 
 

@@ -76,8 +76,8 @@ def _find_kernel(state: Any) -> tuple[Kernel | None, str]:
     hook = getattr(state, "compiled_kernel", None)
     if not callable(hook):
         return None, (
-            f"{cls.__name__} has no compiled kernel (built in: m,n,k games and connect "
-            "four; a game of your own can offer one through a compiled_kernel() method)"
+            f"{cls.__name__} has no compiled kernel (built in: m,n,k games, connect four and "
+            "Go; a game of your own can offer one through a compiled_kernel() method)"
         )
     owner = _declaring_class(cls)
     if owner is None:
