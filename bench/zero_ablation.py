@@ -21,7 +21,10 @@ policy-target pruning, k = 2), ``reply`` (the auxiliary opponent-reply head), ``
 ``expert`` (a warm start: the first 4 iterations learn from rollout MCTS games of 2,000
 simulations a move, as the shipped gomoku network did), ``expert+cap+forced``;
 ``openings`` (self-play games start after up to 4 random moves, so that the network meets
-positions its own play never reaches) and ``openings+gumbel``.
+positions its own play never reaches) and ``openings+gumbel``; ``gpu-recipe`` (the settings
+of the connect-four run on a GPU machine, docs/how-to/zero-pipeline.md, without its warm
+start: a 64x4 network, 128 games of 64 simulations from up to 4 random moves, 150 steps,
+a 400,000-position buffer, a 200-iteration schedule).
 """
 
 from __future__ import annotations
@@ -72,6 +75,11 @@ VARIANTS = {
     "gumbel": ["--gumbel", "16", "--simulations", "32"],
     "openings": ["--opening-moves", "4"],
     "openings+gumbel": ["--opening-moves", "4", "--gumbel", "16", "--simulations", "32"],
+    "gpu-recipe": [
+        "--channels", "64", "--blocks", "4", "--simulations", "64", "--opening-moves", "4",
+        "--games", "128", "--parallel-games", "128", "--steps", "150", "--buffer", "400000",
+        "--schedule", "200",
+    ],
     "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
     "expert+cap+forced": [
         "--expert-iterations", "4", "--expert-simulations", "2000",
