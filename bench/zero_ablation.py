@@ -61,7 +61,8 @@ SMOKE = [
     "--batch-size", "16", "--channels", "8", "--blocks", "1", "--benchmark-positions", "6",
     "--benchmark-simulations", "4",
 ]  # fmt: skip
-"""Options of a smoke run (they come last: argparse keeps the last value)."""
+"""Options of a smoke run (they come last, after the variant's: argparse keeps the last
+value)."""
 
 VARIANTS = {
     "baseline": [],
@@ -201,11 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--json", type=Path, help="the evaluation's result file")
     args = parser.parse_args(argv)
-    if args.smoke:
-        RECIPES[args.game] = [*RECIPES[args.game], *SMOKE]
     env = dict(os.environ)
     if not args.report_only:
-        commands = [command(args.game, v, args.out, args.minutes, args.seed) for v in args.variants]
+        commands = [
+            command(args.game, v, args.out, args.minutes, args.seed) + (SMOKE if args.smoke else [])
+            for v in args.variants
+        ]
         for line in commands:
             print(" ".join(line[1:]), flush=True)
         if args.sequential:
