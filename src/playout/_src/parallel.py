@@ -141,9 +141,7 @@ def parallel_search(
     seed = config.seed
     if seed is None:
         seed = random.SystemRandom().randrange(2**63)
-    # The memory bound is the whole search's: each of the searches gets its share.
-    share = max(1, config.budget.memory_limit // count)
-    configs = [config.replace(seed=s, max_memory=share) for s in spawn_seeds(seed, count)]
+    configs = split_config(config.replace(seed=seed), count)
     if count == 1 and executor is None:
         start = time.perf_counter()
         results = [_search_worker(state, configs[0])]
@@ -205,6 +203,15 @@ def spawn_seeds(seed: int, count: int) -> list[int]:
         int(s.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
         for s in np.random.SeedSequence(int(seed)).spawn(count)
     ]
+
+
+def split_config(config: SearchConfig, count: int) -> list[SearchConfig]:
+    """The configurations of ``count`` parallel searches of ``config``: seeds spawned from
+    its seed (a fresh one when it has none), and the memory bound, which is the whole
+    search's, shared out."""
+    seed = random.SystemRandom().randrange(2**63) if config.seed is None else config.seed
+    share = max(1, config.budget.memory_limit // count)
+    return [config.replace(seed=s, max_memory=share) for s in spawn_seeds(seed, count)]
 
 
 class RootParallel:
@@ -364,4 +371,5 @@ __all__ = [
     "parallel_search",
     "require_compiled",
     "spawn_seeds",
+    "split_config",
 ]

@@ -38,7 +38,6 @@ import argparse
 import dataclasses
 import queue
 import re
-import secrets
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -46,7 +45,7 @@ from typing import TextIO
 
 import playout
 from playout._src.errors import IllegalMoveError, InvalidParameterError, PlayoutError
-from playout._src.parallel import RootParallel, spawn_seeds
+from playout._src.parallel import RootParallel, split_config
 from playout._src.resignation import ResignWatch
 from playout.cli.common import EXIT_OK, capped_workers
 from playout.cli.engine import search_budget, search_config
@@ -631,16 +630,7 @@ def cmd_gtp(args: argparse.Namespace) -> int:
         config = search_config(state, args)
         if threads == 1:
             return playout.MCTS(state, config)
-        # Root parallel: each search gets its share of the memory bound.
-        share = max(1, config.budget.memory_limit // threads)
-        return RootParallel(
-            [
-                playout.MCTS(state, config.replace(seed=seed, max_memory=share))
-                for seed in spawn_seeds(
-                    secrets.randbits(63) if config.seed is None else config.seed, threads
-                )
-            ]
-        )
+        return RootParallel([playout.MCTS(state, c) for c in split_config(config, threads)])
 
     make_search(game.initial_state())  # option errors before the first command
 
