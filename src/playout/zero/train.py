@@ -365,15 +365,15 @@ def _values_from_json(data: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-def _model_architecture(path: str, game: Any) -> Architecture:
-    """The architecture of the model file ``path`` (made for ``game``).
+def _load_initial(path: str, game: Any) -> Model:
+    """The network of the model file ``path`` (made for ``game``), for ``init_model``.
 
     Raises:
         SettingError: (``init_model``) the file is missing, unreadable, not a playout model
             or made for another game.
     """
     try:
-        return Model.load(path, game).architecture
+        return Model.load(path, game)
     except ModelFileError as error:
         raise SettingError("init_model", str(error)) from None
 
@@ -854,7 +854,7 @@ class Trainer:
         values = _values(config)
         init_model = changes.get("init_model")
         if isinstance(init_model, str) and init_model:  # the file's size, unless changed
-            values["architecture"] = _model_architecture(init_model, self.game)
+            values["architecture"] = _load_initial(init_model, self.game).architecture
         return TrainConfig(**_changed(values, changes))
 
     def _initial_model(self, config: TrainConfig) -> Model | None:
@@ -867,10 +867,7 @@ class Trainer:
         """
         if not config.init_model:
             return None
-        try:
-            source = Model.load(config.init_model, self.game)
-        except ModelFileError as error:
-            raise SettingError("init_model", str(error)) from None
+        source = _load_initial(config.init_model, self.game)
         if source.architecture != config.architecture:
             raise SettingError(
                 "init_model",
