@@ -76,6 +76,8 @@ VARIANTS = {
     "gumbel": ["--gumbel", "16", "--simulations", "32"],
     "openings": ["--opening-moves", "4"],
     "openings+gumbel": ["--opening-moves", "4", "--gumbel", "16", "--simulations", "32"],
+    "mix": ["--value-mix", "0.5"],
+    "openings+mix": ["--opening-moves", "4", "--value-mix", "0.5"],
     "gpu-recipe": [
         "--channels", "64", "--blocks", "4", "--simulations", "64", "--opening-moves", "4",
         "--games", "128", "--parallel-games", "128", "--steps", "150", "--buffer", "400000",
