@@ -89,6 +89,7 @@ def test_every_script_is_covered() -> None:
         "ab_trees.py",
         "symmetry.py",
         "time_limits.py",
+        "stop_early.py",
         "threads.py",
         "connect4_positions.py",
         "zero_throughput.py",
@@ -431,6 +432,21 @@ def test_time_limits() -> None:
         assert row["worst_overrun_percent"] > -100.0  # it took some of its time
         assert set(row["stop_reasons"]) <= {"time", "proven", "memory"}
         assert positive(row["median_sims_per_sec"])
+
+
+def test_stop_early(tmp_path: Path) -> None:
+    # Tic-tac-toe without the solver: every search ends by time or settled, none by proof.
+    out_file = tmp_path / "stop.json"
+    run_bench(
+        "stop_early.py", "--game", "tictactoe", "--games", "2", "--json", str(out_file),
+        "--spec", "mcts:seconds=0.02,solver=no",
+    )  # fmt: skip
+    report = json.loads(out_file.read_text())
+    assert report["spec"] == "mcts:seconds=0.02,solver=no,early=yes"
+    assert 10 <= report["moves"] <= 18  # two games of 5 to 9 moves
+    assert 0 <= report["moves_settled_early"] <= report["moves"]
+    assert report["share_settled_early"] == report["moves_settled_early"] / report["moves"]
+    assert 0 < report["share_of_limit_used"] < 2
 
 
 def test_threads() -> None:

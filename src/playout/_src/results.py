@@ -22,7 +22,9 @@ from playout._src.tree import backup, final_move
 from playout._src.tree import layout as T
 from playout._src.tree.rng import new_rng_state
 
-StopReason = Literal["simulations", "time", "proven", "max_nodes", "memory", "stopped", ""]
+StopReason = Literal[
+    "simulations", "time", "proven", "decided", "max_nodes", "memory", "stopped", ""
+]
 """Why a search stopped (see :attr:`SearchResult.stop_reason`)."""
 
 
@@ -76,8 +78,10 @@ class SearchResult:
             (0 otherwise).
         stop_reason: why the search stopped: ``"simulations"`` (the count was reached),
             ``"time"`` (the time limit), ``"proven"`` (the solver proved the root),
-            ``"max_nodes"`` or ``"memory"`` (the tree reached its bound), ``"stopped"`` (the
-            caller's ``stop`` said so); ``""`` for a result read without searching.
+            ``"decided"`` (no other move could overtake the chosen one:
+            ``Budget(stop_early=True)``), ``"max_nodes"`` or ``"memory"`` (the tree reached
+            its bound), ``"stopped"`` (the caller's ``stop`` said so); ``""`` for a result
+            read without searching.
         improved_policy: a Gumbel search's (``SearchConfig(gumbel=...)``) improved policy
             per root action, ``softmax(log P + sigma(completed Q))`` (Danihelka et al. 2022,
             section 4): the policy target of Gumbel self-play. Empty for other searches and
@@ -312,14 +316,16 @@ def merge_results(
 
 def _merged_stop_reason(results: Sequence[SearchResult], proven: Proven | None) -> StopReason:
     """Why a set of searches stopped: ``"proven"`` when one proved the root, else a bound
-    any of them hit (``"memory"``, then ``"max_nodes"``), else the first one's reason."""
+    any of them hit (``"memory"``, then ``"max_nodes"``), else the first one's reason that
+    is not ``"decided"`` (``"decided"`` only when every search stopped so)."""
     if proven is not None:
         return "proven"
     reasons = {r.stop_reason for r in results}
     for reason in ("memory", "max_nodes", "stopped"):
         if reason in reasons:
             return reason
-    return results[0].stop_reason
+    undecided = [r.stop_reason for r in results if r.stop_reason != "decided"]
+    return undecided[0] if undecided else "decided"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,6 +30,7 @@ import numpy as np
 
 from playout._src import symmetry
 from playout._src.config import (
+    UNLIMITED,
     Backend,
     Budget,
     FinalChoice,
@@ -64,6 +65,8 @@ _FIRST_TIMED_CHUNK = 64
 """Simulations before the first look at the clock under a time limit."""
 _TIMED_CHUNK_SECONDS = 0.005
 """Seconds of simulations between looks at the clock (sized from the measured rate)."""
+_MIN_SETTLE_CHUNK = 16
+"""The fewest simulations between two looks at the root under ``Budget(stop_early=True)``."""
 STOPPABLE_CHUNK = 4096
 """Simulations between two questions to a ``stop`` callable, at most."""
 
@@ -353,6 +356,8 @@ class MCTS:
             with _progress_bar(budget) as bar:
                 return self.run(budget, progress=bar, progress_every=progress_every, stop=stop)
         report = progress if callable(progress) else None
+        if budget.stop_early:
+            self._check_stop_early()
         begin_search = getattr(self._driver, "begin_search", None)
         if begin_search is not None:  # a Gumbel search: a round of this run's simulations
             begin_search(budget.simulation_limit)
@@ -367,8 +372,10 @@ class MCTS:
         if stop is not None:
             chunk = min(chunk, STOPPABLE_CHUNK)
         done = 0
-        stopped = False
+        stopped = decided = False
         reserved = False
+        # Simulations before stop_early can first hold (see below): a first look soon.
+        settle_chunk = _MIN_SETTLE_CHUNK if budget.stop_early else limit
         while done < limit and driver.tree.num_nodes < max_nodes and not self._is_solved():
             now = time.perf_counter()
             if timed and now >= deadline:
@@ -376,7 +383,24 @@ class MCTS:
             if stop is not None and stop():
                 stopped = True
                 break
-            wanted = min(limit - done, chunk, driver.max_chunk, max_nodes - driver.tree.num_nodes)
+            if budget.stop_early and done > 0:
+                left = limit - done
+                if timed:  # what the rate so far would run in the time left
+                    left = min(left, int(done * (deadline - now) / max(now - start, 1e-9)))
+                lead = root_lead(driver.tree)
+                if lead > left:
+                    decided = True
+                    break
+                # Each simulation adds at most one to the lead and takes one from what is
+                # left: the lead cannot pass it in fewer simulations than this.
+                settle_chunk = max(_MIN_SETTLE_CHUNK, (left - lead) // 2 + 1)
+            wanted = min(
+                limit - done,
+                chunk,
+                settle_chunk,
+                driver.max_chunk,
+                max_nodes - driver.tree.num_nodes,
+            )
             if report is not None:
                 wanted = min(wanted, progress_every - done % progress_every)
             ran = driver.simulate(
@@ -405,9 +429,11 @@ class MCTS:
                     chunk = min(chunk, STOPPABLE_CHUNK)
         if report is not None and done % progress_every != 0:
             report(done)
-        reason = (
+        reason: StopReason = (
             "stopped"
             if stopped
+            else "decided"
+            if decided
             else self._stop_reason(done, limit, budget.node_limit, memory_nodes)
         )
         if reason == "memory":
@@ -432,6 +458,18 @@ class MCTS:
         if num_nodes >= memory_nodes:
             return "memory"
         return "time"
+
+    def _check_stop_early(self) -> None:
+        """Refuse ``Budget(stop_early=True)`` where the move played is not the most visited."""
+        if self._config.gumbel is not None:
+            raise InvalidParameterError(
+                "stop_early needs the most-visits choice; a Gumbel search chooses by "
+                "sequential halving"
+            )
+        if self._config.final != "most_visits":
+            raise InvalidParameterError(
+                f"stop_early needs final='most_visits', got final={self._config.final!r}"
+            )
 
     def _is_solved(self) -> bool:
         return bool(self._driver.tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN)
@@ -620,6 +658,24 @@ class MCTS:
         if advance:
             self.advance(action)
         return action
+
+
+def root_lead(tree: T.Tree) -> int:
+    """How many more visits the root's most-visited move has than any other (the count of
+    simulations that could not make another move the most visited); 0 while the root has no
+    edges or while the leader's child is proven (the solver's choice, not the visits, then
+    decides), and a very large number for a root with one move."""
+    first = int(tree.nodes[T.ROOT, T.N_FIRST_EDGE])
+    count = int(tree.nodes[T.ROOT, T.N_NUM_EDGES])
+    if count <= 0:
+        return 0
+    visits = tree.edges[first : first + count, T.E_VISITS]
+    best = int(np.argmax(visits))
+    if tree.edges[first + best, T.E_PROVEN] != T.UNPROVEN:
+        return 0
+    if count == 1:
+        return UNLIMITED
+    return int(visits[best]) - int(np.partition(visits, count - 2)[count - 2])
 
 
 def _next_timed_chunk(ran: int, elapsed: float, deadline: float) -> int:

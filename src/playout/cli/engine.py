@@ -35,12 +35,13 @@ def final_choice(args: argparse.Namespace) -> str | None:
 
 def search_budget(args: argparse.Namespace) -> playout.Budget:
     """``--simulations`` (default 1000) or ``--seconds``, and ``--max-depth``,
-    ``--max-nodes`` and ``--max-memory`` (MiB)."""
+    ``--max-nodes``, ``--max-memory`` (MiB) and ``--stop-early``."""
     max_memory = getattr(args, "max_memory", None)
     bounds: dict[str, Any] = {
         "max_depth": getattr(args, "max_depth", None),
         "max_nodes": getattr(args, "max_nodes", None),
         "max_memory": None if max_memory is None else int(max_memory * 2**20),
+        "stop_early": bool(getattr(args, "stop_early", False)),
     }
     if args.seconds is not None:
         return playout.Budget(seconds=args.seconds, **bounds)

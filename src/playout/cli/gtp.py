@@ -238,7 +238,9 @@ class GtpEngine:
         if request is None or self.state.is_terminal():
             return ""
         if budget is None:
-            budget = dataclasses.replace(self.budget, simulations=None, seconds=request.interval)
+            budget = dataclasses.replace(
+                self.budget, simulations=None, seconds=request.interval, stop_early=False
+            )
         result = self._current_search().run(budget, stop=stop)
         return info_line(self.game, result, request.max_moves)
 
@@ -371,7 +373,11 @@ class GtpEngine:
         result = None
         while simulations is None or simulations > 0:
             step = request.interval if seconds is None else min(request.interval, seconds)
-            result = search.run(dataclasses.replace(budget, simulations=simulations, seconds=step))
+            # Each step is a search of its own: --stop-early would weigh the lead against
+            # the step's time, not the move's, so the steps search their whole budget.
+            result = search.run(
+                dataclasses.replace(budget, simulations=simulations, seconds=step, stop_early=False)
+            )
             if simulations is not None:  # a root-parallel result counts every search's
                 simulations -= -(-result.simulations // searches)
             if seconds is not None:

@@ -221,6 +221,12 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
         help="memory the tree may take, in MiB (default: a quarter of the machine's memory); "
         "the search stops there and says so",
     )
+    parser.add_argument(
+        "--stop-early",
+        action="store_true",
+        help="end a search once no other move can overtake the most-visited one in the "
+        "simulations or time left (the same move, sooner)",
+    )
     add_tree_arguments(parser)
     add_backend_argument(parser)
 

@@ -47,6 +47,7 @@ MCTS_KEYS = (
     "transpositions",
     "resign",
     "threads",
+    "early",
 )
 """The option keys of ``mcts:``."""
 
@@ -120,7 +121,9 @@ def parse_mcts_options(text: str) -> MctsOptions:
     :class:`~playout.SearchConfig`), ``resign`` (a win rate in (0, 0.5): resign when the
     best move's stays below it two own moves in a row, or on a proven loss; default never),
     ``threads`` (>= 1: root-parallel searches in threads, each with the whole budget and its
-    own tree; compiled driver only; default 1).
+    own tree; compiled driver only; default 1), ``early`` (``yes``/``no``: a search ends
+    once no other move can overtake the most-visited one, ``Budget(stop_early=True)``;
+    default no).
 
     Raises:
         InvalidParameterError: an unknown key, a bad value, or an invalid rule setting.
@@ -132,7 +135,11 @@ def parse_mcts_options(text: str) -> MctsOptions:
     rule = values.get("rule", "ucb1").lower()
     c = _rule_constant(values, rule)
     options = MctsOptions(
-        budget=Budget(simulations=simulations, seconds=seconds),
+        budget=Budget(
+            simulations=simulations,
+            seconds=seconds,
+            stop_early=parse_yes_no("early", values.get("early", "no")),
+        ),
         rollout=values.get("rollout", "random").lower(),
         num_rollouts=num_rollouts,
         rule=rule,
@@ -321,7 +328,8 @@ def describe_players() -> Mapping[str, str]:
         "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors|heavy|mogo, "
         "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), prior=N (rave), "
         "weight=W (pb), reuse=yes|no, solver=yes|no, resign=P (resign below win rate P), "
-        "threads=N (root-parallel searches, compiled games)",
+        "threads=N (root-parallel searches, compiled games), "
+        "early=yes|no (stop once the move cannot change)",
         "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",
         "zero": "network-guided search (AlphaZero); options simulations=N (0: the policy "
         "alone), seconds=S, model=PATH, c=X, batch=N, device=cpu|cuda (needs playout[zero])",

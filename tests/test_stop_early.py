@@ -1,0 +1,132 @@
+"""``Budget(stop_early=True)``: a search that ends once no other move can overtake the
+most-visited one plays the move the whole budget would have played, having run a prefix of
+the same simulations."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import playout
+from playout import Budget, InvalidParameterError
+from playout._src.arena.specs import parse_mcts_options
+from playout._src.search import root_lead
+from playout.cli.engine import search_budget
+from playout.cli.parser import build_parser
+from playout.games import Connect4Game, tictactoe
+
+C4 = Connect4Game()
+
+
+def c4(*columns: int) -> playout.GameState:
+    state = C4.initial_state()
+    for column in columns:
+        state = state.play(column)
+    return state
+
+
+def lead_of(result: playout.SearchResult) -> int:
+    """The most-visited move's lead over the next, from a result's root statistics."""
+    visits = sorted(result.visit_counts, reverse=True)
+    return visits[0] - visits[1]
+
+
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    columns=st.lists(st.integers(0, 6), min_size=0, max_size=6),
+    seed=st.integers(0, 2**31),
+    simulations=st.integers(50, 3000),
+)
+def test_an_early_stop_runs_a_prefix_of_the_search_and_plays_its_move(
+    backend: str, columns: list[int], seed: int, simulations: int
+) -> None:
+    state = c4(*columns)
+    options: dict[str, Any] = {"seed": seed, "solver": False, "backend": backend}
+    full = playout.search(state, simulations=simulations, **options)
+    early = playout.search(state, simulations=simulations, stop_early=True, **options)
+    assert early.best_action == full.best_action
+    assert early.simulations <= full.simulations
+    if early.stop_reason == "decided":
+        # Stopped only when the lead could no longer be caught.
+        assert lead_of(early) > simulations - early.simulations
+    else:
+        assert early.stop_reason == "simulations"
+        assert early.simulations == simulations
+    # The same simulations as a search of that many: a prefix of the full search.
+    prefix = playout.search(state, simulations=early.simulations, **options)
+    assert prefix.visit_counts == early.visit_counts
+    assert prefix.values == early.values
+
+
+def test_one_legal_move_is_decided_at_the_first_look() -> None:
+    # Tic-tac-toe with one empty square and no line: the only move, nothing to weigh.
+    state = tictactoe().from_grid([[1, -1, 1], [1, -1, -1], [-1, 1, 0]], to_move=1)
+    assert len(state.legal_actions()) == 1
+    result = playout.search(state, simulations=100_000, seed=0, solver=False, stop_early=True)
+    assert result.stop_reason == "decided"
+    assert result.simulations < 100_000
+
+
+def test_a_time_limit_ends_when_the_move_is_settled() -> None:
+    # Connect four where one column wins at once: the solver off, visits pile onto it and
+    # the search ends long before its 60 seconds (it would take all of them otherwise).
+    state = c4(3, 0, 3, 0, 3)  # white must block column 3
+    result = playout.search(
+        state, seconds=60.0, seed=0, solver=False, stop_early=True, backend="compiled"
+    )
+    assert result.stop_reason == "decided"
+    assert result.best_action == 3
+
+
+def test_root_lead_reads_the_tree() -> None:
+    engine = playout.MCTS(c4(3, 3), simulations=500, seed=1, solver=False, backend="compiled")
+    assert root_lead(engine.tree) == 0  # no edges yet
+    result = engine.run()
+    assert root_lead(engine.tree) == lead_of(result)
+
+
+def test_a_proven_leader_does_not_end_the_search_early() -> None:
+    # With the solver on, the winning column is proven: the solver's rule, not the visits,
+    # then decides, and root_lead says 0.
+    engine = playout.MCTS(c4(3, 0, 3, 0, 3, 0), simulations=200, seed=0, backend="compiled")
+    result = engine.run(Budget(simulations=200, stop_early=True))
+    assert result.stop_reason == "proven"
+    assert root_lead(engine.tree) == 0
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"final": "sample"}, "final='most_visits'"),
+        ({"final": "best_value"}, "final='most_visits'"),
+        ({"gumbel": playout.Gumbel()}, "sequential halving"),
+    ],
+)
+def test_stop_early_needs_the_most_visits_choice(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidParameterError, match=message):
+        playout.search(c4(), simulations=50, seed=0, stop_early=True, **options)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None, np.int64(1)])
+def test_stop_early_is_a_bool(value: object) -> None:
+    with pytest.raises(InvalidParameterError, match="stop_early must be True or False"):
+        Budget(simulations=10, stop_early=value)  # type: ignore[arg-type]
+
+
+def test_the_player_option_and_the_command_line_flag() -> None:
+    assert parse_mcts_options("simulations=100,early=yes").budget.stop_early is True
+    assert parse_mcts_options("simulations=100").budget.stop_early is False
+    with pytest.raises(InvalidParameterError, match="early"):
+        parse_mcts_options("simulations=100,early=maybe")
+    parser = build_parser()
+    args = parser.parse_args(["play", "connect4", "--seconds", "2", "--stop-early"])
+    assert search_budget(args) == Budget(seconds=2.0, stop_early=True)
+    args = parser.parse_args(["play", "connect4"])
+    assert isinstance(args, argparse.Namespace)
+    assert search_budget(args).stop_early is False
