@@ -5,6 +5,7 @@ the same simulations."""
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ import playout
 from playout import Budget, InvalidParameterError
 from playout._src.arena.specs import parse_mcts_options
 from playout._src.search import root_lead
+from playout._src.tree import layout as T
 from playout.cli.engine import search_budget
 from playout.cli.parser import build_parser
 from playout.games import Connect4Game, tictactoe
@@ -130,3 +132,82 @@ def test_the_player_option_and_the_command_line_flag() -> None:
     args = parser.parse_args(["play", "connect4"])
     assert isinstance(args, argparse.Namespace)
     assert search_budget(args).stop_early is False
+
+
+def _root_edges(engine: playout.MCTS) -> tuple[Any, Any, Any, int]:
+    tree = engine.tree
+    first = int(tree.nodes[T.ROOT, T.N_FIRST_EDGE])
+    count = int(tree.nodes[T.ROOT, T.N_NUM_EDGES])
+    order = sorted(range(first, first + count), key=lambda e: -int(tree.edges[e, T.E_VISITS]))
+    return tree.nodes, tree.edges, tree.edge_values, order
+
+
+def _prove(nodes: Any, edges: Any, e: int, proven: int) -> None:
+    edges[e, T.E_PROVEN] = proven
+    nodes[int(edges[e, T.E_CHILD]), T.N_PROVEN] = proven
+
+
+def test_a_proven_draw_beside_the_leader_leaves_the_move_open() -> None:
+    # The final-move rule plays a proven draw instead of a leader whose mean is not above
+    # the draw's; the leader's mean still moves, so the visits settle nothing.
+    engine = playout.MCTS(c4(3, 3), simulations=600, seed=2, solver=False, backend="python")
+    engine.run()
+    nodes, edges, edge_values, order = _root_edges(engine)
+    leader, drawn = order[0], order[1]
+    assert root_lead(engine.tree) > 0
+    _prove(nodes, edges, drawn, T.PROVEN_DRAW)
+    mean = edge_values[leader, T.EV_VALUE_SUM] / edges[leader, T.E_VISITS]
+    edge_values[drawn, T.EV_VALUE_SUM] = max(mean, 0.0) * edges[drawn, T.E_VISITS]
+    assert engine.result().best_action == int(edges[drawn, T.E_ACTION])
+    assert root_lead(engine.tree) == 0
+
+
+def test_a_move_proven_lost_is_no_rival() -> None:
+    # Proven losses are played last: the lead is over the best move that could be played.
+    engine = playout.MCTS(c4(3, 3), simulations=600, seed=2, solver=False, backend="python")
+    engine.run()
+    nodes, edges, _, order = _root_edges(engine)
+    mover = int(nodes[T.ROOT, T.N_PLAYER])
+    _prove(nodes, edges, order[1], T.PROVEN_P0_LOSS if mover == 0 else T.PROVEN_P0_WIN)
+    visits = [int(edges[e, T.E_VISITS]) for e in order]
+    assert root_lead(engine.tree) == visits[0] - visits[2]
+    _prove(nodes, edges, order[0], T.PROVEN_P0_LOSS if mover == 0 else T.PROVEN_P0_WIN)
+    assert root_lead(engine.tree) == visits[2] - visits[3]
+
+
+def test_a_slow_first_chunk_does_not_shrink_the_time_left(monkeypatch: Any) -> None:
+    # The first chunk carries the warm-up (compiling the phase functions, say): the rate
+    # that weighs the time left is measured after it, or a search that warmed up for most
+    # of its time would take the little it ran for all it could run and stop too soon.
+    playout.search(c4(), simulations=100, seed=0, solver=False, backend="compiled")  # warm
+    engine = playout.MCTS(c4(), seed=0, solver=False, backend="compiled")
+    driver = engine._driver
+    simulate = driver.simulate
+    calls: list[int] = []
+
+    def slow_first(wanted: int, **kwargs: Any) -> int:
+        if not calls:
+            time.sleep(0.8)
+        calls.append(wanted)
+        return int(simulate(wanted, **kwargs))
+
+    monkeypatch.setattr(driver, "simulate", slow_first)
+    seconds = 1.2
+    result = engine.run(Budget(seconds=seconds, stop_early=True))
+    if result.stop_reason == "decided":
+        rate = result.simulations / (result.seconds - 0.8)
+        assert lead_of(result) > 0.5 * rate * (seconds - result.seconds)
+    else:
+        assert result.stop_reason == "time"
+
+
+def test_merged_results_are_decided_only_when_every_search_was() -> None:
+    # Root-parallel searches each stop on their own tree: one that ran its whole budget
+    # makes the merged reason its own.
+    state = c4(3, 3)
+    decided = playout.search(state, simulations=100_000, seed=0, solver=False, stop_early=True)
+    assert decided.stop_reason == "decided"
+    full = playout.search(state, simulations=200, seed=1, solver=False)
+    assert playout.merge_results([decided, full]).stop_reason == "simulations"
+    assert playout.merge_results([full, decided]).stop_reason == "simulations"
+    assert playout.merge_results([decided, decided]).stop_reason == "decided"

@@ -376,6 +376,10 @@ class MCTS:
         reserved = False
         # Simulations before stop_early can first hold (see below): a first look soon.
         settle_chunk = _MIN_SETTLE_CHUNK if budget.stop_early else limit
+        # Under a time limit, stop_early's rate is measured from the end of the first chunk:
+        # that one carries the warm-up (compiling, first allocations), which would make the
+        # simulations left look fewer than they are.
+        rate_done, rate_clock = 0, start
         while done < limit and driver.tree.num_nodes < max_nodes and not self._is_solved():
             now = time.perf_counter()
             if timed and now >= deadline:
@@ -383,10 +387,11 @@ class MCTS:
             if stop is not None and stop():
                 stopped = True
                 break
-            if budget.stop_early and done > 0:
+            if budget.stop_early and done > 0 and not (timed and done == rate_done):
                 left = limit - done
-                if timed:  # what the rate so far would run in the time left
-                    left = min(left, int(done * (deadline - now) / max(now - start, 1e-9)))
+                if timed:  # what the rate since the first chunk would run in the time left
+                    rate = (done - rate_done) / max(now - rate_clock, 1e-9)
+                    left = min(left, int(rate * (deadline - now)))
                 lead = root_lead(driver.tree)
                 if lead > left:
                     decided = True
@@ -427,6 +432,8 @@ class MCTS:
                 chunk = _next_timed_chunk(ran, elapsed, deadline)
                 if stop is not None:
                     chunk = min(chunk, STOPPABLE_CHUNK)
+                if rate_done == 0:
+                    rate_done, rate_clock = done, time.perf_counter()
         if report is not None and done % progress_every != 0:
             report(done)
         reason: StopReason = (
@@ -661,21 +668,36 @@ class MCTS:
 
 
 def root_lead(tree: T.Tree) -> int:
-    """How many more visits the root's most-visited move has than any other (the count of
-    simulations that could not make another move the most visited); 0 while the root has no
-    edges or while the leader's child is proven (the solver's choice, not the visits, then
-    decides), and a very large number for a root with one move."""
-    first = int(tree.nodes[T.ROOT, T.N_FIRST_EDGE])
-    count = int(tree.nodes[T.ROOT, T.N_NUM_EDGES])
+    """How many more visits the root's most-visited move has than any other that the final
+    move could be (the count of simulations that could not make another move the most
+    visited); a very large number for a root with one such move.
+
+    Moves proven lost for the player to move are no candidates (:func:`choose_among` plays
+    them last). 0 while the root has no edges, while the leader is proven, or while another
+    move is proven a draw or a win: the solver's rule, not the visits, then decides (a proven
+    draw is played instead of a leader whose mean is not above it, and the leader's mean
+    still moves).
+    """
+    nodes, edges = tree.nodes, tree.edges
+    first = int(nodes[T.ROOT, T.N_FIRST_EDGE])
+    count = int(nodes[T.ROOT, T.N_NUM_EDGES])
     if count <= 0:
         return 0
-    visits = tree.edges[first : first + count, T.E_VISITS]
-    best = int(np.argmax(visits))
-    if tree.edges[first + best, T.E_PROVEN] != T.UNPROVEN:
+    mover = int(nodes[T.ROOT, T.N_PLAYER])
+    visits: list[int] = []
+    for e in range(first, first + count):
+        proven = int(edges[e, T.E_PROVEN])
+        if proven != T.UNPROVEN:
+            if final_move.outcome_for(mover, proven) != final_move.OUTCOME_LOSS:
+                return 0
+            continue
+        visits.append(int(edges[e, T.E_VISITS]))
+    if not visits:
         return 0
-    if count == 1:
+    if len(visits) == 1:
         return UNLIMITED
-    return int(visits[best]) - int(np.partition(visits, count - 2)[count - 2])
+    visits.sort()
+    return visits[-1] - visits[-2]
 
 
 def _next_timed_chunk(ran: int, elapsed: float, deadline: float) -> int:
