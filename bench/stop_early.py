@@ -3,9 +3,11 @@
 (with ``early=yes``) from the initial position, per move the seconds used against the
 limit and why the search stopped.
 
-The move played is by construction the one the whole budget would have chosen (the most
-visits, which no other move could reach in the time left), so what a game shows is the time
-spent: the share of the limit used, and how many moves were settled early.
+The move played is the most visited, which no other move could reach in the simulations the
+rate measured so far would run in the time left; so what a game shows is mostly the time
+spent: the share of the limit used, and how many moves were settled early. (Not a proof of
+the same moves: under a time limit the rate is an estimate, and with the solver on, the
+``mcts:`` default, a proof the time left would have found can still change a move.)
 
 Usage::
 

@@ -68,16 +68,21 @@ class Budget:
             ``"memory"`` and a :class:`~playout.PlayoutWarning`).
         stop_early: also stop once the move to play is settled: when the most-visited root
             move leads every other by more visits than the simulations left (the count left,
-            or under a time limit what the rate so far would run in the time left), no
-            other move can overtake it (``stop_reason`` ``"decided"``). The move is then the
-            one the whole budget would have chosen by most visits, in a fraction of the
-            time when one move stands out: the STOP strategy of Baier and Winands, "Time
-            Management for Monte Carlo Tree Search" (IEEE TCIAIG 2016), the best of the
-            strategies they measured in Go, connect four and three other games. The
-            statistics are those of the shorter search. Only with the ``"most_visits"``
-            final-move rule and without Gumbel (:class:`~playout.InvalidParameterError`
-            otherwise); a move whose child the solver has proved never ends the search
-            early; root-parallel searches (``threads``) each stop on their own tree.
+            or under a time limit what the rate measured after the first chunk would run in
+            the time left), no other move can overtake it (``stop_reason`` ``"decided"``).
+            Under a simulation count and without the solver the move is then the one the
+            whole budget would have chosen, in a fraction of the time when one move stands
+            out; under a time limit, as far as the measured rate holds. After the STOP
+            strategy of Baier and Winands, "Time Management for Monte Carlo Tree Search"
+            (IEEE TCIAIG 2016), the most effective of the strategies they measured in Go,
+            Connect-4 and three other games. The statistics are those of the shorter
+            search. Only with the ``"most_visits"`` final-move rule and without Gumbel
+            (:class:`~playout.InvalidParameterError` otherwise). With the solver, moves
+            proven lost are no rivals, and a proven leader, or a proven draw beside it,
+            never ends the search early; but a proof that the simulations left would have
+            found (the leader lost) can still change the move. Root-parallel searches
+            (``threads``) each stop on their own tree: their merged choice, of summed
+            visits, is not bound by it.
             Default off.
     """
 

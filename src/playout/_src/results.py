@@ -78,8 +78,9 @@ class SearchResult:
             (0 otherwise).
         stop_reason: why the search stopped: ``"simulations"`` (the count was reached),
             ``"time"`` (the time limit), ``"proven"`` (the solver proved the root),
-            ``"decided"`` (no other move could overtake the chosen one:
-            ``Budget(stop_early=True)``), ``"max_nodes"`` or ``"memory"`` (the tree reached
+            ``"decided"`` (no other move could overtake the most-visited one:
+            ``Budget(stop_early=True)``; merged from several searches: each of them stopped
+            so, on its own tree), ``"max_nodes"`` or ``"memory"`` (the tree reached
             its bound), ``"stopped"`` (the caller's ``stop`` said so); ``""`` for a result
             read without searching.
         improved_policy: a Gumbel search's (``SearchConfig(gumbel=...)``) improved policy
