@@ -105,6 +105,7 @@ def test_every_script_is_covered() -> None:
         "rave_speed.py",
         "go_policies.py",
         "go_knowledge.py",
+        "go_openings.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
         "results.py",  # result files for the docs: test_python_engine_result_file
@@ -349,6 +350,21 @@ def test_go_policies(tmp_path: Path) -> None:
     assert rows["light"][1] == "1.00"
     data = json.loads(path.read_text())
     assert [row[0] for row in data["rows"]] == ["light", "heavy", "mogo", "mogo+ladders"]
+
+
+def test_go_openings(tmp_path: Path) -> None:
+    out_file = tmp_path / "openings.json"
+    out, _ = run_bench(
+        "go_openings.py", "--biases", "0.05", "--simulations", "100", "--seeds", "2",
+        "--json", str(out_file),
+    )  # fmt: skip
+    rows = json.loads(out_file.read_text())["rows"]
+    assert [row[1] for row in rows] == [
+        "empty board (Black)", "after E5 (White)", "after C3 (White)", "after G7 (White)"
+    ]  # fmt: skip
+    for row in rows:
+        assert row[0] == "0.05" and sum(row[2:]) == 2  # every search's move counted once
+    assert "second line" in out
 
 
 def test_go_knowledge() -> None:
