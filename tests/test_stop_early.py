@@ -76,11 +76,14 @@ def test_one_legal_move_is_decided_at_the_first_look() -> None:
 
 
 def test_a_time_limit_ends_when_the_move_is_settled() -> None:
-    # Connect four where one column wins at once: the solver off, visits pile onto it and
-    # the search ends long before its 60 seconds (it would take all of them otherwise).
+    # Connect four where one column must be played: the solver off, visits pile onto it and
+    # the search ends before its 4 seconds are up (it would take all of them otherwise). Not
+    # before half of them: the lead grows by at most one a simulation while the simulations
+    # left at the same rate shrink by one, so even a move that takes every visit is settled
+    # only once the time spent passes the time left.
     state = c4(3, 0, 3, 0, 3)  # white must block column 3
     result = playout.search(
-        state, seconds=60.0, seed=0, solver=False, stop_early=True, backend="compiled"
+        state, seconds=4.0, seed=0, solver=False, stop_early=True, backend="compiled"
     )
     assert result.stop_reason == "decided"
     assert result.best_action == 3
