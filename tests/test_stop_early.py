@@ -137,7 +137,7 @@ def test_the_player_option_and_the_command_line_flag() -> None:
     assert search_budget(args).stop_early is False
 
 
-def _root_edges(engine: playout.MCTS) -> tuple[Any, Any, Any, int]:
+def _root_edges(engine: playout.MCTS) -> tuple[Any, Any, Any, list[int]]:
     tree = engine.tree
     first = int(tree.nodes[T.ROOT, T.N_FIRST_EDGE])
     count = int(tree.nodes[T.ROOT, T.N_NUM_EDGES])
@@ -214,3 +214,19 @@ def test_merged_results_are_decided_only_when_every_search_was() -> None:
     assert playout.merge_results([decided, full]).stop_reason == "simulations"
     assert playout.merge_results([full, decided]).stop_reason == "simulations"
     assert playout.merge_results([decided, decided]).stop_reason == "decided"
+
+
+def test_a_config_that_cannot_stop_early_is_refused_when_made() -> None:
+    with pytest.raises(InvalidParameterError, match="final='most_visits'"):
+        playout.SearchConfig(budget=Budget(simulations=10, stop_early=True), final="sample")
+    with pytest.raises(InvalidParameterError, match="sequential halving"):
+        playout.MCTS(c4(), simulations=10, stop_early=True, gumbel=playout.Gumbel())
+
+
+def test_the_command_line_refuses_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from playout.cli import main
+
+    code = main(["analyze", "connect4", "--simulations", "50", "--stop-early", "--final", "sample"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "final='most_visits'" in err

@@ -369,6 +369,26 @@ class SearchConfig:
             raise InvalidParameterError(f"not a selection rule: {self.selection!r}")
         if self.gumbel is not None:
             self._check_gumbel()
+        self.check_budget(self.budget)
+
+    def check_budget(self, budget: Budget) -> None:
+        """Refuse a ``budget`` this search cannot keep: ``stop_early`` where the move played
+        is not the most visited (a Gumbel search, another final-move rule).
+
+        Raises:
+            InvalidParameterError: that setting, named.
+        """
+        if not budget.stop_early:
+            return
+        if self.gumbel is not None:
+            raise InvalidParameterError(
+                "stop_early needs the most-visits choice; a Gumbel search chooses by "
+                "sequential halving"
+            )
+        if self.final != "most_visits":
+            raise InvalidParameterError(
+                f"stop_early needs final='most_visits', got final={self.final!r}"
+            )
 
     def _check_gumbel(self) -> None:
         """Refuse the settings a Gumbel search replaces or cannot run with."""

@@ -356,8 +356,7 @@ class MCTS:
             with _progress_bar(budget) as bar:
                 return self.run(budget, progress=bar, progress_every=progress_every, stop=stop)
         report = progress if callable(progress) else None
-        if budget.stop_early:
-            self._check_stop_early()
+        self._config.check_budget(budget)
         begin_search = getattr(self._driver, "begin_search", None)
         if begin_search is not None:  # a Gumbel search: a round of this run's simulations
             begin_search(budget.simulation_limit)
@@ -465,18 +464,6 @@ class MCTS:
         if num_nodes >= memory_nodes:
             return "memory"
         return "time"
-
-    def _check_stop_early(self) -> None:
-        """Refuse ``Budget(stop_early=True)`` where the move played is not the most visited."""
-        if self._config.gumbel is not None:
-            raise InvalidParameterError(
-                "stop_early needs the most-visits choice; a Gumbel search chooses by "
-                "sequential halving"
-            )
-        if self._config.final != "most_visits":
-            raise InvalidParameterError(
-                f"stop_early needs final='most_visits', got final={self._config.final!r}"
-            )
 
     def _is_solved(self) -> bool:
         return bool(self._driver.tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN)
