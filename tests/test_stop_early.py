@@ -230,3 +230,18 @@ def test_the_command_line_refuses_in_one_line(capsys: pytest.CaptureFixture[str]
     assert code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "final='most_visits'" in err
+
+
+def test_replace_checks_only_the_finished_config() -> None:
+    # Turning stop_early off while choosing another final rule (or Gumbel) in the same
+    # replace is valid: the check must not see the new rule beside the old budget.
+    early = playout.SearchConfig(budget=Budget(simulations=10, stop_early=True))
+    sampled = early.replace(final="sample", stop_early=False)
+    assert sampled.final == "sample" and sampled.budget.stop_early is False
+    gumbel = early.replace(gumbel=playout.Gumbel(), stop_early=False)
+    assert gumbel.gumbel is not None and gumbel.budget.stop_early is False
+    engine = playout.MCTS(c4(), early, final="sample", stop_early=False)
+    assert engine.run().simulations == 10
+    # The finished config is still checked.
+    with pytest.raises(InvalidParameterError, match="final='most_visits'"):
+        early.replace(final="sample")

@@ -438,11 +438,15 @@ class SearchConfig:
                 f"unknown search option{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}"
                 f" (options: {', '.join(OPTION_NAMES)})"
             )
-        config = dataclasses.replace(self, **changes) if changes else self
         if budget_changes:
-            budget = dataclasses.replace(config.budget, **budget_changes)
-            config = dataclasses.replace(config, budget=budget)
-        return config
+            # One replace, so that the checks (check_budget's among them) see the finished
+            # configuration, never the new fields beside the old budget.
+            budget = changes.get("budget", self.budget)
+            if isinstance(budget, Budget):
+                changes["budget"] = dataclasses.replace(budget, **budget_changes)
+            else:  # not a Budget: let __post_init__ name it
+                return dataclasses.replace(self, **changes)
+        return dataclasses.replace(self, **changes) if changes else self
 
     def for_game(self, game: Any) -> SearchConfig:
         """This configuration with the game's recommendations filled in where a setting is
