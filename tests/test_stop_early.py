@@ -245,3 +245,13 @@ def test_replace_checks_only_the_finished_config() -> None:
     # The finished config is still checked.
     with pytest.raises(InvalidParameterError, match="final='most_visits'"):
         early.replace(final="sample")
+
+
+def test_a_reused_tree_can_settle_before_half_its_budget() -> None:
+    # The lead counts the visits the root already has: a search on a tree kept from an
+    # earlier one can end well before half of its own budget.
+    engine = playout.MCTS(c4(3, 0, 3, 0, 3), simulations=600, seed=0, solver=False)
+    engine.run()
+    again = engine.run(Budget(simulations=600, stop_early=True))
+    assert again.stop_reason == "decided"
+    assert again.simulations < 300
