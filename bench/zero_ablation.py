@@ -78,6 +78,7 @@ VARIANTS = {
     "openings+gumbel": ["--opening-moves", "4", "--gumbel", "16", "--simulations", "32"],
     "mix": ["--value-mix", "0.5"],
     "openings+mix": ["--opening-moves", "4", "--value-mix", "0.5"],
+    "openings+mix+forced": ["--opening-moves", "4", "--value-mix", "0.5", "--forced-playouts", "2"],
     "gpu-recipe": [
         "--channels", "64", "--blocks", "4", "--simulations", "64", "--opening-moves", "4",
         "--games", "128", "--parallel-games", "128", "--steps", "150", "--buffer", "400000",
