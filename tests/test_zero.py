@@ -58,6 +58,29 @@ def test_masked_softmax_masks_illegal_actions() -> None:
     assert priors.sum() == pytest.approx(1.0)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    logits=st.lists(
+        st.lists(st.floats(-30.0, 30.0, width=32), min_size=5, max_size=5), min_size=1, max_size=6
+    ),
+    masks=st.lists(st.integers(1, 2**5 - 1), min_size=6, max_size=6),
+)
+def test_masked_softmax_of_a_batch_is_each_rows_softmax(
+    logits: list[list[float]], masks: list[int]
+) -> None:
+    """The batch's softmax (one array operation for all the rows) gives each row what
+    :func:`masked_softmax` gives it alone."""
+    from playout.zero.evaluator import masked_softmax_rows
+
+    table = np.array(logits, dtype=np.float32)
+    actions = [np.array([a for a in range(5) if mask >> a & 1]) for mask in masks[: len(table)]]
+    batch = masked_softmax_rows(table, actions)
+    for row, chosen, got in zip(table, actions, batch, strict=True):
+        assert got == pytest.approx(masked_softmax(row, chosen), rel=1e-12, abs=1e-15)
+    with pytest.raises(playout.InvalidParameterError, match="action sets"):
+        masked_softmax_rows(table, [*actions, actions[0]])
+
+
 @given(st.integers(min_value=0, max_value=10**6), st.floats(min_value=0.1, max_value=10.0))
 @settings(max_examples=50, deadline=None)
 def test_puct_schedule_matches_alphazero(parent_visits: int, c: float) -> None:
@@ -674,6 +697,36 @@ def test_observations_are_seen_by_the_player_to_move() -> None:
     assert np.array_equal(after.observation()[1][:, 1:], planes[0][:, 1:])
     ttt = tictactoe()
     assert ttt.initial_state().observation().shape == ttt.observation_shape == (2, 3, 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shape=st.sampled_from([("c4", 7, 6, 4), ("c4", 9, 7, 5), ("c4", 1, 3, 3), ("mnk", 3, 3, 3),
+                           ("mnk", 15, 15, 5), ("mnk", 4, 6, 3), ("mnk", 1, 1, 1)]),
+    seed=st.integers(0, 2**32 - 1),
+    length=st.integers(0, 60),
+)  # fmt: skip
+def test_observations_read_off_the_bitboards_are_the_grids_planes(
+    shape: tuple[str, int, int, int], seed: int, length: int
+) -> None:
+    """A stone game's observation (read off its bitboards) is what ``grid_planes`` makes of
+    its ``grid()``, for the mover, on boards of every shape, in running and finished games."""
+    from playout._src.game import grid_planes
+    from playout.games import MnkGame
+
+    kind, width, height, k = shape
+    game = Connect4Game(width, height, k) if kind == "c4" else MnkGame(width, height, k)
+    rng = random.Random(seed)
+    state = game.initial_state()
+    for _ in range(length):
+        if state.is_terminal():
+            break
+        state = state.play(rng.choice(state.legal_actions()))
+    planes = state.observation()
+    second = state.stones0.bit_count() > state.stones1.bit_count()
+    expected = grid_planes(state.grid(), second)
+    assert planes.dtype == np.float32 and planes.shape == game.observation_shape
+    assert np.array_equal(planes, expected)
 
 
 def test_random_openings_never_end_the_game() -> None:

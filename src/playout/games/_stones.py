@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from playout._src.errors import GameError
-from playout._src.game import TERMINAL, GameSpec, grid_planes
+from playout._src.game import TERMINAL, GameSpec
 
 _PLAYER0_WINS: tuple[float, float] = (1.0, -1.0)
 _PLAYER1_WINS: tuple[float, float] = (-1.0, 1.0)
@@ -46,6 +46,11 @@ class StoneGame(Generic[S]):
     _hash: int
     _initial: S
     _line_shifts: tuple[tuple[int, ...], ...]
+    _planes: tuple[int, np.ndarray]
+    """``(bytes per bitboard, index)`` for :meth:`StoneState.observation`: ``index[0]``
+    holds the bit of each cell in the order of :meth:`StoneState.grid` (rows top first),
+    ``index[1]`` the same bits shifted past the first bitboard's bytes (see
+    :func:`observation_index`)."""
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -100,6 +105,14 @@ class StoneGame(Generic[S]):
         if not isinstance(state, type(self._initial)) or state.game != self:
             raise GameError(f"{state!r} is not a position of {self!r}")
         return state
+
+
+def observation_index(bits: list[list[int]]) -> tuple[int, np.ndarray]:
+    """:attr:`StoneGame._planes` from the bit index of each cell, ``bits[row][column]`` with
+    rows top first as in :meth:`StoneState.grid`."""
+    index = np.asarray(bits, dtype=np.intp)
+    num_bytes = (int(index.max()) + 8) // 8
+    return num_bytes, np.stack([index, index + 8 * num_bytes])
 
 
 def line_shifts(stride: int, k: int) -> tuple[tuple[int, ...], ...]:
@@ -177,8 +190,16 @@ class StoneState:
     def observation(self) -> np.ndarray:
         """The position as input planes for a network (:mod:`playout.zero`), seen by the
         player to move: ``float32[2, height, width]``, plane 0 the mover's stones, plane 1
-        the opponent's, rows as in :meth:`grid` (top first)."""
-        return grid_planes(self.grid(), self.stones0.bit_count() > self.stones1.bit_count())
+        the opponent's, rows as in :meth:`grid` (top first); what
+        :func:`~playout._src.game.grid_planes` makes of :meth:`grid`, read off the bitboards."""
+        stones0, stones1 = self.stones0, self.stones1
+        num_bytes, index = self.game._planes
+        if stones0.bit_count() > stones1.bit_count():  # the second player to move
+            stones0, stones1 = stones1, stones0
+        raw = stones0.to_bytes(num_bytes, "little") + stones1.to_bytes(num_bytes, "little")
+        bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
+        planes: np.ndarray = bits[index].astype(np.float32)
+        return planes
 
     def __str__(self) -> str:
         return str(self.game.render(self))

@@ -41,6 +41,22 @@ def masked_softmax(logits: np.ndarray, actions: np.ndarray) -> np.ndarray:
     return np.asarray(weights / weights.sum(), dtype=np.float64)
 
 
+def masked_softmax_rows(logits: np.ndarray, actions: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """:func:`masked_softmax` of each row of ``logits`` (``[n, actions]``) over
+    ``actions[i]``, computed for the whole batch at once."""
+    if len(actions) != len(logits):
+        raise InvalidParameterError(f"{len(logits)} rows of logits for {len(actions)} action sets")
+    rows = np.full(logits.shape, -np.inf, dtype=np.float64)
+    for i, chosen in enumerate(actions):
+        rows[i, chosen] = logits[i, chosen]
+    top = rows.max(axis=1, keepdims=True)
+    top[np.isneginf(top)] = 0.0  # a row without actions stays all zeros
+    weights = np.exp(rows - top)
+    sums = weights.sum(axis=1, keepdims=True)
+    np.divide(weights, sums, out=weights, where=sums > 0)
+    return [weights[i, chosen] for i, chosen in enumerate(actions)]
+
+
 class NetworkEvaluator:
     """Evaluates leaves with a :class:`Model`.
 
@@ -128,10 +144,7 @@ class NetworkEvaluator:
         """Values for the player to move and priors over ``actions[i]`` for each state."""
         outputs = self.outputs(states)
         values = np.array([value for _, value in outputs], dtype=np.float64)
-        priors = [
-            masked_softmax(logits, a) for (logits, _), a in zip(outputs, actions, strict=True)
-        ]
-        return values, priors
+        return values, masked_softmax_rows(np.stack([logits for logits, _ in outputs]), actions)
 
     def evaluate(self, state: GameState, rng: random.Random) -> float:
         """The network's value of ``state`` for the player to move (one position)."""

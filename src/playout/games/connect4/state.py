@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import IllegalMoveError, MoveParseError
 from playout._src.game import GameSpec, GameState
-from playout.games._stones import StoneGame, StoneState, line_shifts
+from playout.games._stones import StoneGame, StoneState, line_shifts, observation_index
 from playout.games.connect4.board import check_size, windows_through_cells
 from playout.games.connect4.kernel import cached_connect4_kernel
 
@@ -58,6 +58,7 @@ class Connect4Game(StoneGame["Connect4State"]):
         "_hash",
         "_initial",
         "_line_shifts",
+        "_planes",
         "_stride",
         "_symmetries",
         "_top",
@@ -87,6 +88,9 @@ class Connect4Game(StoneGame["Connect4State"]):
             ((1 << height) - 1) << (c * stride) for c in range(width)
         )
         self._line_shifts = line_shifts(stride, k)
+        self._planes = observation_index(
+            [[c * stride + row for c in range(width)] for row in range(height - 1, -1, -1)]
+        )
         self._windows = windows_through_cells(width, height, k)
         self._hash = hash((Connect4Game, width, height, k, self.spec.name))
         self._initial = Connect4State(self, 0, 0, tuple(range(width)))

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, MoveParseError
 from playout._src.game import GameSpec, GameState
-from playout.games._stones import StoneGame, StoneState, line_shifts
+from playout.games._stones import StoneGame, StoneState, line_shifts, observation_index
 from playout.games.mnk.board import check_size, windows_through_squares
 from playout.games.mnk.kernel import mnk_kernel
 from playout.games.mnk.threats import line_threat_scores
@@ -91,6 +91,7 @@ class MnkGame(StoneGame["MnkState"]):
         "_initial",
         "_line_shifts",
         "_num_squares",
+        "_planes",
         "_stride",
         "_symmetries",
         "_windows",
@@ -121,6 +122,9 @@ class MnkGame(StoneGame["MnkState"]):
             board_mask |= bit
         self._board_mask = board_mask
         self._line_shifts = line_shifts(stride, k)
+        self._planes = observation_index(
+            [[y * stride + x for x in range(width)] for y in range(height)]
+        )
         self._windows = windows_through_squares(width, height, k)
         self._hash = hash((MnkGame, width, height, k, self.spec.name))
         self._initial = MnkState(self, 0, 0, tuple(range(num_squares)))
