@@ -11,8 +11,9 @@ kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, 
 kernel's default) is ``all``, ``none`` or a ``+``-joined subset of ``last`` (the first
 playout move answers the tree's last move), ``ladders`` (MoGo playouts leave a chain caught
 in a ladder), ``nakade`` (MoGo playouts may fill a small enclosure of the opponent's with
-a self-atari) and ``lowlib`` (MoGo playouts play a liberty of a chain with two next to the
-last stone): the ``PLAYOUT_*`` bits. Both players search with
+a self-atari), ``lowlib`` (MoGo playouts play a liberty of a chain with two next to the
+last stone) and ``lgrf`` (MoGo playouts answer the last two moves with the last good reply):
+the ``PLAYOUT_*`` bits. Both players search with
 ``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
 through :func:`playout.run_match` in this process.
 
@@ -36,6 +37,7 @@ from playout.games.go.heavy import GoPlayouts
 from playout.games.go.kernel import (
     PLAYOUT_LADDERS,
     PLAYOUT_LAST_MOVE,
+    PLAYOUT_LGRF,
     PLAYOUT_LOW_LIBERTIES,
     PLAYOUT_NAKADE,
     PRIORS_LADDERS,
@@ -55,6 +57,7 @@ FEATURES = {
     "ladders": PLAYOUT_LADDERS,
     "nakade": PLAYOUT_NAKADE,
     "lowlib": PLAYOUT_LOW_LIBERTIES,
+    "lgrf": PLAYOUT_LGRF,
 }
 
 

@@ -31,7 +31,10 @@ from playout.games.go.heavy import MOGO_PLAYOUTS, GoPlayouts
 from playout.games.go.kernel import (
     LAST_LENGTH,
     NAKADE_POINTS,
+    P_CELLS,
     P_POLICY,
+    P_TABLES,
+    PLAYOUT_LGRF,
     PLAYOUT_NAKADE,
     POLICY_MOGO,
     PRIOR_LONE_EDGE,
@@ -43,10 +46,12 @@ from playout.games.go.kernel import (
     _cell_code,
     _in_small_enclosure,
     _is_self_atari,
+    _learn_replies,
     _mogo_answer,
     _pattern_matches,
     _point_code,
     go_kernel,
+    reply_offset,
 )
 from playout.games.go.ladder import ladder_work_size, max_depth
 
@@ -591,3 +596,112 @@ def test_the_command_line_takes_mogo_and_priors(
     assert "unknown rollout 'mogo'" in capsys.readouterr().err
     assert main([*args, "--rave-prior", "10"]) == 2
     assert "prior" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------- the last good replies
+
+
+def test_replies_are_learned_from_the_winner_and_forgotten_by_the_loser() -> None:
+    """LGRF-2 by hand: Black (first) wins a playout of moves a, b, c, pass, d after the
+    tree's move z; Black's a, c become its replies to z, b and (a, b); White's b, which
+    was its stored reply to a and to (z, a), is forgotten; a pass neither is nor has a
+    reply."""
+    cells = 11
+    z, a, b, c, d, other = 1, 2, 3, 4, 5, 6
+    reply1 = np.zeros(2 * cells, dtype=np.int64)
+    reply2 = np.zeros(2 * cells * cells, dtype=np.int64)
+    white1, white2 = cells, cells * cells
+    reply1[white1 + a] = b
+    reply2[white2 + z * cells + a] = b
+    reply1[white1 + c] = other  # not b's move: White's loss leaves it
+    logged = np.array([a, b, c, 0, d], dtype=np.int64)
+    _learn_replies(reply1, reply2, logged, 5, z, BLACK, BLACK, cells)
+    assert reply1[z] == a and reply1[b] == c and reply2[a * cells + b] == c
+    assert reply1[white1 + a] == 0 and reply2[white2 + z * cells + a] == 0
+    assert reply1[white1 + c] == other
+    assert reply1[0] == 0 and reply1[white1] == 0  # nothing answers a pass
+    assert np.count_nonzero(reply1) == 3 and np.count_nonzero(reply2) == 1
+
+
+def test_the_playout_plays_a_stored_reply_when_it_can() -> None:
+    """Black's stored reply to White's E5 (the tree's last move) is its first playout move
+    in every draw; once the point is taken, or when the reply would be a self-atari, the
+    playout plays as MoGo's would, and without the feature the table is not read."""
+    game = GoGame(9)
+    state = game.initial_state().play(point_from_name(9, "E5"))  # Black plays E5
+    state = state.play(point_from_name(9, "C3"))  # White answers C3: Black to move
+    kernel = go_kernel(9, playouts="mogo", features=PLAYOUT_NAKADE | PLAYOUT_LGRF)
+    points = 81
+    cell_of = P_TABLES + 6 * points
+
+    def cell(name: str) -> int:
+        return int(kernel.params[cell_of + point_from_name(9, name)])
+
+    cells = int(kernel.params[P_CELLS])
+    start = reply_offset(cells, points)
+
+    def first_moves(kernel: playout.Kernel, reply: str, seeds: int = 12) -> set[int]:
+        compact = kernel.encode(state)
+        out_actions = np.zeros(kernel.max_length, dtype=np.int64)
+        out_players = np.zeros(kernel.max_length, dtype=np.int64)
+        first = set()
+        for seed in range(seeds):
+            scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+            scratch[start + cell("C3")] = cell(reply)  # Black's reply to C3
+            _, count = kernel.recorded_rollout(
+                kernel.params, compact, scratch, new_rng_state(seed), out_actions, out_players
+            )
+            assert count > 0 and out_players[0] == 0
+            first.add(int(out_actions[0]))
+        return first
+
+    assert first_moves(kernel, "G7") == {point_from_name(9, "G7")}
+    assert len(first_moves(kernel, "E5")) > 1  # taken: the playout draws as usual
+    plain = go_kernel(9, playouts="mogo", features=PLAYOUT_NAKADE)
+    assert len(first_moves(plain, "G7")) > 1
+
+
+def test_replies_learned_over_many_playouts_are_points_of_the_board() -> None:
+    """After 200 playouts from the empty board the tables hold replies, each a cell of the
+    board's points (never a border cell), and the learning is reproducible by seed."""
+    kernel = go_kernel(9, playouts="mogo", features=PLAYOUT_NAKADE | PLAYOUT_LGRF)
+    points, cells = 81, int(kernel.params[P_CELLS])
+    board_cells = set(int(c) for c in kernel.params[P_TABLES + 6 * points :][:points])
+    start = reply_offset(cells, points)
+    compact = kernel.encode(GoGame(9).initial_state())
+
+    def learned(seed: int) -> np.ndarray:
+        scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+        rng = new_rng_state(seed)
+        for _ in range(200):
+            kernel.rollout(kernel.params, compact, scratch, rng)
+        return scratch[start : start + 2 * cells + 2 * cells * cells].copy()
+
+    tables = learned(3)
+    stored = tables[tables != 0]
+    assert len(stored) > 100
+    assert set(int(c) for c in stored) <= board_cells
+    assert np.array_equal(learned(3), tables)
+
+
+def test_a_new_tree_starts_without_the_last_trees_replies() -> None:
+    """The replies a search learns stay with its tree (the next search on it reads them)
+    and go when the engine starts a new tree, so that a seeded player's games do not
+    depend on the games before them."""
+    game = GoGame(9)
+    policy = GoPlayouts("mogo", PRIORS_ALL, PLAYOUT_NAKADE | PLAYOUT_LGRF)
+    search = playout.MCTS(
+        game.initial_state(),
+        selection=RAVE(bias=0.01, prior=50),
+        evaluator=playout.Rollout(policy=policy),
+        seed=4,
+    )
+    search.run(Budget(simulations=300))
+    engine = search.driver
+    scratch = engine._scratch  # type: ignore[attr-defined]
+    assert np.count_nonzero(scratch) > 0
+    learned = scratch.copy()
+    search.run(Budget(simulations=10))
+    assert np.count_nonzero(scratch) >= np.count_nonzero(learned) // 2  # kept, and updated
+    engine.reset(game.initial_state())
+    assert np.count_nonzero(scratch) == 0

@@ -164,10 +164,11 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=non_negative_int, metavar="K", help="random seed")
     parser.add_argument(
         "--rollout",
-        choices=("random", "neighbors", "heavy", "mogo"),
+        choices=("random", "neighbors", "heavy", "mogo", "lgrf"),
         default="random",
-        help="rollout policy; neighbors (seed 004) only for grid games; heavy and mogo "
-        "(MoGo's 3x3 patterns) only for Go, on the compiled search",
+        help="rollout policy; neighbors (seed 004) only for grid games; heavy, mogo (MoGo's "
+        "3x3 patterns) and lgrf (mogo with last good replies) only for Go, on the compiled "
+        "search",
     )
     parser.add_argument(
         "--rollouts", type=positive_int, default=1, metavar="N", help="rollouts per leaf"
@@ -616,7 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
 PLAYERS_HELP = (
     "Players: 'random'; 'perfect' (exact play, boards up to 12 squares); "
     "'mcts[:key=value,...]' with keys simulations, seconds, "
-    "rollout (random|neighbors|heavy|mogo), rollouts, rule (ucb1|puct|epsilon|rave|pb), c, "
+    "rollout (random|neighbors|heavy|mogo|lgrf), rollouts, rule (ucb1|puct|epsilon|rave|pb), c, "
     "bias (rave), prior (rave, go), weight (pb), "
     "reuse (yes|no), solver (yes|no), resign (a win rate: resign below it), e.g. "
     "mcts:simulations=400,rollout=neighbors; 'openspiel-mcts[:simulations=N,seconds=S,c=C]' "

@@ -289,11 +289,12 @@ def check_player_spec(spec: str) -> None:
     elif kind == "mcts":
         options = parse_mcts_options(rest)
         if (
-            options.rollout not in ("random", "heavy", "mogo")
+            options.rollout not in ("random", "heavy", "mogo", "lgrf")
             and options.rollout not in NEIGHBOR_ALIASES
         ):
             raise InvalidParameterError(
-                f"unknown rollout {options.rollout!r}; choose random, neighbors, heavy or mogo (go)"
+                f"unknown rollout {options.rollout!r}; choose random, neighbors, heavy, mogo or "
+                "lgrf (go)"
             )
     elif kind in ("openspiel-mcts", "openspiel_mcts"):
         from playout.interop.openspiel_bot import parse_openspiel_options
@@ -325,7 +326,7 @@ def describe_players() -> Mapping[str, str]:
     """Player kinds and a one-line description of each (for help texts)."""
     return {
         "random": "uniformly random legal moves",
-        "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors|heavy|mogo, "
+        "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors|heavy|mogo|lgrf, "
         "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), prior=N (rave), "
         "weight=W (pb), reuse=yes|no, solver=yes|no, resign=P (resign below win rate P), "
         "threads=N (root-parallel searches, compiled games), "

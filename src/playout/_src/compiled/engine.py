@@ -283,6 +283,7 @@ class CompiledDriver:
             )
         self._root_state = state
         self.max_depth_seen = 0
+        self._scratch[:] = 0  # what a kernel learned from the last tree's rollouts goes
         tree = memory.new_tree(priors=self._priors)
         if self._rave_params is not None:
             self._amaf = rave.AmafTable(tree.edge_capacity, 2, kernel.num_actions)

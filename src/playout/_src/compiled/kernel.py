@@ -31,9 +31,10 @@ serves every size):
     Play uniformly random legal moves from non-terminal ``state`` to the end **without
     changing** ``state``; return the outcome for player 0 (+1 win, -1 loss, 0 draw).
     ``scratch`` is an ``int64`` array of ``scratch_size`` words private to the kernel: the
-    driver zeroes it once per call and keeps it between rollouts, so a kernel may cache
-    constant data there. Draw random numbers with :func:`playout._src.tree.rng.random_below`
-    on ``rng`` so that a seed reproduces a search.
+    engine zeroes it when a new tree starts and keeps it between rollouts and between the
+    searches of one tree, so a kernel may cache constant data there, or what its rollouts
+    learn (Go's last good replies). Draw random numbers with
+    :func:`playout._src.tree.rng.random_below` on ``rng`` so that a seed reproduces a search.
 
 One more function is optional, for RAVE (:mod:`playout._src.compiled.rave_driver`):
 

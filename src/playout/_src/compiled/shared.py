@@ -723,6 +723,8 @@ class SharedTreeDriver(CompiledDriver):
 
     def reset(self, state: GameState) -> None:
         super().reset(state)
+        for buffers in getattr(self, "_buffers", ()):  # none yet while __init__ runs
+            buffers[5][:] = 0  # each thread's rollout scratch, as the engine's own
         self._restart_counts()
 
     def keep_subtree(self, child: int, state: GameState) -> bool:

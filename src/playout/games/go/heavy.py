@@ -21,6 +21,7 @@ from playout.games.go.kernel import (
     P_MAX_LENGTH,
     P_SIZE,
     PLAYOUT_DEFAULT,
+    PLAYOUT_LGRF,
     POLICIES,
     PRIORS_ALL,
     go_kernel,
@@ -37,7 +38,8 @@ class GoPlayouts:
             :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``.
         features: what the heavier playouts add (``PLAYOUT_*`` bits: answer the tree's last
             move, leave chains caught in a ladder, fill an enclosure with a self-atari, play
-            a liberty of a chain with two); the nakade exception alone by default
+            a liberty of a chain with two, answer with the last good reply); the nakade
+            exception alone by default
             (``PLAYOUT_DEFAULT``).
     """
 
@@ -79,5 +81,8 @@ HEAVY_PLAYOUTS = GoPlayouts("heavy")
 """``GoGame.rollout_policies()["heavy"]``."""
 MOGO_PLAYOUTS = GoPlayouts("mogo")
 """``GoGame.rollout_policies()["mogo"]``."""
+LGRF_PLAYOUTS = GoPlayouts("mogo", features=PLAYOUT_DEFAULT | PLAYOUT_LGRF)
+"""``GoGame.rollout_policies()["lgrf"]``: the MoGo playouts with the last good replies
+(:data:`~playout.games.go.kernel.PLAYOUT_LGRF`)."""
 
-__all__ = ["HEAVY_PLAYOUTS", "MOGO_PLAYOUTS", "GoPlayouts", "HeavyPlayouts"]
+__all__ = ["HEAVY_PLAYOUTS", "LGRF_PLAYOUTS", "MOGO_PLAYOUTS", "GoPlayouts", "HeavyPlayouts"]

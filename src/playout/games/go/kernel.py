@@ -163,7 +163,19 @@ uniformly); leave a chain caught in a working ladder in atari instead of extendi
 that leaves a chain with two liberties by playing one of them (``mogo``,
 :func:`_low_liberty_answers`: attack the opponent's, lengthen one's own), the capturing
 races that plain MoGo playouts leave to chance. Light playouts read none of them."""
-PLAYOUT_ALL = PLAYOUT_LAST_MOVE | PLAYOUT_LADDERS | PLAYOUT_NAKADE | PLAYOUT_LOW_LIBERTIES
+PLAYOUT_LGRF = 16
+"""MoGo playouts answer the last two moves with the last good reply (LGRF-2, Baier and
+Drake, "The Power of Forgetting: Improving the Last-Good-Reply Policy in Monte Carlo Go",
+IEEE TCIAIG 2010): before MoGo's answers, the mover plays the reply that last followed the
+same two moves (else the same last move) in a playout the mover won, if it is playable and
+no self-atari; after each playout the winner's replies are stored and the loser's
+forgotten (:func:`_learn_replies`). The replies live in the kernel's scratch, kept between
+playouts and between the searches of one tree (the engine zeroes the scratch when a new
+tree starts); only the playout's own moves are learned from, the tree's last move as the
+first one's predecessor."""
+PLAYOUT_ALL = (
+    PLAYOUT_LAST_MOVE | PLAYOUT_LADDERS | PLAYOUT_NAKADE | PLAYOUT_LOW_LIBERTIES | PLAYOUT_LGRF
+)
 """Every playout feature."""
 PLAYOUT_DEFAULT = PLAYOUT_NAKADE
 """The playout features of :func:`go_kernel` by default: the nakade exception, which won 79
@@ -280,9 +292,33 @@ def kernel_params(
 def scratch_size(size: int) -> int:
     """``int64`` words of the rollout's scratch: the header, nine arrays over the playout
     board's cells, three over the points, one more over the cells (the points a recorded
-    playout has played), then the ladder reader's (:func:`~.ladder.ladder_work_size`)."""
+    playout has played), the last good replies (:func:`reply_words`), then the ladder
+    reader's (:func:`~.ladder.ladder_work_size`)."""
     cells = (size + 2) * (size + 1) + 1
-    return _SCRATCH_HEADER + 10 * cells + 3 * size * size + ladder_work_size(size)
+    return (
+        _SCRATCH_HEADER
+        + 10 * cells
+        + 3 * size * size
+        + reply_words(cells, size * size)
+        + ladder_work_size(size)
+    )
+
+
+@jit(**GO_JIT)
+def reply_offset(cells: int, points: int) -> int:
+    """Where the last good replies (:data:`PLAYOUT_LGRF`) start in the rollout's scratch:
+    each colour's reply to a last move at ``reply_offset + (colour - 1) * cells + cell``,
+    to a pair at ``reply_offset + 2 * cells + ((colour - 1) * cells + first) * cells +
+    second`` (colours 1 Black, 2 White; cells of the playout board)."""
+    return _SCRATCH_HEADER + 10 * cells + 3 * points
+
+
+@jit(**GO_JIT)
+def reply_words(cells: int, points: int) -> int:
+    """Scratch words of :data:`PLAYOUT_LGRF`: each colour's reply to a last move (``cells``
+    each) and to a pair of last moves (``cells * cells`` each), then the log of a playout's
+    first ``3 * points`` moves."""
+    return 2 * cells + 2 * cells * cells + 3 * points
 
 
 # ------------------------------------------------------------------------- the tree's rules
@@ -1276,6 +1312,81 @@ def _mogo_answer(
     return -1
 
 
+@jit(**GO_JIT)
+def _last_good_reply(
+    reply1: np.ndarray,
+    reply2: np.ndarray,
+    before2: int,
+    before: int,
+    own: int,
+    ko: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    ring: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    stride: int,
+    cells: int,
+) -> int:
+    """``own``'s last good reply (:data:`PLAYOUT_LGRF`) to the moves ``before2`` then
+    ``before`` (cells; 0 for a pass or none), else to ``before`` alone: a cell that is empty,
+    playable and no self-atari, or -1."""
+    for tries in range(2):
+        if tries == 0:
+            if before2 <= 0:
+                continue
+            reply = reply2[((own - 1) * cells + before2) * cells + before]
+        else:
+            reply = reply1[(own - 1) * cells + before]
+        if (
+            reply > 0
+            and colour[reply] == EMPTY
+            and _is_playable(reply, own, ko, colour, chain, libs, sums, squares, stride)
+            and not _is_self_atari(reply, own, colour, chain, ring, libs, sums, squares, stride)
+        ):
+            return int64(reply)
+    return int64(-1)
+
+
+@jit(**GO_JIT)
+def _learn_replies(
+    reply1: np.ndarray,
+    reply2: np.ndarray,
+    logged: np.ndarray,
+    count: int,
+    before: int,
+    first_own: int,
+    winner: int,
+    cells: int,
+) -> None:
+    """After a playout won by ``winner`` (1 Black, 2 White): each of the ``count`` logged
+    moves (cells, 0 for a pass; the first by ``first_own``, colours alternating; ``before``
+    the move before the first) becomes its player's reply to the move before it and to the
+    two before it if the player won, and is forgotten as such a reply if the player lost
+    (LGRF-2, :data:`PLAYOUT_LGRF`)."""
+    previous2 = int64(0)
+    previous = before
+    own = first_own
+    for i in range(count):
+        move = logged[i]
+        if move > 0 and previous > 0:
+            at1 = (own - 1) * cells + previous
+            at2 = ((own - 1) * cells + previous2) * cells + previous
+            if own == winner:
+                reply1[at1] = move
+                if previous2 > 0:
+                    reply2[at2] = move
+            else:
+                if reply1[at1] == move:
+                    reply1[at1] = 0
+                if previous2 > 0 and reply2[at2] == move:
+                    reply2[at2] = 0
+        previous2 = previous
+        previous = move
+        own = 3 - own
+
+
 @jit(inline="always", **GO_JIT)
 def _light_playout(
     params: np.ndarray,
@@ -1329,7 +1440,11 @@ def _light_playout(
     stack = scratch[rest + points : rest + 2 * points]
     mark = scratch[rest + 2 * points : rest + 3 * points]
     played = scratch[rest + 3 * points : rest + 3 * points + cells]
-    ladder_work = scratch[rest + 3 * points + cells :]
+    replies = reply_offset(cells, points)
+    reply1 = scratch[replies : replies + 2 * cells]
+    reply2 = scratch[replies + 2 * cells : replies + 2 * cells + 2 * cells * cells]
+    logged = scratch[replies + 2 * cells + 2 * cells * cells : replies + reply_words(cells, points)]
+    ladder_work = scratch[replies + reply_words(cells, points) :]
     num_recorded = int64(0)
     if record:
         for c in range(cells):
@@ -1393,11 +1508,24 @@ def _light_playout(
     last = int64(-1)  # the cell of the last stone played, the tree's last move at first
     if policy != POLICY_LIGHT and features & PLAYOUT_LAST_MOVE and state[S_LAST] > 0:
         last = params[cell_of + int(state[S_LAST]) - 1]
+    lgrf = mogo and (features & PLAYOUT_LGRF) != 0
+    before = int64(0)  # the last move's cell (0: a pass or none), for the last good replies
+    if state[S_LAST] > 0:
+        before = params[cell_of + int(state[S_LAST]) - 1]
+    first_before = before
+    before2 = int64(0)  # the move before it
+    first_own = own
+    num_logged = int64(0)
     while moves < max_length and passes < 2:
         cell = int64(-1)
-        if policy == POLICY_HEAVY and last >= 0:
+        if lgrf and before > 0:
+            cell = _last_good_reply(
+                reply1, reply2, before2, before, own, ko, colour, chain, ring, libs, sums,
+                squares, stride, cells,
+            )  # fmt: skip
+        if cell < 0 and policy == POLICY_HEAVY and last >= 0:
             cell = _local_answer(last, own, ko, colour, chain, libs, sums, squares, stride)
-        elif mogo and last >= 0:
+        elif cell < 0 and mogo and last >= 0:
             cell = _mogo_answer(
                 params, last, own, ko, colour, chain, ring, libs, sums, squares, stride,
                 stack, rng, ladder_work, depth_limit, low_liberties,
@@ -1424,6 +1552,12 @@ def _light_playout(
             empty_at[candidate] = window
         moves += 1
         other = 3 - own
+        if lgrf:
+            if num_logged < logged.shape[0]:
+                logged[num_logged] = cell if cell >= 0 else 0
+                num_logged += 1
+            before2 = before
+            before = cell if cell >= 0 else 0
         if cell < 0:
             passes += 1
             ko = -1
@@ -1503,6 +1637,11 @@ def _light_playout(
     scratch[LAST_LENGTH] = moves - first
     scratch[LAST_MARGIN] = margin
     score2 = 2 * margin - params[P_KOMI2]
+    if lgrf and score2 != 0:
+        _learn_replies(
+            reply1, reply2, logged, num_logged, first_before, first_own, 1 if score2 > 0 else 2,
+            cells,
+        )  # fmt: skip
     if score2 > 0:
         return 1.0, num_recorded
     if score2 < 0:

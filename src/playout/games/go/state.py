@@ -140,11 +140,12 @@ class GoGame:
 
     def rollout_policies(self) -> dict[str, Any]:
         """Rollout policies by name for ``mcts:rollout=NAME`` players: ``heavy``, the
-        kernel's heavy playouts, and ``mogo``, its MoGo playouts with 3x3 patterns (compiled
-        driver only; :mod:`playout.games.go.heavy`)."""
-        from playout.games.go.heavy import HEAVY_PLAYOUTS, MOGO_PLAYOUTS
+        kernel's heavy playouts, ``mogo``, its MoGo playouts with 3x3 patterns, and
+        ``lgrf``, the MoGo playouts answering the last two moves with the last good reply
+        first (compiled driver only; :mod:`playout.games.go.heavy`)."""
+        from playout.games.go.heavy import HEAVY_PLAYOUTS, LGRF_PLAYOUTS, MOGO_PLAYOUTS
 
-        return {"heavy": HEAVY_PLAYOUTS, "mogo": MOGO_PLAYOUTS}
+        return {"heavy": HEAVY_PLAYOUTS, "mogo": MOGO_PLAYOUTS, "lgrf": LGRF_PLAYOUTS}
 
     @property
     def pass_action(self) -> int:
