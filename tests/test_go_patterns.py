@@ -705,3 +705,41 @@ def test_a_new_tree_starts_without_the_last_trees_replies() -> None:
     assert np.count_nonzero(scratch) >= np.count_nonzero(learned) // 2  # kept, and updated
     engine.reset(game.initial_state())
     assert np.count_nonzero(scratch) == 0
+
+
+def test_the_reply_after_a_capture_answers_the_capturing_move() -> None:
+    """A capture in the playout does not lose the last move: Black's stored reply E4 to
+    White's C7 captures E5, and White then plays its stored reply to E4, as it plays its
+    reply to E3, a move that captures nothing."""
+    game = GoGame(9)
+    state = game.initial_state()
+    for move in ("D5", "E5", "F5", "A9", "E6", "C7"):  # E5 in atari at E4, Black to move
+        state = state.play(point_from_name(9, move))
+    kernel = go_kernel(9, playouts="mogo", features=PLAYOUT_NAKADE | PLAYOUT_LGRF)
+    points = 81
+    cell_of = P_TABLES + 6 * points
+
+    def cell(name: str) -> int:
+        return int(kernel.params[cell_of + point_from_name(9, name)])
+
+    cells = int(kernel.params[P_CELLS])
+    start = reply_offset(cells, points)
+    compact = kernel.encode(state)
+    out_actions = np.zeros(kernel.max_length, dtype=np.int64)
+    out_players = np.zeros(kernel.max_length, dtype=np.int64)
+
+    def first_two(black: str, seeds: int = 8) -> set[tuple[str, str]]:
+        seen = set()
+        for seed in range(seeds):
+            scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+            scratch[start + cell("C7")] = cell(black)  # Black's reply to C7
+            scratch[start + cells + cell(black)] = cell("G3")  # White's reply to it
+            _, count = kernel.recorded_rollout(
+                kernel.params, compact, scratch, new_rng_state(seed), out_actions, out_players
+            )
+            assert count >= 2 and out_players[0] == 0 and out_players[1] == 1
+            seen.add(tuple(game.action_to_string(state, int(a)) for a in out_actions[:2]))
+        return seen
+
+    assert first_two("E3") == {("E3", "G3")}
+    assert first_two("E4") == {("E4", "G3")}  # the capture of E5

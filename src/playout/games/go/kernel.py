@@ -1620,12 +1620,12 @@ def _light_playout(
         taken_cell = int64(-1)
         for n in (cell - stride, cell - 1, cell + 1, cell + stride):
             if colour[n] == other and libs[chain[n]] == 0:
-                before = num_empty
+                empty_before = num_empty  # not ``before``: the last good replies' last move
                 num_empty = _remove_chain(
                     n, colour, chain, ring, libs, sums, squares, empty_at, empties,
                     num_empty, stride,
                 )  # fmt: skip
-                taken += num_empty - before
+                taken += num_empty - empty_before
                 taken_cell = n
         head = chain[cell]
         ko = taken_cell if taken == 1 and stones[head] == 1 and libs[head] == 1 else -1
