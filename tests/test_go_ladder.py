@@ -273,13 +273,14 @@ def test_playouts_with_every_feature_are_games_of_go(size: int) -> None:
     out_players = np.zeros(kernel.max_length, dtype=np.int64)
     rng = np.random.default_rng(size)
     state = game.initial_state()
+    # One scratch for all: the last good replies learned in one playout are read in the next.
+    scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
     for _ in range(12):
         for _ in range(int(rng.integers(3, 12))):
             legal = state.legal_actions()[:-1]  # no passes
             state = state.play(int(rng.choice(legal)))
         compact = kernel.encode(state)
         before = compact.copy()
-        scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
         value, count = kernel.recorded_rollout(
             kernel.params, compact, scratch, new_rng_state(int(rng.integers(1000))),
             out_actions, out_players,
