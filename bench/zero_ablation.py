@@ -14,7 +14,7 @@ positions it learned from. Every iteration's network is kept (``--keep-models``)
 ``--evaluate-positions``), the network each variant had after 60 and 120 minutes of training
 time: the policy alone and PUCT with ``--evaluate-simulations`` (default 800), one process
 per (variant, time) pair up to ``--workers``, the table to stdout and to ``--json``.
-Variants: ``baseline`` (the current recipe), ``cap`` (playout cap
+Variants: ``baseline`` (the plain recipe, :data:`RECIPES`), ``cap`` (playout cap
 randomisation, a full search on a quarter of the moves), ``forced`` (forced playouts and
 policy-target pruning, k = 2), ``reply`` (the auxiliary opponent-reply head), ``all``;
 ``gumbel`` (Gumbel AlphaZero self-play, 16 root actions sampled, 32 simulations a move),
@@ -24,7 +24,9 @@ simulations a move, as the shipped gomoku network did), ``expert+cap+forced``;
 positions its own play never reaches) and ``openings+gumbel``; ``gpu-recipe`` (the settings
 of the connect-four run on a GPU machine, docs/how-to/zero-pipeline.md, without its warm
 start: a 64x4 network, 128 games of 64 simulations from up to 4 random moves, 150 steps,
-a 400,000-position buffer, a 200-iteration schedule).
+a 400,000-position buffer, a 200-iteration schedule); ``mix`` (the value target half the
+outcome, half the search's root value), ``openings+mix`` (both: ``playout train``'s
+defaults) and ``openings+mix+forced``.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from typing import Any
 RECIPES = {
     "tictactoe": [
         "--games", "128", "--parallel-games", "128", "--simulations", "64", "--c", "1",
+        "--value-mix", "0",
         "--temperature-moves", "2", "--opening-moves", "6", "--steps", "100",
         "--batch-size", "128", "--lr", "0.003", "--schedule", "30", "--buffer", "20000",
         "--channels", "32", "--blocks", "2", "--eval-games", "0",
@@ -48,13 +51,16 @@ RECIPES = {
     ],
     "connect4": [
         "--games", "64", "--parallel-games", "64", "--simulations", "100",
+        "--value-mix", "0", "--opening-moves", "0",
         "--temperature-moves", "8", "--steps", "100", "--batch-size", "256",
         "--channels", "32", "--blocks", "3", "--eval-games", "0",
         "--benchmark-positions", "200", "--benchmark-simulations", "50",
     ],
 }  # fmt: skip
-"""The current recipe per game (the tic-tac-toe one is the test suite's, which reaches
-perfect play)."""
+"""The plain recipe per game, AlphaZero's value targets (the game's outcome alone) and
+games from the empty board (``--value-mix 0 --opening-moves 0``; the tic-tac-toe one is the
+test suite's, which reaches perfect play, with its own random openings). ``playout train``'s
+defaults are since the ``openings+mix`` variant (``TrainConfig``)."""
 
 SMOKE = [
     "--games", "2", "--parallel-games", "2", "--simulations", "4", "--steps", "2",

@@ -650,10 +650,14 @@ def test_a_run_on_a_full_file_system_resumes_cleanly_once_space_is_back(
 # ------------------------------------------------------------------ the log's counts
 
 
-def test_positions_per_second_counts_the_positions_the_log_shows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("opening_moves", [0, 4])
+def test_positions_per_second_counts_the_positions_the_log_shows(
+    tmp_path: Path, opening_moves: int
+) -> None:
     """Before: "112 positions (16/s)" divided the moves (not their symmetric images) by the
-    self-play time."""
-    with Trainer(tictactoe(), tmp_path / "run", TINY) as trainer:
+    self-play time; and the simulations counted the random openings' moves as searched."""
+    config = dataclasses.replace(TINY, opening_moves=opening_moves)
+    with Trainer(tictactoe(), tmp_path / "run", config) as trainer:
         (report,) = trainer.run(iterations=1, log=None)
     moves = report.positions / 8  # tic-tac-toe's eight symmetries
     assert report.positions_per_second * report.self_play_seconds == pytest.approx(report.positions)

@@ -26,6 +26,7 @@ TRAINING = TrainConfig(
     c=1.0,
     temperature_moves=2,
     opening_moves=6,
+    value_mix=0.0,
     steps_per_iteration=100,
     batch_size=128,
     learning_rate=3e-3,

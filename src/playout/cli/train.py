@@ -275,13 +275,13 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         "--value-mix",
         type=float,
         metavar="X",
-        help="weight of the search value in the value target",
+        help="weight of the search value in the value target (default 0.5; 0: the outcome alone)",
     )
     settings.add_argument(
         "--opening-moves",
         type=non_negative_int,
         metavar="N",
-        help="games start after up to N random moves",
+        help="games start after up to N random moves (default 4)",
     )
     settings.add_argument("--c", type=positive_float, metavar="X", help="PUCT's constant")
     settings.add_argument(

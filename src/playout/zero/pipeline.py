@@ -468,7 +468,7 @@ def write_journal(folder: Path, number: int, result: ActorResult) -> Path:
     folder.mkdir(exist_ok=True)
     path = folder / f"games-{number:09d}.npz"
     examples = [e for g in result.games for e in g.examples]
-    moves = sum(len(g.moves) for g in result.games)
+    moves = sum(g.searched for g in result.games)
     if examples:
         observations, policies, values = stack_examples(examples)
     else:
@@ -628,7 +628,7 @@ class AsyncPipeline:
             arrived = self._arrived
             arrived.games += len(result.games)
             arrived.positions += len(examples)
-            arrived.moves += sum(len(g.moves) for g in result.games)
+            arrived.moves += sum(g.searched for g in result.games)
             arrived.actor_seconds += result.seconds
             self.largest_staleness = max(self.largest_staleness, version - result.job.version)
             self.jobs_taken.append(result.job.number)

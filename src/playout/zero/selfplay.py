@@ -219,11 +219,19 @@ class Example:
 
 @dataclasses.dataclass(frozen=True)
 class SelfPlayGame:
-    """A finished self-play game: its moves, the outcome for player 0, and its examples."""
+    """A finished self-play game: its moves (from the initial state), the outcome for
+    player 0, its examples, and how many of the moves were its random opening's (played
+    without a search; the searched moves are the rest)."""
 
     moves: tuple[int, ...]
     outcome0: float
     examples: tuple[Example, ...]
+    opening: int = 0
+
+    @property
+    def searched(self) -> int:
+        """The moves a search chose: all but the random opening's."""
+        return len(self.moves) - self.opening
 
 
 def symmetric_examples(
@@ -268,6 +276,8 @@ class _Slot:
     played: list[int] = dataclasses.field(default_factory=list)
     """Per ``history`` entry, the index in ``moves`` of the move played from it."""
     moves: list[int] = dataclasses.field(default_factory=list)
+    opening: int = 0
+    """How many of ``moves`` are the random opening's."""
 
 
 def self_play(
@@ -307,7 +317,7 @@ def self_play(
         driver = engine.driver
         assert isinstance(driver, BatchedDriver)
         driver.forced_playouts = float(settings.forced_playouts)
-        slot = _Slot(engine, driver, index, moves=opening)
+        slot = _Slot(engine, driver, index, moves=opening, opening=len(opening))
         _draw_budget(slot, search.simulations, settings.playout_cap, move_rng)
         return slot
 
@@ -437,7 +447,7 @@ def _finish(slot: _Slot, game: Any, settings: SelfPlaySettings) -> SelfPlayGame:
             examples.extend(symmetric_examples(state, policy, value, game, reply))
         else:
             examples.append(Example(state.observation(), policy, value, reply))  # type: ignore[attr-defined]
-    return SelfPlayGame(tuple(slot.moves), outcome0, tuple(examples))
+    return SelfPlayGame(tuple(slot.moves), outcome0, tuple(examples), slot.opening)
 
 
 def stack_examples(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -536,7 +546,7 @@ def expert_games(
     for index in range(num_games):
         state, opening = random_opening(game, move_rng.randint(0, settings.opening_moves), move_rng)
         engine = MCTS(state, seed=seed * 100_003 + index, simulations=simulations)
-        slot = _Slot(engine, None, index, moves=opening)
+        slot = _Slot(engine, None, index, moves=opening, opening=len(opening))
         while not engine.root_state.is_terminal():
             engine.run()
             _play_move(slot, int(game.spec.num_actions), settings.temperature_moves, move_rng)

@@ -179,8 +179,13 @@ class TrainConfig:
         parallel_games: self-play games searched in lockstep.
         temperature_moves: opening plies whose move is drawn by visit counts.
         value_mix: weight of the search's value against the game's outcome in the value
-            target (see :func:`~playout.zero.selfplay.self_play`).
-        opening_moves: self-play games start after up to this many random moves.
+            target (see :func:`~playout.zero.selfplay.self_play`). 0.5 by default, with
+            ``opening_moves`` 4: on connect four the two together made a fifth to a quarter
+            fewer value-losing moves after an hour of training than AlphaZero's pure outcome
+            from the empty board, with two seeds (``docs/how-to/zero-benchmark.md``); 0 and 0
+            give that plain recipe.
+        opening_moves: self-play games start after up to this many random moves (the
+            network meets positions its own play would not reach).
         expert_iterations: the first iterations play rollout MCTS against itself instead of
             the network (:func:`~playout.zero.selfplay.expert_games`, a warm start).
         expert_simulations: the rollout search's simulations per move in those iterations.
@@ -240,8 +245,8 @@ class TrainConfig:
     leaf_batch: int = 8
     parallel_games: int = 64
     temperature_moves: int = 8
-    value_mix: float = 0.0
-    opening_moves: int = 0
+    value_mix: float = 0.5
+    opening_moves: int = 4
     expert_iterations: int = 0
     expert_simulations: int = 2000
     dirichlet_alpha: float = 1.0
@@ -1109,7 +1114,7 @@ class Trainer:
         examples = [e for g in games for e in g.examples]
         self.buffer.add(examples)
         play_seconds = time.perf_counter() - began
-        moves = sum(len(g.moves) for g in games)
+        moves = sum(g.searched for g in games)  # the random openings' moves searched nothing
         trained = time.perf_counter()
         rate = self.learning_rate()
         for group in self.optimizer.param_groups:
