@@ -3,9 +3,11 @@ Python engine, backend choice, root-parallel search and a user kernel (the Nim e
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import pathlib
 import sys
+import threading
 import time
 
 import numba
@@ -600,6 +602,42 @@ def test_array_pool_keeps_at_most_its_bound_dropping_the_oldest() -> None:
     assert pool.take(1000, 1, np.float64) is arrays[1]  # the smallest fit (here the oldest)
     assert pool.take(1000, 2, np.float64).shape == (1000, 2)  # no fit: a fresh array
     assert pool.take(200, 1, np.float64).shape == (200, 1)  # kept ones are over 4x too large
+
+
+def test_an_engine_collected_while_the_pool_is_busy_lets_its_arrays_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The garbage collector runs wherever an allocation triggers it, also inside the pool's
+    own ``give`` or ``take`` on this thread: the finalizer of an engine in a reference cycle
+    must then let its arrays go, not wait for the lock its own thread holds (it waited
+    forever: a test run hung so)."""
+    pool = memory.ArrayPool()
+    monkeypatch.setattr(memory, "POOL", pool)
+    collected: list[int] = []
+
+    def collect_while_busy() -> None:
+        with pool._lock:  # as inside give or take
+            collected.append(gc.collect())
+
+    was_enabled = gc.isenabled()
+    gc.disable()  # no collection before the lock is held
+    try:
+        engine = MCTS(C4.initial_state(), backend="compiled", seed=0, solver=False)
+        engine.run(Budget(simulations=200))
+        cycle: list[object] = [engine.driver]
+        cycle.append(cycle)  # only the collector frees the driver now
+        del engine, cycle
+        # In a thread of its own: were the finalizer to wait, only that thread would hang.
+        thread = threading.Thread(target=collect_while_busy, daemon=True)
+        thread.start()
+        thread.join(60)
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert not thread.is_alive(), "the engine's finalizer waited for the pool's lock"
+    assert collected and collected[0] > 0 and len(pool) == 0  # collected, arrays let go
+    pool.give(np.empty((10, 1)))  # the pool works on
+    assert len(pool) == 1
 
 
 def _unknown_sysconf(name: str) -> int:

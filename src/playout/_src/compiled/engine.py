@@ -410,7 +410,7 @@ class CompiledDriver:
         arrays = [*tree[:4], states]
         del self._tree, self._node_states, tree, states
         with contextlib.suppress(Exception):  # at interpreter exit modules may be gone
-            memory.recycle(arrays)
+            memory.recycle(arrays, wait=False)  # never wait in a finalizer
 
     # ----------------------------------------------------------------------------- search
 

@@ -113,13 +113,23 @@ class ArrayPool:
                 return self._arrays.pop(best)
         return empty_array((rows, cols), dtype)
 
-    def give(self, array: np.ndarray) -> None:
-        """Keep ``array`` for a later :meth:`take` (the caller no longer uses it)."""
-        with self._lock:
+    def give(self, array: np.ndarray, *, wait: bool = True) -> None:
+        """Keep ``array`` for a later :meth:`take` (the caller no longer uses it).
+
+        With ``wait=False`` (from a finalizer) the array is let go instead while the pool is
+        busy: the garbage collector runs a finalizer wherever an allocation triggers it,
+        also inside this pool's own ``give`` or ``take`` on the same thread, where waiting
+        for the lock would wait forever.
+        """
+        if not self._lock.acquire(blocking=wait):
+            return
+        try:
             self._arrays.append(array)
             total = sum(a.nbytes for a in self._arrays)
             while self._arrays and total > self._max_bytes:
                 total -= self._arrays.pop(0).nbytes
+        finally:
+            self._lock.release()
 
     def __len__(self) -> int:
         """Number of arrays kept."""
@@ -142,15 +152,16 @@ POOL = ArrayPool()
 lets it go)."""
 
 
-def recycle(arrays: list[np.ndarray]) -> None:
+def recycle(arrays: list[np.ndarray], *, wait: bool = True) -> None:
     """Give the arrays in ``arrays`` back to :data:`POOL`, each only if nothing else refers to
-    it; empties the list. Callers drop their own other references first."""
+    it; empties the list. Callers drop their own other references first. ``wait=False``
+    from a finalizer: see :meth:`ArrayPool.give`."""
     while arrays:
         array = arrays.pop()
         # References now: `array` and getrefcount's argument. Any other one (a caller's
         # tree, a view of the array) means someone may still read it: let it go instead.
         if sys.getrefcount(array) == 2 and array.base is None and array.flags.c_contiguous:
-            POOL.give(array)
+            POOL.give(array, wait=wait)
 
 
 def with_rows(array: np.ndarray, rows: int, used: int) -> np.ndarray:
