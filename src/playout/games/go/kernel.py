@@ -1330,8 +1330,8 @@ def _last_good_reply(
     cells: int,
 ) -> int:
     """``own``'s last good reply (:data:`PLAYOUT_LGRF`) to the moves ``before2`` then
-    ``before`` (cells; 0 for a pass or none), else to ``before`` alone: a cell that is empty,
-    playable and no self-atari, or -1."""
+    ``before`` (cells; 0 for a pass or none), else to ``before`` alone: a cell that is empty
+    and good for a MoGo playout (:func:`_is_good`), or -1."""
     for tries in range(2):
         if tries == 0:
             if before2 <= 0:
@@ -1342,8 +1342,7 @@ def _last_good_reply(
         if (
             reply > 0
             and colour[reply] == EMPTY
-            and _is_playable(reply, own, ko, colour, chain, libs, sums, squares, stride)
-            and not _is_self_atari(reply, own, colour, chain, ring, libs, sums, squares, stride)
+            and _is_good(reply, own, ko, colour, chain, ring, libs, sums, squares, stride)
         ):
             return int64(reply)
     return int64(-1)
