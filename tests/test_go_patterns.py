@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -623,13 +624,9 @@ def test_replies_are_learned_from_the_winner_and_forgotten_by_the_loser() -> Non
     assert np.count_nonzero(reply1) == 3 and np.count_nonzero(reply2) == 1
 
 
-def test_the_playout_plays_a_stored_reply_when_it_can() -> None:
-    """Black's stored reply to White's E5 (the tree's last move) is its first playout move
-    in every draw; once the point is taken, or when the reply would be a self-atari, the
-    playout plays as MoGo's would, and without the feature the table is not read."""
-    game = GoGame(9)
-    state = game.initial_state().play(point_from_name(9, "E5"))  # Black plays E5
-    state = state.play(point_from_name(9, "C3"))  # White answers C3: Black to move
+def reply_kernel() -> tuple[playout.Kernel, Callable[[str], int], int]:
+    """The 9x9 MoGo kernel with the last good replies, the playout-board cell of a point
+    name, and where Black's replies to a last move start in the rollout's scratch."""
     kernel = go_kernel(9, playouts="mogo", features=PLAYOUT_NAKADE | PLAYOUT_LGRF)
     points = 81
     cell_of = P_TABLES + 6 * points
@@ -637,8 +634,17 @@ def test_the_playout_plays_a_stored_reply_when_it_can() -> None:
     def cell(name: str) -> int:
         return int(kernel.params[cell_of + point_from_name(9, name)])
 
-    cells = int(kernel.params[P_CELLS])
-    start = reply_offset(cells, points)
+    return kernel, cell, reply_offset(int(kernel.params[P_CELLS]), points)
+
+
+def test_the_playout_plays_a_stored_reply_when_it_can() -> None:
+    """Black's stored reply to White's E5 (the tree's last move) is its first playout move
+    in every draw; once the point is taken the playout plays as MoGo's would, and without
+    the feature the table is not read."""
+    game = GoGame(9)
+    state = game.initial_state().play(point_from_name(9, "E5"))  # Black plays E5
+    state = state.play(point_from_name(9, "C3"))  # White answers C3: Black to move
+    kernel, cell, start = reply_kernel()
 
     def first_moves(kernel: playout.Kernel, reply: str, seeds: int = 12) -> set[int]:
         compact = kernel.encode(state)
@@ -715,15 +721,7 @@ def test_the_reply_after_a_capture_answers_the_capturing_move() -> None:
     state = game.initial_state()
     for move in ("D5", "E5", "F5", "A9", "E6", "C7"):  # E5 in atari at E4, Black to move
         state = state.play(point_from_name(9, move))
-    kernel = go_kernel(9, playouts="mogo", features=PLAYOUT_NAKADE | PLAYOUT_LGRF)
-    points = 81
-    cell_of = P_TABLES + 6 * points
-
-    def cell(name: str) -> int:
-        return int(kernel.params[cell_of + point_from_name(9, name)])
-
-    cells = int(kernel.params[P_CELLS])
-    start = reply_offset(cells, points)
+    kernel, cell, start = reply_kernel()
     compact = kernel.encode(state)
     out_actions = np.zeros(kernel.max_length, dtype=np.int64)
     out_players = np.zeros(kernel.max_length, dtype=np.int64)
@@ -733,7 +731,7 @@ def test_the_reply_after_a_capture_answers_the_capturing_move() -> None:
         for seed in range(seeds):
             scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
             scratch[start + cell("C7")] = cell(black)  # Black's reply to C7
-            scratch[start + cells + cell(black)] = cell("G3")  # White's reply to it
+            scratch[start + int(kernel.params[P_CELLS]) + cell(black)] = cell("G3")  # White's
             _, count = kernel.recorded_rollout(
                 kernel.params, compact, scratch, new_rng_state(seed), out_actions, out_players
             )
