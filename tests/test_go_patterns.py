@@ -731,7 +731,8 @@ def test_the_reply_after_a_capture_answers_the_capturing_move() -> None:
         for seed in range(seeds):
             scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
             scratch[start + cell("C7")] = cell(black)  # Black's reply to C7
-            scratch[start + int(kernel.params[P_CELLS]) + cell(black)] = cell("G3")  # White's
+            white = start + int(kernel.params[P_CELLS])  # White's replies to a last move
+            scratch[white + cell(black)] = cell("G3")
             _, count = kernel.recorded_rollout(
                 kernel.params, compact, scratch, new_rng_state(seed), out_actions, out_players
             )
