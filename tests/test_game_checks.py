@@ -300,6 +300,55 @@ def test_priors_must_fit_the_legal_actions(priors: list[float], message: str) ->
         )
 
 
+class BadBatch:
+    """A batch evaluator (the batched driver checks a whole batch at once) whose answer for
+    the last state of each batch has ``priors`` and ``bad_value``; the root's priors, asked
+    one by one, are good."""
+
+    def __init__(self, priors: list[float], bad_value: object) -> None:
+        self._priors = priors
+        self._bad_value = bad_value
+
+    def evaluate(self, state: Any, rng: Any) -> float:
+        return 0.0
+
+    def priors(self, state: Any, actions: Any) -> list[float]:
+        return [1.0 / len(actions)] * len(actions)
+
+    def evaluate_batch(self, states: Any, actions: Any) -> tuple[list[object], list[Any]]:
+        values: list[object] = [0.0] * len(states)
+        values[-1] = self._bad_value
+        priors = [self.priors(s, a) for s, a in zip(states, actions, strict=True)]
+        priors[-1] = self._priors
+        return values, priors
+
+
+@pytest.mark.parametrize(
+    ("priors", "bad_value", "message"),
+    [
+        ([1.0], 0.0, "1 values for 2 legal actions"),
+        ([0.5, math.nan], 0.0, "not finite numbers"),
+        ([0.5, -0.1], 0.0, "not finite numbers"),
+        ([0.5, 0.5], math.nan, "non-finite value"),
+        ([0.5, 0.5], 1.5, "outside the game's values"),
+        ([0.5, 0.5], "a", "must return a number"),
+        ([0.5, 0.5], True, "must return a number"),
+    ],
+)
+@pytest.mark.parametrize("leaf_batch", [1, 8])
+def test_a_batch_evaluators_answers_are_checked_too(
+    priors: list[float], bad_value: object, message: str, leaf_batch: int
+) -> None:
+    state = RaceGame(Race).initial_state()
+    engine = playout.MCTS(
+        state, simulations=50, seed=0, evaluator=BadBatch(priors, bad_value),
+        selection=playout.PUCT(), leaf_batch=leaf_batch,
+    )  # fmt: skip
+    assert engine.backend == "batched"
+    with pytest.raises(InvalidParameterError, match=message):
+        engine.run()
+
+
 def test_a_progressive_bias_heuristic_must_fit_the_legal_actions() -> None:
     state = RaceGame(Race).initial_state()
     rule = playout.ProgressiveBias(heuristic=lambda s, actions: np.zeros(len(actions) + 1))

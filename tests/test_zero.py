@@ -229,6 +229,64 @@ def test_virtual_loss_is_undone_exactly() -> None:
         assert np.array_equal(old, new)
 
 
+@given(
+    st.integers(min_value=1, max_value=16),
+    st.integers(min_value=0, max_value=1000),
+    st.sampled_from([0.0, 2.0]),
+)
+@settings(max_examples=20, deadline=None)
+def test_a_compiled_batch_walks_as_one_walk_at_a_time(limit: int, seed: int, k: float) -> None:
+    """select_batch is ``limit`` walks (the rule's, or forced at the root), each followed by
+    its virtual loss, until one leaves by an edge taken before: the same walks, the same
+    tree and the same generator afterwards as the phase functions called one by one."""
+    from playout._src import forced, leaf_batch
+    from playout._src.tree import selection
+
+    game = Connect4Game()
+    engine = playout.MCTS(
+        game.initial_state(), evaluator=NetworkEvaluator(small_model(game)),
+        selection=playout.PUCT(), leaf_batch=16, seed=seed,
+    )  # fmt: skip
+    engine.run(playout.Budget(simulations=60))
+    driver = engine.driver
+    rule, params = driver._rule, driver._rule_params  # type: ignore[attr-defined]
+    tree = [a.copy() for a in engine.tree]
+    rng = driver._rng_state.copy()  # type: ignore[attr-defined]
+    paths, saved = np.zeros((limit, 64), np.int64), np.zeros((limit, 64))
+    walks = np.zeros((limit, 3), np.int64)
+    empty, empty2 = np.zeros(0), np.zeros((0, 0))
+    walk = leaf_batch.WALK_FORCED if k else leaf_batch.WALK_RULE
+    count, collided, deepest = leaf_batch.select_batch(
+        tree[0], tree[1], tree[2], tree[3], walk, rule, params, k, empty,
+        np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty2, np.zeros(0, np.int64),
+        rng, 40, limit, -1.0, paths, saved, walks,
+    )  # fmt: skip
+    nodes, _, edges, edge_values, _ = ref = [a.copy() for a in engine.tree]
+    ref_rng = driver._rng_state.copy()  # type: ignore[attr-defined]
+    path, kept, taken, most = np.zeros(64, np.int64), 0, set(), 0
+    for _ in range(limit):
+        if k:
+            node, edge, depth = forced.descend(
+                nodes, edges, edge_values, rule, params, ref_rng, 40, path, k
+            )
+        else:
+            node, edge, depth = selection.descend(
+                nodes, edges, edge_values, rule, params, ref_rng, 40, path
+            )
+        most = max(most, depth)
+        if edge != T.NO_EDGE and edge in taken:
+            break
+        taken.add(edge)
+        assert tuple(walks[kept]) == (node, edge, depth)
+        assert np.array_equal(paths[kept, :depth], path[:depth])
+        backup.add_virtual_loss(nodes, edges, edge_values, path, depth, -1.0, np.zeros(64))
+        kept += 1
+    assert (count, collided, deepest) == (kept, kept < limit, most)
+    assert np.array_equal(rng, ref_rng)
+    for ours, theirs in zip(tree, ref, strict=True):
+        assert np.array_equal(ours, theirs)
+
+
 def test_batched_search_still_proves_a_forced_win() -> None:
     game = tictactoe()
     state = game.from_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], to_move=1)
@@ -727,6 +785,14 @@ def test_observations_read_off_the_bitboards_are_the_grids_planes(
     expected = grid_planes(state.grid(), second)
     assert planes.dtype == np.float32 and planes.shape == game.observation_shape
     assert np.array_equal(planes, expected)
+    # The batch at once: every state's own planes, in order, whatever its mover.
+    batch = [state, game.initial_state(), state, *([state.play(state.legal_actions()[0])]
+             if not state.is_terminal() else [])]  # fmt: skip
+    stacked = game.observations(batch)
+    assert stacked.dtype == np.float32 and stacked.shape == (len(batch), *game.observation_shape)
+    for row, each in zip(stacked, batch, strict=True):
+        second = each.stones0.bit_count() > each.stones1.bit_count()
+        assert np.array_equal(row, grid_planes(each.grid(), second))
 
 
 def test_random_openings_never_end_the_game() -> None:

@@ -33,14 +33,17 @@ from typing import ClassVar
 
 import numpy as np
 
-from playout._src import checks, forced
+from playout._src import checks, leaf_batch
 from playout._src.config import SearchConfig
 from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import BatchEvaluator
 from playout._src.game import CHANCE, GameState, value_for
 from playout._src.python_driver import _NO_ACTIONS, _NO_PRIORS, PythonDriver
-from playout._src.tree import backup, finish, selection
 from playout._src.tree import layout as T
+
+_NO_FLOATS = np.zeros(0, dtype=np.float64)
+_NO_COUNTS = np.zeros(0, dtype=np.int64)
+_NO_SCRATCH = np.zeros((0, 0), dtype=np.float64)
 
 
 @dataclasses.dataclass(slots=True)
@@ -105,9 +108,17 @@ class BatchedDriver(PythonDriver):
         self._leaf_batch = int(config.leaf_batch)
         self._loss = float(self._spec.min_return)
         self._pending: list[_Leaf] = []
-        self._pending_edges: set[int] = set()
-        self._paths = np.zeros((self._leaf_batch, 64), dtype=np.int64)
-        self._saved = np.zeros((self._leaf_batch, 64), dtype=np.float64)
+        batch = self._leaf_batch
+        self._paths = np.zeros((batch, 64), dtype=np.int64)
+        self._saved = np.zeros((batch, 64), dtype=np.float64)
+        self._walks = np.zeros((batch, 3), dtype=np.int64)  # leaf_batch.W_* columns
+        # What finish_batch reads of each pending leaf (rows in the order selected).
+        self._leaf_players = np.zeros(batch, dtype=np.int64)
+        self._leaf_rewards0 = np.zeros(batch, dtype=np.float64)
+        self._leaf_values0 = np.zeros(batch, dtype=np.float64)
+        self._leaf_num_actions = np.zeros(batch, dtype=np.int64)
+        self._leaf_actions = np.zeros((batch, max(1, self._max_actions)), dtype=np.int64)
+        self._leaf_priors = np.zeros((batch, max(1, self._max_actions)), dtype=np.float64)
         self.collisions = 0
         """Batches cut short because two descents left the tree by the same edge."""
         self.forced_playouts = 0.0
@@ -156,48 +167,48 @@ class BatchedDriver(PythonDriver):
             self._paths = np.zeros((self._leaf_batch, depth_room), dtype=np.int64)
             self._saved = np.zeros((self._leaf_batch, depth_room), dtype=np.float64)
         max_depth = min(max_depth, self._paths.shape[1] - 1)
-        nodes, _, edges, edge_values, _ = self._tree
         states: list[GameState] = []
         actions_list: list[np.ndarray] = []
-        if nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN:
+        if self._tree.nodes[T.ROOT, T.N_PROVEN] != T.UNPROVEN:
             return states, actions_list
-        for i in range(limit):
-            path = self._paths[i]
-            node, edge, depth = self._descend(max_depth, path)
-            self.max_depth_seen = max(self.max_depth_seen, depth)
-            if edge != T.NO_EDGE and edge in self._pending_edges:
-                self.collisions += 1
-                break
-            leaf = self._new_leaf(node, edge, depth) if edge != T.NO_EDGE else None
-            if leaf is None:
+        count, collided, deepest = self._walk_batch(limit, max_depth)
+        self.max_depth_seen = max(self.max_depth_seen, deepest)
+        self.collisions += collided
+        for node, edge, depth in self._walks[:count].tolist():
+            if edge != T.NO_EDGE:
+                leaf = self._new_leaf(node, edge, depth)
+            else:
                 leaf = self._old_leaf(node, depth)
             if leaf.value0 is None:
                 leaf.batch_index = len(states)
                 states.append(leaf.state if leaf.state is not None else self._states[node])
                 actions_list.append(leaf.actions)
-            if edge != T.NO_EDGE:
-                self._pending_edges.add(edge)
-            nodes, _, edges, edge_values, _ = self._tree  # new arrays if the leaf grew them
-            backup.add_virtual_loss(
-                nodes, edges, edge_values, path, depth, self._loss, self._saved[i]
-            )
             self._pending.append(leaf)
         return states, actions_list
 
-    def _descend(self, max_depth: int, path: np.ndarray) -> tuple[int, int, int]:
-        """Selection: ``(node, edge, depth)`` of one walk from the root (the compiled
-        ``tree.selection.descend`` with the configured rule; a subclass may walk by another
-        rule)."""
-        nodes, _, edges, edge_values, _ = self._tree
-        if self.forced_playouts > 0.0:
-            return forced.descend(
-                nodes, edges, edge_values, self._rule, self._rule_params, self._rng_state,
-                max_depth, path, self.forced_playouts,
-            )  # fmt: skip
-        return selection.descend(
-            nodes, edges, edge_values, self._rule, self._rule_params, self._rng_state,
-            max_depth, path,
+    def _walk_batch(self, limit: int, max_depth: int) -> tuple[int, bool, int]:
+        """Selection: up to ``limit`` walks with virtual loss into ``self._walks`` (the
+        compiled :func:`~playout._src.leaf_batch.select_batch` with the configured rule, or
+        KataGo's forced walk; a subclass may walk by another rule)."""
+        nodes, node_values, edges, edge_values, _ = self._tree
+        forced_k = self.forced_playouts
+        walk = leaf_batch.WALK_FORCED if forced_k > 0.0 else leaf_batch.WALK_RULE
+        count, collided, deepest = leaf_batch.select_batch(
+            nodes, node_values, edges, edge_values, walk, self._rule, self._rule_params,
+            forced_k, _NO_FLOATS, _NO_COUNTS, _NO_COUNTS, _NO_FLOATS, _NO_SCRATCH, _NO_COUNTS,
+            self._rng_state, max_depth, limit, self._loss, self._paths, self._saved,
+            self._walks,
         )  # fmt: skip
+        return int(count), bool(collided), int(deepest)
+
+    def _grow_leaf_rows(self, num_actions: int) -> None:
+        """Room for ``num_actions`` actions in every pending leaf's row (the rows kept)."""
+        width = max(num_actions, 2 * self._leaf_actions.shape[1])
+        for name in ("_leaf_actions", "_leaf_priors"):
+            old = getattr(self, name)
+            new = np.zeros((old.shape[0], width), dtype=old.dtype)
+            new[:, : old.shape[1]] = old
+            setattr(self, name, new)
 
     def _new_leaf(self, node: int, edge: int, depth: int) -> _Leaf:
         """The simulation leaves the tree by ``edge`` of ``node``: play the move."""
@@ -248,48 +259,54 @@ class BatchedDriver(PythonDriver):
         :meth:`select_leaves` returned. Returns the simulations finished and whether the
         root is now proven."""
         pending, self._pending = self._pending, []
-        self._pending_edges.clear()
-        tree = self._tree
-        nodes, node_values, edges, edge_values, meta = tree
-        for i in range(len(pending) - 1, -1, -1):
-            backup.remove_virtual_loss(
-                nodes, edges, edge_values, self._paths[i], pending[i].depth, self._saved[i]
-            )
-        low, high = self._solver_bounds
-        solved = False
+        count = len(pending)
+        players = self._leaf_players[:count]
+        rewards0 = self._leaf_rewards0[:count]
+        values0 = self._leaf_values0[:count]
+        num_actions = self._leaf_num_actions[:count]
+        leaf_actions = self._leaf_actions
+        leaf_priors = self._leaf_priors
+        leaf_priors[:count] = 0.0  # the checks below read whole rows
         name = type(self._batch_evaluator).__name__
+        if self._checks and len(values):
+            values = checks.evaluations(self._spec, values, name)
+        evaluated = False
         for i, leaf in enumerate(pending):
-            path = self._paths[i]
-            value0 = leaf.value0
-            leaf_priors = _NO_PRIORS
-            if value0 is None:
-                state = leaf.state if leaf.state is not None else self._states[leaf.node]
-                value = float(values[leaf.batch_index])
-                if self._checks:
-                    value = checks.evaluation(self._spec, value, name)
-                player = state.current_player()
-                value0 = value_for(player, value)
-                if player == CHANCE:
-                    leaf_priors = self._priors(state, leaf.actions)
-                elif self._checks:
-                    leaf_priors = checks.priors(
-                        self._spec, priors[leaf.batch_index], leaf.actions, name
-                    )
-                else:
-                    leaf_priors = np.asarray(priors[leaf.batch_index], dtype=np.float64)
-            if leaf.edge == T.NO_EDGE:
-                solved = self._finish_old_leaf(leaf.node, path, leaf.depth, value0)
+            players[i] = player = leaf.player
+            rewards0[i] = leaf.reward0
+            num_actions[i] = size = leaf.actions.size
+            if leaf.value0 is not None:
+                values0[i] = leaf.value0
                 continue
-            solved = bool(
-                finish.finish_new_leaf(
-                    nodes, node_values, edges, edge_values, meta, leaf.node, leaf.edge,
-                    leaf.player, leaf.player == T.TERMINAL, leaf.reward0, leaf.actions,
-                    leaf_priors, value0, self._solver, low, high, path, leaf.depth,
-                )
-            )  # fmt: skip
-            assert leaf.state is not None
-            self._states.append(leaf.state)
-        return len(pending), solved
+            values0[i] = value_for(player, float(values[leaf.batch_index]))
+            if size > leaf_actions.shape[1]:
+                self._grow_leaf_rows(size)
+                leaf_actions, leaf_priors = self._leaf_actions, self._leaf_priors
+            leaf_actions[i, :size] = leaf.actions
+            if player == CHANCE:
+                state = leaf.state if leaf.state is not None else self._states[leaf.node]
+                leaf_priors[i, :size] = self._priors(state, leaf.actions)
+                continue
+            row = priors[leaf.batch_index]
+            if self._checks and len(row) != size:
+                checks.priors(self._spec, row, leaf.actions, name)  # raises
+            leaf_priors[i, :size] = row
+            evaluated = True
+        if evaluated and self._checks and not checks.all_priors(leaf_priors[:count]):
+            for leaf in pending:
+                if leaf.value0 is None and leaf.player != CHANCE:
+                    checks.priors(self._spec, priors[leaf.batch_index], leaf.actions, name)
+        low, high = self._solver_bounds
+        nodes, node_values, edges, edge_values, meta = self._tree
+        solved = bool(
+            leaf_batch.finish_batch(
+                nodes, node_values, edges, edge_values, meta, self._walks, count, self._paths,
+                self._saved, players, rewards0, values0, self._leaf_actions, num_actions,
+                self._leaf_priors, self._solver, low, high,
+            )
+        )  # fmt: skip
+        self._states.extend(leaf.state for leaf in pending if leaf.state is not None)
+        return count, solved
 
     def reset(self, state: GameState) -> None:
         """Start a new tree with ``state`` at its (expanded) root."""

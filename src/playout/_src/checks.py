@@ -212,6 +212,33 @@ def evaluation(spec: GameSpec, value: object, what: str) -> float:
     return number
 
 
+def evaluations(spec: GameSpec, values: Any, what: str) -> np.ndarray:
+    """A batch evaluator's ``values`` as a float array, after the checks of
+    :func:`evaluation` on every one (at once; the first bad value raises its error)."""
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError):
+        raw = np.asarray([None])  # ragged: the loop below says which value is bad
+    good = raw.ndim == 1 and raw.dtype.kind in "fiu"  # numbers (not bools, not objects)
+    if good and not isinstance(values, np.ndarray):  # a bool among numbers reads as one
+        good = not any(isinstance(value, bool | np.bool_) for value in values)
+    array = raw.astype(np.float64) if good else raw
+    good = good and bool(np.isfinite(array).all())
+    if good and array.size and not spec.has_intermediate_rewards:
+        low = spec.min_return if spec.num_players == 1 else -spec.max_return
+        good = low - 1e-9 <= array.min() and array.max() <= spec.max_return + 1e-9
+    if not good:
+        for value in values:
+            evaluation(spec, value, what)
+        raise InvalidParameterError(f"{what} must return one number per state, got {values!r}")
+    return array
+
+
+def all_priors(rows: np.ndarray) -> bool:
+    """Whether every number of ``rows`` is finite and >= 0 (what :func:`priors` checks)."""
+    return bool(np.isfinite(rows).all() and (rows >= 0).all())
+
+
 def priors(spec: GameSpec, values: Any, actions: np.ndarray, what: str) -> np.ndarray:
     """Prior probabilities (or move scores) for ``actions`` as a float array, after checking
     one finite, non-negative number per action."""
@@ -242,8 +269,10 @@ def selection_index(value: object, count: int) -> int:
 
 
 __all__ = [
+    "all_priors",
     "child",
     "evaluation",
+    "evaluations",
     "legal_action_array",
     "player",
     "priors",

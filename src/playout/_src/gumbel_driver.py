@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from playout._src import checks, gumbel
+from playout._src import checks, gumbel, leaf_batch
 from playout._src.batched_driver import BatchedDriver
 from playout._src.config import UNLIMITED, Gumbel, SearchConfig
 from playout._src.errors import InvalidParameterError
@@ -191,20 +191,23 @@ class GumbelDriver(BatchedDriver):
             limit = min(limit, self._round.simulations - self._round_done())
         return super().select_leaves(limit, max_depth)
 
-    def _descend(self, max_depth: int, path: np.ndarray) -> tuple[int, int, int]:
-        """Selection by :func:`playout._src.gumbel.descend`."""
+    def _walk_batch(self, limit: int, max_depth: int) -> tuple[int, bool, int]:
+        """Selection by :func:`playout._src.gumbel.descend`, in the round running."""
         if self._scratch.shape[1] < self._max_actions:
             self._scratch = np.zeros((gumbel.SCRATCH_ROWS, self._max_actions), dtype=np.float64)
             self._visits = np.zeros(self._max_actions, dtype=np.int64)
         nodes, node_values, edges, edge_values, _ = self._tree
         current = self._round
-        return gumbel.descend(
-            nodes, node_values, edges, edge_values,
+        count, collided, deepest = leaf_batch.select_batch(
+            nodes, node_values, edges, edge_values, leaf_batch.WALK_GUMBEL, self._rule,
+            self._rule_params, 0.0,
             _NO_FLOATS if current is None else current.gumbel_logits,
             _NO_COUNTS if current is None else current.base_visits,
             _NO_COUNTS if current is None else current.schedule,
-            self._params, self._rng_state, max_depth, path, self._scratch, self._visits,
+            self._params, self._scratch, self._visits, self._rng_state, max_depth, limit,
+            self._loss, self._paths, self._saved, self._walks,
         )  # fmt: skip
+        return int(count), bool(collided), int(deepest)
 
     # ----------------------------------------------------------------------------- root
 

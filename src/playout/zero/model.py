@@ -357,7 +357,11 @@ class Model:
         return int(sum(p.numel() for p in self.net.parameters()))
 
     def observations(self, states: Sequence[Any]) -> np.ndarray:
-        """The stacked observations of ``states``."""
+        """The stacked observations of ``states``: the game's own ``observations(states)``
+        where it has one (a batch at once), else each state's ``observation()``."""
+        batched = getattr(self.game, "observations", None)
+        if batched is not None and states:
+            return np.asarray(batched(states), dtype=np.float32)
         return np.stack([s.observation() for s in states]).astype(np.float32, copy=False)
 
     def predict(self, observations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
