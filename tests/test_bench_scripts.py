@@ -106,6 +106,7 @@ def test_every_script_is_covered() -> None:
         "go_policies.py",
         "go_knowledge.py",
         "go_openings.py",
+        "match_records.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
         "results.py",  # result files for the docs: test_python_engine_result_file
@@ -365,6 +366,45 @@ def test_go_openings(tmp_path: Path) -> None:
     for row in rows:
         assert row[0] == "0.05" and sum(row[2:]) == 2  # every search's move counted once
     assert "second line" in out
+
+
+def test_match_records(tmp_path: Path) -> None:
+    """The tally of saved records agrees with what ``playout match --json`` said of the
+    same games, file by file and in all (wins, draws, losses, seats, the Wilson interval)."""
+    summaries, files = [], []
+    for seed, games in ((1, 6), (2, 5)):
+        saved = tmp_path / f"games{seed}.jsonl"
+        process = subprocess.run(
+            [sys.executable, "-m", "playout", "match", "tictactoe", "--p1",
+             "mcts:simulations=30", "--p2", "random", "--games", str(games), "--seed",
+             str(seed), "--save", str(saved), "--json"],
+            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+            capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        summaries.append(json.loads(process.stdout))
+        files.append(str(saved))
+    out_file = tmp_path / "records.json"
+    out, _ = run_bench(
+        "match_records.py", *files, "--player", "mcts:", "--title", "t", "--command", "x",
+        "--json", str(out_file),
+    )  # fmt: skip
+    data = json.loads(out_file.read_text())
+    assert data["details"]["commands"] == ["x"] and "games1.jsonl" in out
+    rows = data["rows"]
+    assert [row[0] for row in rows] == ["games1.jsonl", "games2.jsonl", "all"]
+    for cells, summary in zip(rows, [*summaries, None], strict=True):
+        parts = summaries if summary is None else [summary]
+        wins, draws, losses = (sum(p[k] for p in parts) for k in ("wins", "draws", "losses"))
+        games = wins + draws + losses
+        assert cells[1:3] == [str(games), f"{wins}-{draws}-{losses}"]
+        first = [r for p in parts for r in p["results"] if r["p1_first"]]
+        first_wins = sum(r["p1_score"] == 1.0 for r in first)
+        assert cells[3] == f"{first_wins} of {len(first)}"
+        assert cells[4].endswith(f" of {games - len(first)}")
+        if summary is not None:
+            low, high = summary["ci95"]
+            assert cells[5] == f"{summary['score']:.3f} ({low:.3f}-{high:.3f})"
+        assert cells[6] == "0 of 0"  # no GTP opponent, no other count
 
 
 def test_go_knowledge() -> None:
