@@ -349,6 +349,92 @@ def test_a_batch_evaluators_answers_are_checked_too(
         engine.run()
 
 
+@pytest.mark.parametrize(
+    "priors",
+    [0.5, None, np.array(0.5), np.full((2, 1), 0.5), [[0.5], [0.5]]],
+    ids=["number", "None", "0-d array", "column", "nested list"],
+)
+@pytest.mark.parametrize("leaf_batch", [1, 8])
+def test_a_batch_evaluators_prior_rows_that_are_not_one_per_action_are_typed_errors(
+    priors: object, leaf_batch: int
+) -> None:
+    """A row of priors that is not a flat sequence (a number, None, a column) is the same
+    InvalidParameterError as one of the wrong length, not a TypeError or ValueError."""
+    state = RaceGame(Race).initial_state()
+    engine = playout.MCTS(
+        state, simulations=50, seed=0, evaluator=BadBatch(priors, 0.0),  # type: ignore[arg-type]
+        selection=playout.PUCT(), leaf_batch=leaf_batch,
+    )  # fmt: skip
+    with pytest.raises(InvalidParameterError, match="one per action expected"):
+        engine.run()
+
+
+class PaddedBatch(BadBatch):
+    """Answers for a batch padded to a fixed size (a compiled network's batch): the values
+    past the states' are garbage."""
+
+    def evaluate_batch(self, states: Any, actions: Any) -> tuple[list[object], list[Any]]:
+        values, priors = super().evaluate_batch(states, actions)
+        return [*values, math.nan, 7.0], priors
+
+
+def test_a_batch_evaluators_values_past_its_states_are_not_read() -> None:
+    state = RaceGame(Race).initial_state()
+    results = [
+        playout.MCTS(
+            state, simulations=50, seed=0, evaluator=evaluator, selection=playout.PUCT(),
+            leaf_batch=8,
+        ).run()
+        for evaluator in (PaddedBatch([0.5, 0.5], 0.0), BadBatch([0.5, 0.5], 0.0))
+    ]  # fmt: skip
+    assert results[0].visit_counts == results[1].visit_counts
+
+
+@pytest.mark.parametrize("bad", ["value", "priors"])
+def test_a_rejected_batch_leaves_the_tree_as_it_was(bad: str) -> None:
+    """An evaluator's bad answer raises before the batch changes the tree: the virtual losses
+    of its walks are taken back, nothing is pending, and the search can go on."""
+    state = RaceGame(Race).initial_state()
+    engine = playout.MCTS(
+        state, seed=0, evaluator=BadBatch([0.5, 0.5], 0.0), selection=playout.PUCT(),
+        leaf_batch=8,
+    )  # fmt: skip
+    engine.run(playout.Budget(simulations=20))
+    driver: Any = engine.driver
+    before = [a.copy() for a in engine.tree]
+    states, actions = driver.select_leaves(8, 100)
+    assert len(states) > 1
+    values: list[float] = [0.0] * len(states)
+    priors = [np.full(len(a), 1.0 / len(a)) for a in actions]
+    if bad == "value":
+        values[0] = math.nan
+    else:
+        priors[0] = np.array([0.5, -0.5])
+    with pytest.raises(InvalidParameterError):
+        driver.finish_leaves(values, priors)
+    assert driver.pending == 0
+    for old, new in zip(before, engine.tree, strict=True):
+        assert np.array_equal(old, new[: len(old)])
+    assert engine.run(playout.Budget(simulations=20)).simulations > 0
+
+
+def test_a_broken_promise_met_by_a_batch_leaves_the_tree_as_it_was() -> None:
+    """A leaf whose move breaks a promise raises from select_leaves with the virtual losses
+    of all the batch's walks taken back and nothing pending."""
+    state = RaceGame(ReturnsNone).initial_state()
+    engine = playout.MCTS(
+        state, seed=0, evaluator=BadBatch([0.5, 0.5], 0.0), selection=playout.PUCT(),
+        leaf_batch=8,
+    )  # fmt: skip
+    driver: Any = engine.driver
+    before = [a.copy() for a in engine.tree]
+    with pytest.raises(GameError, match="must return the next state"):
+        driver.select_leaves(8, 100)
+    assert driver.pending == 0
+    for old, new in zip(before, engine.tree, strict=True):
+        assert np.array_equal(old, new[: len(old)])
+
+
 def test_a_progressive_bias_heuristic_must_fit_the_legal_actions() -> None:
     state = RaceGame(Race).initial_state()
     rule = playout.ProgressiveBias(heuristic=lambda s, actions: np.zeros(len(actions) + 1))

@@ -287,6 +287,28 @@ def test_a_compiled_batch_walks_as_one_walk_at_a_time(limit: int, seed: int, k: 
         assert np.array_equal(ours, theirs)
 
 
+def test_values_numpy_cannot_read_are_a_typed_error() -> None:
+    """A batch evaluator's values as a tensor still in the autograd graph (numpy cannot read
+    it): an InvalidParameterError naming the value, not torch's RuntimeError."""
+
+    class InGraph:
+        def evaluate(self, state: object, rng: object) -> float:
+            return 0.0
+
+        def evaluate_batch(
+            self, states: list[object], actions: list[np.ndarray]
+        ) -> tuple[object, list[np.ndarray]]:
+            values = torch.zeros(len(states)) * torch.ones(1, requires_grad=True)
+            return values, [np.full(len(a), 1.0 / len(a)) for a in actions]
+
+    engine = playout.MCTS(
+        tictactoe().initial_state(), simulations=20, seed=0, evaluator=InGraph(),
+        selection=playout.PUCT(), leaf_batch=4,
+    )  # fmt: skip
+    with pytest.raises(playout.InvalidParameterError, match="must return a number"):
+        engine.run()
+
+
 def test_batched_search_still_proves_a_forced_win() -> None:
     game = tictactoe()
     state = game.from_grid([[1, 1, 0], [-1, -1, 0], [0, 0, 0]], to_move=1)

@@ -39,6 +39,7 @@ from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import BatchEvaluator
 from playout._src.game import CHANCE, GameState, value_for
 from playout._src.python_driver import _NO_ACTIONS, _NO_PRIORS, PythonDriver
+from playout._src.tree import backup
 from playout._src.tree import layout as T
 
 _NO_FLOATS = np.zeros(0, dtype=np.float64)
@@ -174,17 +175,32 @@ class BatchedDriver(PythonDriver):
         count, collided, deepest = self._walk_batch(limit, max_depth)
         self.max_depth_seen = max(self.max_depth_seen, deepest)
         self.collisions += collided
-        for node, edge, depth in self._walks[:count].tolist():
-            if edge != T.NO_EDGE:
-                leaf = self._new_leaf(node, edge, depth)
-            else:
-                leaf = self._old_leaf(node, depth)
-            if leaf.value0 is None:
-                leaf.batch_index = len(states)
-                states.append(leaf.state if leaf.state is not None else self._states[node])
-                actions_list.append(leaf.actions)
-            self._pending.append(leaf)
+        try:
+            for node, edge, depth in self._walks[:count].tolist():
+                if edge != T.NO_EDGE:
+                    leaf = self._new_leaf(node, edge, depth)
+                else:
+                    leaf = self._old_leaf(node, depth)
+                if leaf.value0 is None:
+                    leaf.batch_index = len(states)
+                    states.append(leaf.state if leaf.state is not None else self._states[node])
+                    actions_list.append(leaf.actions)
+                self._pending.append(leaf)
+        except BaseException:  # a game's broken promise: every walk's virtual loss goes
+            self._pending = []
+            self._take_back(count)
+            raise
         return states, actions_list
+
+    def _take_back(self, count: int) -> None:
+        """Remove the virtual losses of the batch's first ``count`` walks (newest first): the
+        tree as it was before :meth:`select_leaves`, for a batch that raised."""
+        nodes, _, edges, edge_values, _ = self._tree
+        for i in range(count - 1, -1, -1):
+            depth = int(self._walks[i, leaf_batch.W_DEPTH])
+            backup.remove_virtual_loss(
+                nodes, edges, edge_values, self._paths[i], depth, self._saved[i]
+            )
 
     def _walk_batch(self, limit: int, max_depth: int) -> tuple[int, bool, int]:
         """Selection: up to ``limit`` walks with virtual loss into ``self._walks`` (the
@@ -260,6 +276,34 @@ class BatchedDriver(PythonDriver):
         root is now proven."""
         pending, self._pending = self._pending, []
         count = len(pending)
+        try:
+            self._gather(pending, values, priors)
+        except BaseException:  # a bad answer: the batch is dropped, the tree as it was
+            self._take_back(count)
+            raise
+        low, high = self._solver_bounds
+        nodes, node_values, edges, edge_values, meta = self._tree
+        solved = bool(
+            leaf_batch.finish_batch(
+                nodes, node_values, edges, edge_values, meta, self._walks, count, self._paths,
+                self._saved, self._leaf_players, self._leaf_rewards0, self._leaf_values0,
+                self._leaf_actions, self._leaf_num_actions, self._leaf_priors, self._solver, low,
+                high,
+            )
+        )  # fmt: skip
+        self._states.extend(leaf.state for leaf in pending if leaf.state is not None)
+        return count, solved
+
+    def _gather(
+        self,
+        pending: list[_Leaf],
+        values: np.ndarray | Sequence[float],
+        priors: Sequence[np.ndarray],
+    ) -> None:
+        """Write what :func:`~playout._src.leaf_batch.finish_batch` reads of each pending leaf
+        into the per-leaf rows, the evaluator's answers checked (for the states it was given:
+        values past them are not read)."""
+        count = len(pending)
         players = self._leaf_players[:count]
         rewards0 = self._leaf_rewards0[:count]
         values0 = self._leaf_values0[:count]
@@ -268,8 +312,9 @@ class BatchedDriver(PythonDriver):
         leaf_priors = self._leaf_priors
         leaf_priors[:count] = 0.0  # the checks below read whole rows
         name = type(self._batch_evaluator).__name__
-        if self._checks and len(values):
-            values = checks.evaluations(self._spec, values, name)
+        evaluated_states = sum(1 for leaf in pending if leaf.value0 is None)
+        if self._checks and evaluated_states:
+            values = checks.evaluations(self._spec, values[:evaluated_states], name)
         evaluated = False
         for i, leaf in enumerate(pending):
             players[i] = player = leaf.player
@@ -288,25 +333,16 @@ class BatchedDriver(PythonDriver):
                 leaf_priors[i, :size] = self._priors(state, leaf.actions)
                 continue
             row = priors[leaf.batch_index]
-            if self._checks and len(row) != size:
-                checks.priors(self._spec, row, leaf.actions, name)  # raises
+            if self._checks and not (isinstance(row, np.ndarray) and row.shape == (size,)):
+                # Not an array of one number per action (a list, a number, None, a column):
+                # checked and converted one by one, as before batches were checked at once.
+                row = checks.priors(self._spec, row, leaf.actions, name)
             leaf_priors[i, :size] = row
             evaluated = True
         if evaluated and self._checks and not checks.all_priors(leaf_priors[:count]):
             for leaf in pending:
                 if leaf.value0 is None and leaf.player != CHANCE:
                     checks.priors(self._spec, priors[leaf.batch_index], leaf.actions, name)
-        low, high = self._solver_bounds
-        nodes, node_values, edges, edge_values, meta = self._tree
-        solved = bool(
-            leaf_batch.finish_batch(
-                nodes, node_values, edges, edge_values, meta, self._walks, count, self._paths,
-                self._saved, players, rewards0, values0, self._leaf_actions, num_actions,
-                self._leaf_priors, self._solver, low, high,
-            )
-        )  # fmt: skip
-        self._states.extend(leaf.state for leaf in pending if leaf.state is not None)
-        return count, solved
 
     def reset(self, state: GameState) -> None:
         """Start a new tree with ``state`` at its (expanded) root."""

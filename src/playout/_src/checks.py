@@ -217,8 +217,8 @@ def evaluations(spec: GameSpec, values: Any, what: str) -> np.ndarray:
     :func:`evaluation` on every one (at once; the first bad value raises its error)."""
     try:
         raw = np.asarray(values)
-    except (TypeError, ValueError):
-        raw = np.asarray([None])  # ragged: the loop below says which value is bad
+    except Exception:  # ragged, or a tensor numpy cannot read: the loop below says which
+        raw = np.asarray([None])
     good = raw.ndim == 1 and raw.dtype.kind in "fiu"  # numbers (not bools, not objects)
     if good and not isinstance(values, np.ndarray):  # a bool among numbers reads as one
         good = not any(isinstance(value, bool | np.bool_) for value in values)
