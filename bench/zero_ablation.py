@@ -26,7 +26,12 @@ of the connect-four run on a GPU machine, docs/how-to/zero-pipeline.md, without 
 start: a 64x4 network, 128 games of 64 simulations from up to 4 random moves, 150 steps,
 a 400,000-position buffer, a 200-iteration schedule); ``mix`` (the value target half the
 outcome, half the search's root value), ``openings+mix`` (both: ``playout train``'s
-defaults) and ``openings+mix+forced``.
+defaults) and ``openings+mix+forced``; ``workers2`` (self-play on two worker processes, then
+learning, in turn: how the shipped connect-four network was trained) and
+``async+openings+mix`` (the asynchronous pipeline, two self-play actors playing on while the
+learner trains, with the defaults' value mix and random openings). The last two use every
+core each: run them ``--sequential``, and compare their last networks (``--evaluate`` at a
+time past the end: the same wall time of the whole machine each, everything included).
 """
 
 from __future__ import annotations
@@ -89,6 +94,10 @@ VARIANTS = {
         "--channels", "64", "--blocks", "4", "--simulations", "64", "--opening-moves", "4",
         "--games", "128", "--parallel-games", "128", "--steps", "150", "--buffer", "400000",
         "--schedule", "200",
+    ],
+    "workers2": ["--workers", "2"],
+    "async+openings+mix": [
+        "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
     ],
     "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
     "expert+cap+forced": [
