@@ -7,10 +7,11 @@
 Reads the games that ``playout match ... --save FILE.jsonl`` wrote (checked move by move by
 ``playout replay``'s reader) and scores, for the player whose spec starts with ``--player``
 (in every game one side, the other not): games, wins-draws-losses, wins as the first and the
-second player (Black and White in Go), the score with its 95% Wilson interval, and how many
-games another program's own count named the same winner (the ``score_checks`` of GTP
-opponents: GNU Go's ``final_score``). The match commands themselves are not in the records;
-give them with ``--command`` (repeatable) to keep them in the result file.
+second player (Black and White in Go), the score with its 95% Wilson interval, and in how
+many games another program's own count named the same winner, and gave the same score (the
+``score_checks`` of GTP opponents: GNU Go's ``final_score``). The match commands themselves
+are not in the records; give them with ``--command`` (repeatable) to keep them in the result
+file.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def tally(path: str, prefix: str) -> dict[str, Any]:
     wins = draws = losses = 0
     first = [0, 0]  # wins and games as the first player
     second = [0, 0]
-    agreeing = checked = 0
+    agreeing = same_score = checked = 0
     for saved in read_records(path):
         players = list(saved.data["players"])
         ours = [i for i, spec in enumerate(players) if str(spec).startswith(prefix)]
@@ -53,6 +54,7 @@ def tally(path: str, prefix: str) -> dict[str, Any]:
         if checks:
             checked += 1
             agreeing += all(check.get("same_winner") for check in checks)
+            same_score += all(check.get("same_score") for check in checks)
     games = wins + draws + losses
     return {
         "games": games,
@@ -63,6 +65,7 @@ def tally(path: str, prefix: str) -> dict[str, Any]:
         "second": second,
         "checked": checked,
         "agreeing": agreeing,
+        "same_score": same_score,
     }
 
 
@@ -78,7 +81,7 @@ def row(name: str, figures: dict[str, Any]) -> list[str]:
         f"{first[0]} of {first[1]}",
         f"{second[0]} of {second[1]}",
         f"{score:.3f} ({low:.3f}-{high:.3f})",
-        f"{figures['agreeing']} of {figures['checked']}",
+        f"{figures['agreeing']} of {figures['checked']} ({figures['same_score']} the same score)",
     ]
 
 
@@ -89,7 +92,7 @@ COLUMNS = [
     "as first player (Black)",
     "as second player (White)",
     "score (Wilson 95%)",
-    "other program's count naming the same winner",
+    "other program's count naming the same winner (the same score)",
 ]
 
 
@@ -105,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     per_file = {Path(path).name: tally(path, args.player) for path in args.files}
     total: dict[str, Any] = {
         key: sum(f[key] for f in per_file.values())
-        for key in ("games", "wins", "draws", "losses", "checked", "agreeing")
+        for key in ("games", "wins", "draws", "losses", "checked", "agreeing", "same_score")
     }
     for seat in ("first", "second"):
         total[seat] = [sum(f[seat][i] for f in per_file.values()) for i in (0, 1)]
@@ -118,10 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         from results import write_results
 
-        details = {"files": per_file, "commands": args.command}
+        tallied = "python " + " ".join(["bench/match_records.py", *(argv or sys.argv[1:])])
+        details = {"files": per_file, "tallied_by": tallied}
         write_results(
             args.json, title=args.title, columns=COLUMNS, rows=rows, notes=args.notes,
-            details=details,
+            details=details, commands=args.command,
         )  # fmt: skip
         print(f"wrote {args.json}")
     return 0

@@ -39,10 +39,12 @@ def write_results(
     rows: Sequence[Sequence[Any]],
     notes: str = "",
     details: dict[str, Any] | None = None,
+    commands: Sequence[str] = (),
 ) -> None:
     """Write the result file ``path`` for the table ``columns`` x ``rows``, made by this
-    process's command line, today, on this machine; ``details``: the raw figures behind the
-    rows, kept in the file but not rendered."""
+    process's command line (or by ``commands``, where this process only read what they
+    made), today, on this machine; ``details``: the raw figures behind the rows, kept in the
+    file but not rendered."""
     for row in rows:
         if len(row) != len(columns):
             raise ValueError(f"row {row!r} has {len(row)} cells, not {len(columns)}")
@@ -52,7 +54,7 @@ def write_results(
     argv = [shown.as_posix(), *sys.argv[1:]]  # as run from the repository's root
     data = {
         "title": title,
-        "command": "python " + shlex.join(argv),
+        "command": list(commands) if commands else "python " + shlex.join(argv),
         "date": datetime.datetime.now(datetime.UTC).date().isoformat(),
         "machine": machine(),
         "source": "measured",

@@ -389,7 +389,7 @@ def test_match_records(tmp_path: Path) -> None:
         "--json", str(out_file),
     )  # fmt: skip
     data = json.loads(out_file.read_text())
-    assert data["details"]["commands"] == ["x"] and "games1.jsonl" in out
+    assert data["command"] == ["x"] and "games1.jsonl" in out
     rows = data["rows"]
     assert [row[0] for row in rows] == ["games1.jsonl", "games2.jsonl", "all"]
     for cells, summary in zip(rows, [*summaries, None], strict=True):
@@ -404,7 +404,7 @@ def test_match_records(tmp_path: Path) -> None:
         if summary is not None:
             low, high = summary["ci95"]
             assert cells[5] == f"{summary['score']:.3f} ({low:.3f}-{high:.3f})"
-        assert cells[6] == "0 of 0"  # no GTP opponent, no other count
+        assert cells[6] == "0 of 0 (0 the same score)"  # no GTP opponent, no other count
 
 
 def test_go_knowledge() -> None:
