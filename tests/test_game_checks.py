@@ -378,6 +378,22 @@ class PaddedBatch(BadBatch):
         return [*values, math.nan, 7.0], priors
 
 
+@pytest.mark.parametrize(
+    ("bad_value", "message"),
+    [(math.nan, "non-finite value"), (1.5, "outside the game's values"), (True, "a number")],
+)
+def test_a_gumbel_roots_batch_value_is_checked_as_the_leaves_are(
+    bad_value: object, message: str
+) -> None:
+    """Gumbel search values its root with one batch call: the same checks as the leaves'."""
+    state = RaceGame(Race).initial_state()
+    with pytest.raises(InvalidParameterError, match=message):
+        playout.MCTS(
+            state, simulations=16, seed=0, evaluator=BadBatch([0.5, 0.5], bad_value),
+            gumbel=playout.Gumbel(considered=2),
+        )  # fmt: skip
+
+
 def test_a_batch_evaluators_values_past_its_states_are_not_read() -> None:
     state = RaceGame(Race).initial_state()
     results = [

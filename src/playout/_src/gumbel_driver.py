@@ -225,9 +225,9 @@ class GumbelDriver(BatchedDriver):
         evaluator = self._evaluator
         assert isinstance(evaluator, BatchEvaluator)
         values, _ = evaluator.evaluate_batch([state], [actions])
+        if self._checks:  # as the leaves' values are (the batched driver's finish_leaves)
+            values = checks.evaluations(self._spec, values[:1], type(evaluator).__name__)
         value = float(values[0])
-        if self._checks:
-            value = checks.evaluation(self._spec, value, type(evaluator).__name__)
         self._tree.node_values[T.ROOT, T.NV_EXACT] = value_for(player, value)
 
     def reset(self, state: GameState) -> None:
