@@ -24,6 +24,10 @@ from typing import Any
 
 import pytest
 
+# One worker runs this file under pytest-xdist: the last test checks the fuzzing run's count
+# and plays on the same app (module globals), so it needs every fuzzing test in its process.
+pytestmark = pytest.mark.xdist_group("web_fuzz")
+
 schemathesis = pytest.importorskip("schemathesis")
 
 from hypothesis import HealthCheck, settings  # noqa: E402
