@@ -6,6 +6,12 @@ loadgroup``), set by :func:`pytest_cmdline_main` below rather than by ``addopts`
 to start. ``-n 0`` (or ``-p no:xdist``) runs the tests in this one process; ``-n N`` uses
 ``N`` workers; ``--pdb`` runs in this process too.
 
+The groups are dealt in the order of the tests, as a serial run meets them (not the biggest
+group first, pytest-xdist's default): on a fresh checkout the first test to create a game
+compiles its kernels (up to 35 s a game on two busy cores, before numba's cache has them),
+and the browser and web-fuzzing modules, which wait 15 s and 10 s for an answer, then run
+after the game tests that compiled them, as they do in one process.
+
 Tests that start or look for a Ray instance take :func:`one_ray_instance` first: a test
 that joins ``--ray-address auto`` must not find the instance of another test run on this
 machine (a second pytest process, or another pytest-xdist worker). Those tests are put in
@@ -46,6 +52,35 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.numprocesses = "auto"
     if config.option.dist == "no":
         config.option.dist = "loadgroup"
+        config.option.loadscopereorder = False  # groups in the tests' order: see above
+
+
+UNGROUPED = pytest.StashKey[set[str]]()
+"""On a worker: the ids of the tests of an ``xdist_group`` that were sent without it."""
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On a worker told of ``loadgroup``: each test of an ``xdist_group`` must carry its
+    group after its id (``...::test@web_fuzz``, put there by pytest-xdist's worker), all
+    that the controller deals by. One without it would be dealt alone, away from its group:
+    it fails at setup instead (:func:`pytest_runtest_setup`), saying why."""
+    workerinput = getattr(session.config, "workerinput", None)
+    if workerinput is None or workerinput.get("playout_dist") != "loadgroup":
+        return
+    ungrouped = set()
+    for item in session.items:
+        marks = item.iter_markers("xdist_group")
+        names = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default")) for mark in marks
+        }
+        if names and not item.nodeid.endswith("@" + "_".join(sorted(names))):
+            ungrouped.add(item.nodeid)
+    session.config.stash[UNGROUPED] = ungrouped
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.nodeid in item.config.stash.get(UNGROUPED, set()):
+        pytest.fail("--dist loadgroup did not reach this worker: dealt away from its xdist_group")
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, which may be absent
