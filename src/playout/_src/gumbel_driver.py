@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from playout._src import checks, gumbel, leaf_batch
-from playout._src.batched_driver import BatchedDriver
+from playout._src.batched_driver import _NO_COUNTS, _NO_FLOATS, BatchedDriver
 from playout._src.config import UNLIMITED, Gumbel, SearchConfig
 from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import BatchEvaluator, Evaluator, Rollout
@@ -84,10 +84,6 @@ class GumbelRound:
     gumbel: np.ndarray
     gumbel_logits: np.ndarray
     base_visits: np.ndarray
-
-
-_NO_FLOATS = np.zeros(0, dtype=np.float64)
-_NO_COUNTS = np.zeros(0, dtype=np.int64)
 
 
 class GumbelDriver(BatchedDriver):
