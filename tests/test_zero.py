@@ -815,6 +815,9 @@ def test_observations_read_off_the_bitboards_are_the_grids_planes(
     for row, each in zip(stacked, batch, strict=True):
         second = each.stones0.bit_count() > each.stones1.bit_count()
         assert np.array_equal(row, grid_planes(each.grid(), second))
+    other = MnkGame(3, 3, 3) if kind == "c4" else Connect4Game()
+    with pytest.raises(playout.GameError, match="is not a position of"):
+        game.observations([state, other.initial_state()])
 
 
 def test_random_openings_never_end_the_game() -> None:

@@ -85,10 +85,16 @@ class StoneGame(Generic[S]):
     def observations(self, states: Sequence[Any]) -> np.ndarray:
         """The :meth:`~StoneState.observation` of each of ``states`` (positions of this
         game), stacked: ``float32[len(states), 2, height, width]``, read off all their
-        bitboards at once (a network's batch of leaves costs one unpacking, not one each)."""
+        bitboards at once (a network's batch of leaves costs one unpacking, not one each).
+
+        Raises:
+            GameError: one of ``states`` is not a position of this game.
+        """
         num_bytes, index = self._planes
         raw = bytearray()
         for state in states:
+            if getattr(state, "game", None) is not self:
+                self._own(state)  # an equal game passes; anything else raises
             stones0, stones1 = state.stones0, state.stones1
             if stones0.bit_count() > stones1.bit_count():  # the second player to move
                 stones0, stones1 = stones1, stones0
