@@ -121,11 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         from results import write_results
 
-        tallied = "python " + " ".join(["bench/match_records.py", *(argv or sys.argv[1:])])
-        details = {"files": per_file, "tallied_by": tallied}
         write_results(
             args.json, title=args.title, columns=COLUMNS, rows=rows, notes=args.notes,
-            details=details, commands=args.command,
+            details={"files": per_file}, commands=args.command,
         )  # fmt: skip
         print(f"wrote {args.json}")
     return 0

@@ -43,8 +43,9 @@ def write_results(
 ) -> None:
     """Write the result file ``path`` for the table ``columns`` x ``rows``, made by this
     process's command line (or by ``commands``, where this process only read what they
-    made), today, on this machine; ``details``: the raw figures behind the rows, kept in the
-    file but not rendered."""
+    made: its own command line then goes into ``details`` as ``tallied_by``), today, on this
+    machine; ``details``: the raw figures behind the rows, kept in the file but not
+    rendered."""
     for row in rows:
         if len(row) != len(columns):
             raise ValueError(f"row {row!r} has {len(row)} cells, not {len(columns)}")
@@ -52,9 +53,12 @@ def write_results(
     repo = Path(__file__).resolve().parent.parent
     shown = script.relative_to(repo) if script.is_relative_to(repo) else Path(script.name)
     argv = [shown.as_posix(), *sys.argv[1:]]  # as run from the repository's root
+    own = "python " + shlex.join(argv)
+    if commands:  # the table was read off what they made: say which command read it
+        details = {**(details or {}), "tallied_by": own}
     data = {
         "title": title,
-        "command": list(commands) if commands else "python " + shlex.join(argv),
+        "command": list(commands) if commands else own,
         "date": datetime.datetime.now(datetime.UTC).date().isoformat(),
         "machine": machine(),
         "source": "measured",

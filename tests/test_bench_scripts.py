@@ -390,6 +390,7 @@ def test_match_records(tmp_path: Path) -> None:
     )  # fmt: skip
     data = json.loads(out_file.read_text())
     assert data["command"] == ["x"] and "games1.jsonl" in out
+    assert data["details"]["tallied_by"].startswith("python bench/match_records.py ")
     rows = data["rows"]
     assert [row[0] for row in rows] == ["games1.jsonl", "games2.jsonl", "all"]
     for cells, summary in zip(rows, [*summaries, None], strict=True):
