@@ -43,18 +43,24 @@ def masked_softmax(logits: np.ndarray, actions: np.ndarray) -> np.ndarray:
 
 def masked_softmax_rows(logits: np.ndarray, actions: Sequence[np.ndarray]) -> list[np.ndarray]:
     """:func:`masked_softmax` of each row of ``logits`` (``[n, actions]``) over
-    ``actions[i]``, computed for the whole batch at once."""
-    if len(actions) != len(logits):
-        raise InvalidParameterError(f"{len(logits)} rows of logits for {len(actions)} action sets")
+    ``actions[i]``, computed for the whole batch at once (the rows returned are views of one
+    array)."""
+    count = len(actions)
+    if count != len(logits):
+        raise InvalidParameterError(f"{len(logits)} rows of logits for {count} action sets")
+    if count == 0:
+        return []
+    sizes = np.fromiter(map(len, actions), dtype=np.intp, count=count)
+    rows_of = np.repeat(np.arange(count), sizes)  # the row of each (row, action) pair
+    ids = np.concatenate(actions).astype(np.intp, copy=False)
     rows = np.full(logits.shape, -np.inf, dtype=np.float64)
-    for i, chosen in enumerate(actions):
-        rows[i, chosen] = logits[i, chosen]
+    rows[rows_of, ids] = logits[rows_of, ids]
     top = rows.max(axis=1, keepdims=True)
     top[np.isneginf(top)] = 0.0  # a row without actions stays all zeros
     weights = np.exp(rows - top)
     sums = weights.sum(axis=1, keepdims=True)
     np.divide(weights, sums, out=weights, where=sums > 0)
-    return [weights[i, chosen] for i, chosen in enumerate(actions)]
+    return np.split(weights[rows_of, ids], np.cumsum(sizes[:-1]))
 
 
 class NetworkEvaluator:
