@@ -4,6 +4,7 @@ exit 130 / 143, the save file intact), write failures and damaged save files."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -461,9 +462,16 @@ def test_a_truncated_last_line_keeps_the_intact_games(
 def test_a_damaged_numba_cache_is_compiled_afresh(tmp_path: Path) -> None:
     import shutil
 
+    def copy_unless_gone(source: str, target: str) -> None:
+        # Another test process may be writing a cache file meanwhile (numba and Python write
+        # a temporary file and rename it): the temporary name listed can be gone by now.
+        with contextlib.suppress(FileNotFoundError):
+            shutil.copy2(source, target)
+
     package = Path(playout.__file__).resolve().parent
     copy = tmp_path / "playout"
-    shutil.copytree(package, copy)  # copy2: source times kept, so the caches stay valid
+    # copy2: source times kept, so the caches stay valid
+    shutil.copytree(package, copy, copy_function=copy_unless_gone)
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
     argv = [sys.executable, "-m", "playout", "analyze", "connect4", "--simulations", "50"]
     argv += ["--json"]

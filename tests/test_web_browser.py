@@ -41,6 +41,10 @@ ARGS = [
     "--disable-sync",
 ]
 
+# One worker runs this file under pytest-xdist: its tests share one browser and one server
+# (module fixtures), started once a run rather than once a worker.
+pytestmark = pytest.mark.xdist_group("browser")
+
 if not os.environ.get("CI"):
     if not Path(CHROMIUM).exists():
         pytest.skip(
@@ -54,19 +58,17 @@ from playwright.sync_api import Page, sync_playwright  # noqa: E402
 from playout.web import Limits, create_app  # noqa: E402
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    port = free_port()
+    # The server gets the socket bound here (port 0: the system's free port), never a port
+    # number to bind again later, which another test process could take in between.
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = int(sock.getsockname()[1])
     app = create_app(Limits(snapshot_interval=0.1, max_seconds=5.0))
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
@@ -75,6 +77,7 @@ def url() -> Iterator[str]:
     yield f"http://127.0.0.1:{port}/"
     server.should_exit = True
     thread.join(10)
+    sock.close()
 
 
 @pytest.fixture(scope="module")

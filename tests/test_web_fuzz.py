@@ -9,10 +9,16 @@ documented status and content type, match its schema (headers included, ``Retry-
 429); each event of an event stream must be a ``view`` whose data is a ``GameView`` or a
 ``gone`` whose data is an error. After the run the same server plays a normal game.
 
+That last test needs the fuzzing to have happened in its own process (the app is this module's
+``APP``): when an operation's fuzzing test did not run there (the test alone, ``--lf``, ``-k``,
+or pytest-xdist running it on another worker: a worker that crashes is replaced and the rest of
+its tests go to another process), it fuzzes that operation itself first, with Hypothesis over
+the operation's valid and invalid cases and the same checks.
+
 The run is derandomized (the same cases each time): with ``MAX_EXAMPLES`` = 60 per operation
-it sends 938 generated requests (the 12 operations' examples, valid and invalid, and
-schemathesis's requests with methods the routes do not have), in 20 to 40 s on two shared
-cores.
+it sends 938 generated requests, 974 with schemathesis 4.32 (the 12 operations' examples,
+valid and invalid, and schemathesis's requests with methods the routes do not have), in 20
+to 40 s on two shared cores.
 """
 
 from __future__ import annotations
@@ -24,9 +30,13 @@ from typing import Any
 
 import pytest
 
+# One worker runs this file under pytest-xdist: the last test checks the fuzzing run's count
+# and plays on the same app (module globals), so it needs every fuzzing test in its process.
+pytestmark = pytest.mark.xdist_group("web_fuzz")
+
 schemathesis = pytest.importorskip("schemathesis")
 
-from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from schemathesis.checks import not_a_server_error  # noqa: E402
 from schemathesis.specs.openapi.checks import (  # noqa: E402
@@ -87,7 +97,8 @@ if "chess" in registry.game_names():
 POOL: dict[str, str] = {}
 """Kind of game -> the id of a live game of the fuzzing client (made again when deleted)."""
 
-COUNT = {"cases": 0}
+FUZZED: dict[str, int] = {}
+"""Operation's label (``GET /api/games/{game_id}``) -> the cases sent to it in this process."""
 
 
 def client() -> TestClient:
@@ -196,6 +207,33 @@ CHECKS: list[Callable[..., Any]] = [
 ]
 
 
+WARM_UP: list[dict[str, Any]] = [
+    *({"game": game} for game in GAMES),
+    {"game": "mnk", "width": 9, "height": 9, "k": 5},  # two words a player (3x3: one)
+    {"game": "connect4", "width": 15},  # wider than one 64-bit word: the wide kernel
+    {"game": "go", "size": 19},
+]
+"""Games that reach each game's compiled kernels (a board's bitboard in one, two or more
+64-bit words), as the fuzzing's new games do."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled() -> None:
+    """The :data:`WARM_UP` games made and one AI move searched in each before the fuzzing:
+    on a fresh checkout this compiles their kernels (up to 35 s a game on two busy cores
+    until numba's cache has them), which would not fit in a fuzzed request's 10 s. In one
+    process the game tests before this module have compiled them; under pytest-xdist, or
+    alone, this module can come first."""
+    http = client()
+    for body in WARM_UP:
+        made = http.post("/api/games", json={"seed": 1, **body})
+        assert made.status_code == 201, made.text
+        path = f"/api/games/{made.json()['id']}"
+        moved = http.post(f"{path}/ai-move", json={"simulations": 10})
+        assert moved.status_code == 200, moved.text
+        assert http.delete(path).status_code == 204
+
+
 @pytest.fixture(autouse=True)
 def pool() -> None:
     """Live pool games before each operation's run (schemathesis ends the app's lifespan
@@ -203,15 +241,18 @@ def pool() -> None:
     refill_pool()
 
 
-@schema.parametrize()
-@settings(
+FUZZ_SETTINGS = settings(
     deadline=None,
     derandomize=True,
     database=None,
     suppress_health_check=list(HealthCheck),
 )
-def test_the_api_under_fuzzing(case: Any) -> None:
-    COUNT["cases"] += 1
+
+
+def send_and_check(case: Any) -> None:
+    """One generated request: sent, its answer checked, the fuzzer's own games dropped."""
+    label = case.operation.label
+    FUZZED[label] = FUZZED.get(label, 0) + 1
     response = case.call_and_validate(
         headers=AUTH,
         cookies=COOKIES,
@@ -226,9 +267,39 @@ def test_the_api_under_fuzzing(case: Any) -> None:
         refill_pool()
 
 
+def fuzz_here(operation: Any) -> None:
+    """Fuzz one operation in this process, outside schemathesis's pytest items: Hypothesis over
+    its valid and invalid cases (the hooks above apply), ``MAX_EXAMPLES`` of them, the same
+    checks. For :func:`test_after_fuzzing_the_server_still_plays_a_normal_game` when the
+    operation's own test ran elsewhere or not at all."""
+    modes = [schemathesis.GenerationMode.POSITIVE, schemathesis.GenerationMode.NEGATIVE]
+    cases = st.one_of([operation.as_strategy(generation_mode=mode) for mode in modes])
+
+    @settings(FUZZ_SETTINGS, max_examples=MAX_EXAMPLES)
+    @given(case=cases)
+    def run(case: Any) -> None:
+        send_and_check(case)
+
+    refill_pool()
+    run()
+
+
+@schema.parametrize()
+@FUZZ_SETTINGS
+def test_the_api_under_fuzzing(case: Any) -> None:
+    send_and_check(case)
+
+
 def test_after_fuzzing_the_server_still_plays_a_normal_game() -> None:
-    assert COUNT["cases"] >= 500, COUNT  # the fuzzing run above ran (and how much)
-    print(f"\nfuzzing: {COUNT['cases']} generated requests")
+    operations = [result.ok() for result in schema.get_all_operations()]
+    missing = [operation for operation in operations if operation.label not in FUZZED]
+    for operation in missing:
+        fuzz_here(operation)
+    # Every operation fuzzed in this process (and how much): by its test above, or just now.
+    assert sorted(FUZZED) == sorted(operation.label for operation in operations), FUZZED
+    assert sum(FUZZED.values()) >= 500, FUZZED
+    print(f"\nfuzzing: {sum(FUZZED.values())} generated requests", end=" ")
+    print(f"({len(missing)} of {len(operations)} operations fuzzed by this test)")
     http = client()
     view = http.post("/api/games", json={"game": "tictactoe", "seed": 3}).json()
     path = f"/api/games/{view['id']}"
