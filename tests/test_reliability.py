@@ -162,7 +162,9 @@ def check_stopped(command: Command, signum: int, code: int, to_group: bool) -> N
         os.kill(pid, signum)
     exit_code, seconds = command.finish(timeout=15)
     assert exit_code == code, "".join(command.err)
-    assert seconds < 5, seconds
+    # Without the signal the command runs forever; the bound leaves room for a loaded
+    # machine (two test workers on two cores took up to 7 s to see the workers out).
+    assert seconds < 10, seconds
     assert wait_for_group_gone(pid, 3) == []
     err = "".join(command.err)
     assert "Traceback" not in err
