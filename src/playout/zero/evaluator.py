@@ -52,7 +52,7 @@ def masked_softmax_rows(logits: np.ndarray, actions: Sequence[np.ndarray]) -> li
         return []
     sizes = np.fromiter(map(len, actions), dtype=np.intp, count=count)
     rows_of = np.repeat(np.arange(count), sizes)  # the row of each (row, action) pair
-    ids = np.concatenate(actions).astype(np.intp, copy=False)
+    ids = np.concatenate(actions)  # not cast: ids that are no integers raise, as before
     rows = np.full(logits.shape, -np.inf, dtype=np.float64)
     rows[rows_of, ids] = logits[rows_of, ids]
     top = rows.max(axis=1, keepdims=True)
