@@ -24,7 +24,7 @@ from __future__ import annotations
 import fcntl
 import os
 import tempfile
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,23 +76,11 @@ def _loadgroup_worker(config: pytest.Config) -> bool:
     return workerinput is not None and workerinput.get("playout_dist") == "loadgroup"
 
 
-def _set_nodeid(item: pytest.Item, nodeid: str) -> None:
-    """Give ``item`` the id ``nodeid``, as pytest-xdist 3.8's worker does for a test of a
-    group by ``item._nodeid = ...``. From pytest 9.2 on, an item's ``nodeid`` is
-    ``str(item._id)``, a structured ``NodeId``: there ``_nodeid`` is read by no one, and
-    the group would silently be lost (pytest-xdist issue 1386)."""
-    ident = getattr(item, "_id", None)
-    if ident is not None and hasattr(type(ident), "parse"):
-        item._id = type(ident).parse(nodeid)  # type: ignore[attr-defined]
-    else:
-        item._nodeid = nodeid  # type: ignore[attr-defined]
-
-
 def pytest_collection_finish(session: pytest.Session) -> None:
     """On a worker told of ``loadgroup``: each test of an ``xdist_group`` must carry its
-    group after its id (``...::test@web_fuzz``, put there by pytest-xdist's worker or by
-    :func:`pytest_collection_modifyitems`), all that the controller deals by. One without
-    it would be dealt alone, away from its group: it fails at setup instead
+    group after its id (``...::test@web_fuzz``, put there by pytest-xdist's worker), all
+    that the controller deals by. One without it would be dealt alone, away from its group
+    (pytest 9.2 with pytest-xdist 3.8, see ``pyproject.toml``): it fails at setup instead
     (:func:`pytest_runtest_setup`), saying why."""
     if not _loadgroup_worker(session.config):
         return
@@ -132,28 +120,14 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         return None
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_collection_modifyitems(
-    config: pytest.Config, items: list[pytest.Item]
-) -> Generator[None, None, None]:
-    """Before the other plugins' hooks (pytest-xdist's worker reads the marks there): every
-    test that takes :func:`one_ray_instance` goes to ``xdist_group("ray")``, so that one
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's worker reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that takes :func:`one_ray_instance` goes to ``xdist_group("ray")``: one
     worker runs them one after the other, instead of several workers each holding a
-    module's lock while the others wait on it.
-
-    After them, on a ``loadgroup`` worker: each test of a group whose id does not yet end
-    in its group gets it there (:func:`_set_nodeid`). pytest-xdist 3.8 puts it there with
-    pytest before 9.2 but not with 9.2, whose ids it no longer changes; what the controller
-    is sent is checked in :func:`pytest_collection_finish` all the same."""
+    module's lock while the others wait on it."""
     for item in items:
         if "one_ray_instance" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("ray"))
-    yield
-    if _loadgroup_worker(config):
-        for item in items:
-            group = _group(item)
-            if group is not None and not item.nodeid.endswith("@" + group):
-                _set_nodeid(item, f"{item.nodeid}@{group}")
 
 
 def _ray_lock_path() -> Path:
