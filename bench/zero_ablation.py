@@ -29,7 +29,10 @@ outcome, half the search's root value), ``openings+mix`` (both: ``playout train`
 defaults) and ``openings+mix+forced``; ``workers2`` (self-play on two worker processes, then
 learning, in turn: how the shipped connect-four network was trained) and
 ``async+openings+mix`` (the asynchronous pipeline, two self-play actors playing on while the
-learner trains, with the defaults' value mix and random openings). The last two use every
+learner trains, with the defaults' value mix and random openings), and
+``async+openings+mix+timed`` (the same with the learning-rate schedule over the run's
+``--minutes`` of training time, ``--schedule-hours``, instead of 100 iterations). The last
+three use every
 core each: run them ``--sequential``, and compare their last networks (``--evaluate`` at a
 time past the end: the same wall time of the whole machine each, everything included).
 """
@@ -99,6 +102,10 @@ VARIANTS = {
     "async+openings+mix": [
         "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
     ],
+    "async+openings+mix+timed": [
+        "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
+        "--schedule-hours", "RUN",
+    ],
     "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
     "expert+cap+forced": [
         "--expert-iterations", "4", "--expert-simulations", "2000",
@@ -108,10 +115,11 @@ VARIANTS = {
 
 
 def command(game: str, variant: str, out: Path, minutes: float, seed: int) -> list[str]:
+    hours = f"{minutes / 60:.6f}"
+    options = [hours if option == "RUN" else option for option in VARIANTS[variant]]
     return [
         sys.executable, "-m", "playout", "train", game, "--out", str(out / variant),
-        "--hours", f"{minutes / 60:.6f}", "--seed", str(seed), "--keep-models",
-        *RECIPES[game], *VARIANTS[variant],
+        "--hours", hours, "--seed", str(seed), "--keep-models", *RECIPES[game], *options,
     ]  # fmt: skip
 
 

@@ -744,6 +744,20 @@ def test_zero_ablation(tmp_path: Path) -> None:
     assert scores["iteration"] == int(last)
 
 
+def test_zero_ablation_timed_schedule_spans_the_run() -> None:
+    """The timed variant's schedule is the run's own length, whatever ``--minutes`` is."""
+    path = Path(__file__).parent.parent / "bench" / "zero_ablation.py"
+    spec = importlib.util.spec_from_file_location("zero_ablation", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    for minutes, hours in ((30, "0.500000"), (120, "2.000000")):
+        argv = script.command("connect4", "async+openings+mix+timed", Path("o"), minutes, 0)
+        assert argv[argv.index("--schedule-hours") + 1] == hours
+        assert argv[argv.index("--hours") + 1] == hours
+        assert "RUN" not in argv
+
+
 def test_web_load() -> None:
     pytest.importorskip("fastapi", reason="fastapi (the web extra) not installed")
     out, err = run_bench(

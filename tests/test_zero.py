@@ -455,6 +455,28 @@ def tiny_config(**changes: object) -> TrainConfig:
     return TrainConfig(**options)  # type: ignore[arg-type]
 
 
+def test_the_schedule_follows_iterations_or_training_hours(tmp_path: object) -> None:
+    """A cosine from the rate to a tenth of it: by iterations, or by training seconds when
+    the schedule is in hours (the iteration count then does not matter)."""
+    game = tictactoe()
+    by_count = Trainer(game, tmp_path / "a", tiny_config(learning_rate=1e-3, schedule_iterations=4))  # type: ignore[operator]
+    rates = []
+    for iteration in (0, 2, 4, 9):
+        by_count.iteration = iteration
+        rates.append(by_count.learning_rate())
+    assert rates == pytest.approx([1e-3, 5.5e-4, 1e-4, 1e-4])
+    by_time = Trainer(game, tmp_path / "b", tiny_config(learning_rate=1e-3, schedule_hours=0.5))  # type: ignore[operator]
+    rates = []
+    for iteration, seconds in ((0, 0.0), (50, 0.0), (1, 900.0), (1, 1800.0), (0, 7200.0)):
+        by_time.iteration, by_time.elapsed = iteration, seconds
+        rates.append(by_time.learning_rate())
+    assert rates == pytest.approx([1e-3, 1e-3, 5.5e-4, 1e-4, 1e-4])
+    by_count.close()
+    by_time.close()
+    with pytest.raises(playout.InvalidParameterError, match="schedule_hours"):
+        tiny_config(schedule_hours=-1.0)
+
+
 def test_training_resumes_where_it_stopped(tmp_path: object) -> None:
     game = tictactoe()
     out = tmp_path / "run"  # type: ignore[operator]
@@ -888,6 +910,8 @@ def test_train_command_runs_resumes_and_plots(
     assert "--channels/--blocks cannot change once a run has started" in capsys.readouterr().err
     assert main([*argv, "--seed", "9"]) == 2
     assert "seed cannot change" in capsys.readouterr().err
+    assert main([*argv, "--schedule-hours", "-1"]) == 2
+    assert "--schedule-hours must be a finite number >= 0" in capsys.readouterr().err
     assert len((out / "metrics.csv").read_text().splitlines()) == rows  # nothing ran
     assert json.loads((out / "settings.json").read_text()) == saved
 

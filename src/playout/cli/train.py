@@ -28,6 +28,7 @@ SETTING_OPTIONS = {
     "expert_iterations": "expert_iterations",
     "expert_simulations": "expert_simulations",
     "schedule": "schedule_iterations",
+    "schedule_hours": "schedule_hours",
     "seed": "seed",
     "c": "c",
     "gumbel": "gumbel",
@@ -317,6 +318,13 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         type=positive_int,
         metavar="N",
         help="iterations of the learning-rate schedule",
+    )
+    settings.add_argument(
+        "--schedule-hours",
+        type=float,
+        metavar="H",
+        help="the learning-rate schedule follows the run's training time over H hours "
+        "instead of --schedule's iterations (0: iterations)",
     )
     settings.add_argument(
         "--full-search-fraction",

@@ -138,6 +138,7 @@ _RANGES = {
     "forced_playouts": (0.0, math.inf, ">= 0"),
     "learning_rate": (0.0, math.inf, "> 0"),
     "weight_decay": (0.0, math.inf, ">= 0"),
+    "schedule_hours": (0.0, math.inf, ">= 0"),
 }
 """Each number setting's bounds (exclusive where the phrase says ``>``)."""
 
@@ -210,8 +211,15 @@ class TrainConfig:
         batch_size: positions per gradient step.
         steps_per_iteration: gradient steps per iteration.
         learning_rate: Adam's step size at the start; it follows a cosine schedule down to a
-            tenth over ``schedule_iterations``.
+            tenth over ``schedule_iterations`` (or ``schedule_hours``), then stays there.
         schedule_iterations: iterations of the learning-rate schedule.
+        schedule_hours: if above 0, the schedule follows the run's training time instead
+            (``elapsed_seconds``: self-play and learning, not the evaluation) over this many
+            hours, and ``schedule_iterations`` is not used: a run's rate then depends on how
+            long it has trained, not on how many iterations its machine and pipeline made
+            in that time (the asynchronous pipeline makes about twice the iterations of
+            the synchronous loop an hour, and reached the floor of a 100-iteration
+            schedule at 13 minutes).
         weight_decay: L2 penalty (AdamW's decoupled weight decay).
         architecture: the network's size.
         eval_games: games against rollout MCTS after each iteration (0: none).
@@ -261,6 +269,7 @@ class TrainConfig:
     steps_per_iteration: int = 100
     learning_rate: float = 2e-3
     schedule_iterations: int = 100
+    schedule_hours: float = 0.0
     weight_decay: float = 1e-4
     architecture: Architecture = dataclasses.field(default_factory=Architecture)
     eval_games: int = 20
@@ -1029,9 +1038,13 @@ class Trainer:
     # ----------------------------------------------------------------------------- loop
 
     def learning_rate(self) -> float:
-        """The cosine schedule's rate at the current iteration."""
+        """The cosine schedule's rate now: at the current iteration, or at the run's
+        training seconds so far where the schedule is in hours."""
         config = self.config
-        progress = min(1.0, self.iteration / config.schedule_iterations)
+        if config.schedule_hours > 0:
+            progress = min(1.0, self.elapsed / (config.schedule_hours * 3600.0))
+        else:
+            progress = min(1.0, self.iteration / config.schedule_iterations)
         low = config.learning_rate / 10
         return low + (config.learning_rate - low) * 0.5 * (1 + math.cos(math.pi * progress))
 
