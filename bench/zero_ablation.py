@@ -27,13 +27,13 @@ start: a 64x4 network, 128 games of 64 simulations from up to 4 random moves, 15
 a 400,000-position buffer, a 200-iteration schedule); ``mix`` (the value target half the
 outcome, half the search's root value), ``openings+mix`` (both: ``playout train``'s
 defaults) and ``openings+mix+forced``; ``workers2`` (self-play on two worker processes, then
-learning, in turn: how the shipped connect-four network was trained) and
+learning, in turn: how the shipped connect-four network was trained),
 ``async+openings+mix`` (the asynchronous pipeline, two self-play actors playing on while the
-learner trains, with the defaults' value mix and random openings), and
+learner trains, with the defaults' value mix and random openings),
 ``async+openings+mix+timed`` (the same with the learning-rate schedule over the run's
-``--minutes`` of training time, ``--schedule-hours``, instead of 100 iterations). The last
-three use every
-core each: run them ``--sequential``, and compare their last networks (``--evaluate`` at a
+``--minutes`` of training time, ``--schedule-hours``, instead of 100 iterations) and
+``async+openings+mix+timed+forced`` (with forced playouts too, k = 2). The last four use
+every core each: run them ``--sequential``, and compare their last networks (``--evaluate`` at a
 time past the end: the same wall time of the whole machine each, everything included).
 """
 
@@ -60,15 +60,16 @@ RECIPES = {
     "connect4": [
         "--games", "64", "--parallel-games", "64", "--simulations", "100",
         "--value-mix", "0", "--opening-moves", "0",
-        "--temperature-moves", "8", "--steps", "100", "--batch-size", "256",
+        "--temperature-moves", "8", "--steps", "100", "--batch-size", "256", "--schedule", "100",
         "--channels", "32", "--blocks", "3", "--eval-games", "0",
         "--benchmark-positions", "200", "--benchmark-simulations", "50",
     ],
 }  # fmt: skip
 """The plain recipe per game, AlphaZero's value targets (the game's outcome alone) and
 games from the empty board (``--value-mix 0 --opening-moves 0``; the tic-tac-toe one is the
-test suite's, which reaches perfect play, with its own random openings). ``playout train``'s
-defaults are since the ``openings+mix`` variant (``TrainConfig``)."""
+test suite's, which reaches perfect play, with its own random openings), and a learning-rate
+schedule of 100 iterations (a new run given ``--hours`` otherwise anneals over its hours).
+``playout train``'s defaults are since the ``openings+mix`` variant (``TrainConfig``)."""
 
 SMOKE = [
     "--games", "2", "--parallel-games", "2", "--simulations", "4", "--steps", "2",
@@ -105,6 +106,10 @@ VARIANTS = {
     "async+openings+mix+timed": [
         "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
         "--schedule-hours", "RUN",
+    ],
+    "async+openings+mix+timed+forced": [
+        "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
+        "--schedule-hours", "RUN", "--forced-playouts", "2",
     ],
     "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
     "expert+cap+forced": [

@@ -916,6 +916,39 @@ def test_train_command_runs_resumes_and_plots(
     assert json.loads((out / "settings.json").read_text()) == saved
 
 
+def test_a_new_run_given_hours_anneals_over_them(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--hours H`` on a new run sets the schedule to H hours of training time, unless a
+    schedule is given; a resumed run keeps its schedule whatever ``--hours`` says."""
+    from playout.cli import main
+
+    argv = [
+        "train", "tictactoe", "--games", "2", "--simulations", "4", "--steps", "1",
+        "--batch-size", "8", "--channels", "4", "--blocks", "1", "--eval-games", "0",
+        "--benchmark-positions", "0",
+    ]  # fmt: skip
+
+    def saved(run: str) -> tuple[int, float]:
+        data = json.loads((tmp_path / run / "settings.json").read_text())  # type: ignore[operator]
+        return data["schedule_iterations"], data["schedule_hours"]
+
+    def train(run: str, *options: str) -> None:
+        assert main([*argv, "--out", str(tmp_path / run), *options]) == 0  # type: ignore[operator]
+
+    train("a", "--hours", "0.00002")
+    assert saved("a") == (100, 0.00002)
+    train("a", "--hours", "0.00005")  # resumed: its schedule stays
+    assert saved("a") == (100, 0.00002)
+    assert "changed" not in capsys.readouterr().out
+    train("b", "--hours", "0.00002", "--schedule", "7")
+    assert saved("b") == (7, 0.0)
+    train("c", "--hours", "0.00002", "--schedule-hours", "3")
+    assert saved("c") == (100, 3.0)
+    train("d", "--iterations", "1")
+    assert saved("d") == (100, 0.0)
+
+
 def test_analyze_with_the_zero_ai(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
     from playout.cli import main
 

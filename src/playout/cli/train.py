@@ -105,6 +105,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     from playout._src.errors import InvalidParameterError
     from playout.zero import Trainer
+    from playout.zero.rundir import SETTINGS
 
     game = make_game(args)
     if args.plot:
@@ -118,6 +119,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     executor = None if args.executor == "auto" else args.executor
     if args.staleness is not None and args.pipeline != "async":
         raise InvalidParameterError("--staleness applies to --pipeline async only")
+    changes = given_settings(args)
+    scheduled = "schedule_iterations" in changes or "schedule_hours" in changes
+    if args.hours is not None and not scheduled and not (Path(args.out) / SETTINGS).exists():
+        changes["schedule_hours"] = args.hours  # a new run anneals over its length
     with options_named():
         trainer = Trainer(
             game,
@@ -127,7 +132,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             workers=args.workers,
             executor=executor,
             ray_address=args.ray_address,
-            changes=given_settings(args),
+            changes=changes,
             keep_models=args.keep_models,
         )
     if trainer.resumed:
@@ -324,7 +329,8 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         type=float,
         metavar="H",
         help="the learning-rate schedule follows the run's training time over H hours "
-        "instead of --schedule's iterations (0: iterations)",
+        "instead of --schedule's iterations (0: iterations; a new run given --hours and "
+        "neither option: its --hours)",
     )
     settings.add_argument(
         "--full-search-fraction",

@@ -219,7 +219,8 @@ class TrainConfig:
             long it has trained, not on how many iterations its machine and pipeline made
             in that time (the asynchronous pipeline makes about twice the iterations of
             the synchronous loop an hour, and reached the floor of a 100-iteration
-            schedule at 13 minutes).
+            schedule at 13 minutes). ``playout train --hours H`` sets it to ``H`` for a
+            new run that names no schedule.
         weight_decay: L2 penalty (AdamW's decoupled weight decay).
         architecture: the network's size.
         eval_games: games against rollout MCTS after each iteration (0: none).
