@@ -31,10 +31,12 @@ learning, in turn: how the shipped connect-four network was trained),
 ``async+openings+mix`` (the asynchronous pipeline, two self-play actors playing on while the
 learner trains, with the defaults' value mix and random openings),
 ``async+openings+mix+timed`` (the same with the learning-rate schedule over the run's
-``--minutes`` of training time, ``--schedule-hours``, instead of 100 iterations) and
-``async+openings+mix+timed+forced`` (with forced playouts too, k = 2). The last four use
-every core each: run them ``--sequential``, and compare their last networks (``--evaluate`` at a
-time past the end: the same wall time of the whole machine each, everything included).
+``--minutes`` of training time, ``--schedule-hours``, instead of 100 iterations),
+``async+openings+mix+timed+forced`` (with forced playouts too, k = 2) and
+``async+openings+mix+timed+random`` (with a random move instead of the search's on 4% of
+the moves after the opening, about one a game). The last five use every core each: run them
+``--sequential``, and compare their last networks (``--evaluate`` at a time past the end:
+the same wall time of the whole machine each, everything included).
 """
 
 from __future__ import annotations
@@ -110,6 +112,10 @@ VARIANTS = {
     "async+openings+mix+timed+forced": [
         "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
         "--schedule-hours", "RUN", "--forced-playouts", "2",
+    ],
+    "async+openings+mix+timed+random": [
+        "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
+        "--schedule-hours", "RUN", "--random-move-rate", "0.04",
     ],
     "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
     "expert+cap+forced": [

@@ -108,6 +108,8 @@ def copy_of(good_run: Path, tmp_path: Path) -> Path:
         ({"dirichlet_alpha": math.nan}, "dirichlet_alpha must be a finite number > 0"),
         ({"dirichlet_fraction": 1.5}, "dirichlet_fraction must be a finite number in [0, 1]"),
         ({"value_mix": math.nan}, "value_mix must be a finite number in [0, 1]"),
+        ({"random_move_rate": 1.5}, "random_move_rate must be a finite number in [0, 1]"),
+        ({"schedule_hours": math.inf}, "schedule_hours must be a finite number >= 0"),
         ({"eval_simulations": 0}, "eval_simulations must be >= 1, got 0"),
         ({"eval_games": -1}, "eval_games must be >= 0, got -1"),
         ({"eval_games": 2.5}, "eval_games must be a whole number, got 2.5"),

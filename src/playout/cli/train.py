@@ -25,6 +25,7 @@ SETTING_OPTIONS = {
     "temperature_moves": "temperature_moves",
     "value_mix": "value_mix",
     "opening_moves": "opening_moves",
+    "random_move_rate": "random_move_rate",
     "expert_iterations": "expert_iterations",
     "expert_simulations": "expert_simulations",
     "schedule": "schedule_iterations",
@@ -288,6 +289,13 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         type=non_negative_int,
         metavar="N",
         help="games start after up to N random moves (default 4)",
+    )
+    settings.add_argument(
+        "--random-move-rate",
+        type=float,
+        metavar="P",
+        help="after the opening, each self-play move is a random one with probability P "
+        "(default 0); positions before a game's last random move learn the search's value",
     )
     settings.add_argument("--c", type=positive_float, metavar="X", help="PUCT's constant")
     settings.add_argument(

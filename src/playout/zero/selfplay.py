@@ -163,6 +163,13 @@ class SelfPlaySettings:
         reply_targets: record with each position the opponent's reply to the move played
             from it (one-hot; none at a game's last move), the target of a network's
             auxiliary reply head (:class:`~playout.zero.Architecture` ``reply_head``).
+        random_move_rate: after the opening, each move is with this probability a
+            uniformly random legal move instead of the search's (its position is recorded
+            with the search's policy target as usual), so that the network also meets the
+            positions a mistake leads to later in a game, as the random opening does early.
+            The outcome of such a game says little about the positions before its last
+            random move: their value target is the search's value ``q`` alone. 0 (the
+            default): none.
     """
 
     search: ZeroSearch = dataclasses.field(
@@ -176,6 +183,7 @@ class SelfPlaySettings:
     playout_cap: PlayoutCap | None = None
     forced_playouts: float = 0.0
     reply_targets: bool = False
+    random_move_rate: float = 0.0
 
     def __post_init__(self) -> None:
         if self.playout_cap is not None and self.search.gumbel is not None:
@@ -198,6 +206,10 @@ class SelfPlaySettings:
             raise InvalidParameterError(f"parallel_games must be >= 1, got {self.parallel_games}")
         if not 0.0 <= self.value_mix <= 1.0:
             raise InvalidParameterError(f"value_mix must be in [0, 1], got {self.value_mix}")
+        if not 0.0 <= self.random_move_rate <= 1.0:
+            raise InvalidParameterError(
+                f"random_move_rate must be in [0, 1], got {self.random_move_rate}"
+            )
 
     def replace(self, **changes: Any) -> SelfPlaySettings:
         """A copy with ``changes`` applied (checked like the original)."""
@@ -278,6 +290,8 @@ class _Slot:
     moves: list[int] = dataclasses.field(default_factory=list)
     opening: int = 0
     """How many of ``moves`` are the random opening's."""
+    last_random: int = -1
+    """The index in ``moves`` of the last random move after the opening (-1: none)."""
 
 
 def self_play(
@@ -350,6 +364,7 @@ def self_play(
                 over = _play_move(
                     slot, num_actions, settings.temperature_moves, move_rng,
                     prune_k=settings.forced_playouts, search=search,
+                    random_rate=settings.random_move_rate,
                 )  # fmt: skip
                 _draw_budget(slot, search.simulations, settings.playout_cap, move_rng)
                 if over:
@@ -390,13 +405,17 @@ def _play_move(
     *,
     prune_k: float = 0.0,
     search: ZeroSearch | None = None,
+    random_rate: float = 0.0,
 ) -> bool:
     """Play the move of a game whose search is done; whether the game is over.
 
     The policy target: a proven win alone; else a Gumbel search's improved policy
     (Danihelka et al. 2022); else the visit shares, with the forced playouts pruned when
     ``prune_k`` is set (:func:`playout._src.forced.pruned_visits`, ``search``'s PUCT
-    constant). The position is recorded only after a full search (:class:`PlayoutCap`)."""
+    constant). The position is recorded only after a full search (:class:`PlayoutCap`).
+    With probability ``random_rate`` (drawn from ``rng`` only when it is above 0, so that
+    runs without random moves keep their streams) the move played is a uniformly random
+    legal one."""
     engine = slot.engine
     state = engine.root_state
     result = engine.result()
@@ -421,6 +440,9 @@ def _play_move(
         action = int(rng.choices(result.actions, weights=visits.tolist())[0])
     else:
         action = int(result.best_action)
+    if random_rate > 0.0 and rng.random() < random_rate:
+        action = int(rng.choice(list(state.legal_actions())))
+        slot.last_random = len(slot.moves)
     if slot.full:
         slot.history.append((state, policy, float(result.value)))
         slot.played.append(len(slot.moves))
@@ -438,6 +460,8 @@ def _finish(slot: _Slot, game: Any, settings: SelfPlaySettings) -> SelfPlayGame:
     for (state, policy, root_value), played in zip(slot.history, slot.played, strict=True):
         outcome = value_for(state.current_player(), outcome0)
         value = (1.0 - settings.value_mix) * outcome + settings.value_mix * root_value
+        if played <= slot.last_random:  # a random move came after: the outcome is not its
+            value = root_value
         reply = None
         if settings.reply_targets:
             reply = np.zeros_like(policy)
@@ -549,7 +573,10 @@ def expert_games(
         slot = _Slot(engine, None, index, moves=opening, opening=len(opening))
         while not engine.root_state.is_terminal():
             engine.run()
-            _play_move(slot, int(game.spec.num_actions), settings.temperature_moves, move_rng)
+            _play_move(
+                slot, int(game.spec.num_actions), settings.temperature_moves, move_rng,
+                random_rate=settings.random_move_rate,
+            )  # fmt: skip
         record = _finish(slot, game, settings)
         finished.append(record)
         if on_game is not None:

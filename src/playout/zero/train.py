@@ -139,6 +139,7 @@ _RANGES = {
     "learning_rate": (0.0, math.inf, "> 0"),
     "weight_decay": (0.0, math.inf, ">= 0"),
     "schedule_hours": (0.0, math.inf, ">= 0"),
+    "random_move_rate": (0.0, 1.0, "in [0, 1]"),
 }
 """Each number setting's bounds (exclusive where the phrase says ``>``)."""
 
@@ -187,6 +188,9 @@ class TrainConfig:
             give that plain recipe.
         opening_moves: self-play games start after up to this many random moves (the
             network meets positions its own play would not reach).
+        random_move_rate: after the opening, each self-play move is a uniformly random one
+            with this probability (see :class:`~playout.zero.selfplay.SelfPlaySettings`);
+            0 (the default): none.
         expert_iterations: the first iterations play rollout MCTS against itself instead of
             the network (:func:`~playout.zero.selfplay.expert_games`, a warm start).
         expert_simulations: the rollout search's simulations per move in those iterations.
@@ -256,6 +260,7 @@ class TrainConfig:
     temperature_moves: int = 8
     value_mix: float = 0.5
     opening_moves: int = 4
+    random_move_rate: float = 0.0
     expert_iterations: int = 0
     expert_simulations: int = 2000
     dirichlet_alpha: float = 1.0
@@ -324,6 +329,7 @@ class TrainConfig:
             temperature_moves=self.temperature_moves,
             parallel_games=self.parallel_games,
             opening_moves=self.opening_moves,
+            random_move_rate=self.random_move_rate,
             value_mix=self.value_mix,
             playout_cap=(
                 PlayoutCap(self.full_search_fraction, self.fast_simulations)
