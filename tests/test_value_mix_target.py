@@ -41,14 +41,14 @@ def test_a_random_move_is_drawn_from_the_legal_moves_with_the_runs_stream() -> N
     _play_move(slot, 9, 0, random.Random(7), random_rate=1.0)
     replay = random.Random(7)
     assert replay.random() < 1.0
-    assert slot.moves == [replay.choice(list(state.legal_actions()))]
-    assert slot.last_random == 0
+    drawn = replay.choice(list(state.legal_actions()))
+    assert slot.moves == [drawn] and slot.random_moves == [0]
     # Rate 0 draws nothing from the stream: the search's move, as without the option.
     engine = playout.MCTS(state, simulations=50, seed=0)
     best = int(engine.run().best_action)
     slot, rng = _Slot(engine, None, 0), random.Random(7)
     _play_move(slot, 9, 0, rng, random_rate=0.0)
-    assert slot.moves == [best] and slot.last_random == -1
+    assert slot.moves == [best] and slot.random_moves == []
     assert rng.random() == random.Random(7).random()
 
 
@@ -62,7 +62,7 @@ def test_positions_before_a_random_move_learn_the_search_value_alone() -> None:
     while not over:
         engine.run()
         over = _play_move(slot, 9, 0, rng, random_rate=1.0 if slot.plies == 2 else 0.0)
-    assert slot.last_random == 2 and len(slot.history) >= 5
+    assert slot.random_moves == [2] and len(slot.history) >= 5
     record = _finish(slot, game, SelfPlaySettings(value_mix=0.5, augment=False))
     assert len(record.examples) == len(slot.history)
     for index, ((state, _, q), example) in enumerate(
@@ -71,3 +71,61 @@ def test_positions_before_a_random_move_learn_the_search_value_alone() -> None:
         z = record.outcome0 if state.current_player() == 0 else -record.outcome0
         want = q if index <= 2 else 0.5 * z + 0.5 * q
         assert example.value == pytest.approx(want)
+
+
+def _game_with_a_random_move(seed: int, *, full: tuple[bool, ...] = ()) -> _Slot:
+    """A tic-tac-toe game from the empty board whose third move is random (a seed where it
+    differs from the search's); ``full[i]`` False: ply i's position is not recorded."""
+    game = tictactoe()
+    engine = playout.MCTS(game.initial_state(), simulations=50, seed=1)
+    slot, rng = _Slot(engine, None, 0), random.Random(seed)
+    over = False
+    while not over:
+        engine.run()
+        slot.full = full[slot.plies] if slot.plies < len(full) else True
+        over = _play_move(slot, 9, 0, rng, random_rate=1.0 if slot.plies == 2 else 0.0)
+    return slot
+
+
+def test_only_recorded_positions_count_and_a_random_reply_is_no_target() -> None:
+    # Playout cap randomisation records some positions only: the rule follows the moves'
+    # indices, not the recorded positions'. Positions 2 and 3 are not recorded here, and
+    # position 1's reply is the random move.
+    slot = _game_with_a_random_move(5, full=(True, True, False, False))
+    assert slot.random_moves == [2] and slot.played[:3] == [0, 1, 4]
+    game = tictactoe()
+    settings = SelfPlaySettings(value_mix=0.5, augment=False, reply_targets=True)
+    record = _finish(slot, game, settings)
+    z0 = record.outcome0
+    for (state, _, q), played, example in zip(
+        slot.history, slot.played, record.examples, strict=True
+    ):
+        z = z0 if state.current_player() == 0 else -z0
+        assert example.value == pytest.approx(q if played <= 2 else 0.5 * z + 0.5 * q)
+        assert example.reply is not None
+        if played + 1 == 2 or played + 1 == len(slot.moves):  # a random reply, or none
+            assert example.reply.sum() == 0.0
+        else:
+            assert example.reply[slot.moves[played + 1]] == 1.0
+    assert record.examples[1].reply is not None and record.examples[1].reply.sum() == 0.0
+    assert record.examples[0].reply is not None and record.examples[0].reply.sum() == 1.0
+
+
+def test_a_random_draw_of_the_searchs_own_move_is_no_deviation() -> None:
+    game = tictactoe()
+    state = game.from_grid([[1, 0, 0], [0, -1, 0], [0, 0, 0]], to_move=1)
+    legal = list(state.legal_actions())
+    best = int(playout.MCTS(state, simulations=50, seed=0).run().best_action)
+    # A seed whose draw is the search's move.
+    seed = next(s for s in range(1000) if _draw(s, legal) == best)
+    engine = playout.MCTS(state, simulations=50, seed=0)
+    engine.run()
+    slot = _Slot(engine, None, 0)
+    _play_move(slot, 9, 0, random.Random(seed), random_rate=1.0)
+    assert slot.moves == [best] and slot.random_moves == []
+
+
+def _draw(seed: int, legal: list[int]) -> int:
+    rng = random.Random(seed)
+    rng.random()
+    return rng.choice(legal)

@@ -952,6 +952,9 @@ def test_a_new_run_given_hours_anneals_over_them(
     assert saved("c") == (100, 3.0)
     train("d", "--iterations", "1")
     assert saved("d") == (100, 0.0)
+    train("a", "--iterations", "1", "--schedule", "50")  # back to a schedule in iterations
+    assert saved("a") == (50, 0.0)
+    assert "schedule_iterations 100 -> 50, schedule_hours 2e-05 -> 0.0" in capsys.readouterr().out
 
 
 def test_analyze_with_the_zero_ai(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:

@@ -121,9 +121,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.staleness is not None and args.pipeline != "async":
         raise InvalidParameterError("--staleness applies to --pipeline async only")
     changes = given_settings(args)
+    if "schedule_iterations" in changes:  # a schedule in iterations, on a resumed run too
+        changes.setdefault("schedule_hours", 0.0)
     scheduled = "schedule_iterations" in changes or "schedule_hours" in changes
     if args.hours is not None and not scheduled and not (Path(args.out) / SETTINGS).exists():
-        changes["schedule_hours"] = args.hours  # a new run anneals over its length
+        changes["schedule_hours"] = args.hours  # a new run anneals over its training hours
     with options_named():
         trainer = Trainer(
             game,
@@ -336,9 +338,9 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         "--schedule-hours",
         type=float,
         metavar="H",
-        help="the learning-rate schedule follows the run's training time over H hours "
-        "instead of --schedule's iterations (0: iterations; a new run given --hours and "
-        "neither option: its --hours)",
+        help="the learning-rate schedule follows the run's training time (self-play and "
+        "learning) over H hours instead of --schedule's iterations (0: iterations; a new run "
+        "given --hours and neither option: its --hours)",
     )
     settings.add_argument(
         "--full-search-fraction",

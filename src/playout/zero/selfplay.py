@@ -168,8 +168,10 @@ class SelfPlaySettings:
             with the search's policy target as usual), so that the network also meets the
             positions a mistake leads to later in a game, as the random opening does early.
             The outcome of such a game says little about the positions before its last
-            random move: their value target is the search's value ``q`` alone. 0 (the
-            default): none.
+            random move: their value target is the search's value ``q`` alone, and a random
+            reply is no reply target. A random draw of the search's own move counts as
+            none. :func:`expert_games` plays random moves the same way. 0 (the default):
+            none.
     """
 
     search: ZeroSearch = dataclasses.field(
@@ -290,8 +292,9 @@ class _Slot:
     moves: list[int] = dataclasses.field(default_factory=list)
     opening: int = 0
     """How many of ``moves`` are the random opening's."""
-    last_random: int = -1
-    """The index in ``moves`` of the last random move after the opening (-1: none)."""
+    random_moves: list[int] = dataclasses.field(default_factory=list)
+    """The indices in ``moves`` of the random moves after the opening that differ from the
+    search's choice."""
 
 
 def self_play(
@@ -441,8 +444,10 @@ def _play_move(
     else:
         action = int(result.best_action)
     if random_rate > 0.0 and rng.random() < random_rate:
-        action = int(rng.choice(list(state.legal_actions())))
-        slot.last_random = len(slot.moves)
+        drawn = int(rng.choice(list(state.legal_actions())))
+        if drawn != action:  # the search's own move drawn again is no deviation
+            action = drawn
+            slot.random_moves.append(len(slot.moves))
     if slot.full:
         slot.history.append((state, policy, float(result.value)))
         slot.played.append(len(slot.moves))
@@ -457,16 +462,18 @@ def _finish(slot: _Slot, game: Any, settings: SelfPlaySettings) -> SelfPlayGame:
     """The record of a finished game, with an example per position."""
     outcome0 = float(slot.engine.root_state.returns()[0])
     examples: list[Example] = []
+    last_random = max(slot.random_moves, default=-1)
     for (state, policy, root_value), played in zip(slot.history, slot.played, strict=True):
         outcome = value_for(state.current_player(), outcome0)
         value = (1.0 - settings.value_mix) * outcome + settings.value_mix * root_value
-        if played <= slot.last_random:  # a random move came after: the outcome is not its
+        if played <= last_random:  # a random move came after: the outcome is not its
             value = root_value
         reply = None
         if settings.reply_targets:
-            reply = np.zeros_like(policy)
-            if played + 1 < len(slot.moves):
-                reply[slot.moves[played + 1]] = 1.0
+            reply = np.zeros_like(policy)  # none (zero) at the end and for a random reply
+            reply_at = played + 1
+            if reply_at < len(slot.moves) and reply_at not in slot.random_moves:
+                reply[slot.moves[reply_at]] = 1.0
         if settings.augment:
             examples.extend(symmetric_examples(state, policy, value, game, reply))
         else:

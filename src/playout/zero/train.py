@@ -224,7 +224,8 @@ class TrainConfig:
             in that time (the asynchronous pipeline makes about twice the iterations of
             the synchronous loop an hour, and reached the floor of a 100-iteration
             schedule at 13 minutes). ``playout train --hours H`` sets it to ``H`` for a
-            new run that names no schedule.
+            new run that names no schedule (the run's evaluation and benchmark time count
+            toward ``--hours`` but not here: such a run stops a little before the floor).
         weight_decay: L2 penalty (AdamW's decoupled weight decay).
         architecture: the network's size.
         eval_games: games against rollout MCTS after each iteration (0: none).
