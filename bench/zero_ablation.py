@@ -81,6 +81,14 @@ SMOKE = [
 """Options of a smoke run (they come last, after the variant's: argparse keeps the last
 value)."""
 
+ASYNC = [
+    "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
+]  # fmt: skip
+"""The asynchronous pipeline on two actors with ``playout train``'s value mix and openings."""
+
+TIMED = [*ASYNC, "--schedule-hours", "RUN"]
+"""The same with the learning-rate schedule over the run's length (``RUN``: its hours)."""
+
 VARIANTS = {
     "baseline": [],
     "cap": ["--full-search-fraction", "0.25", "--fast-simulations", "16"],
@@ -102,21 +110,10 @@ VARIANTS = {
         "--schedule", "200",
     ],
     "workers2": ["--workers", "2"],
-    "async+openings+mix": [
-        "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
-    ],
-    "async+openings+mix+timed": [
-        "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
-        "--schedule-hours", "RUN",
-    ],
-    "async+openings+mix+timed+forced": [
-        "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
-        "--schedule-hours", "RUN", "--forced-playouts", "2",
-    ],
-    "async+openings+mix+timed+random": [
-        "--pipeline", "async", "--workers", "2", "--opening-moves", "4", "--value-mix", "0.5",
-        "--schedule-hours", "RUN", "--random-move-rate", "0.04",
-    ],
+    "async+openings+mix": ASYNC,
+    "async+openings+mix+timed": TIMED,
+    "async+openings+mix+timed+forced": [*TIMED, "--forced-playouts", "2"],
+    "async+openings+mix+timed+random": [*TIMED, "--random-move-rate", "0.04"],
     "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
     "expert+cap+forced": [
         "--expert-iterations", "4", "--expert-simulations", "2000",
