@@ -34,7 +34,9 @@ learner trains, with the defaults' value mix and random openings),
 ``--minutes`` of training time, ``--schedule-hours``, instead of 100 iterations),
 ``async+openings+mix+timed+forced`` (with forced playouts too, k = 2) and
 ``async+openings+mix+timed+random`` (with a random move instead of the search's on 4% of
-the moves after the opening, about one a game). The last five use every core each: run them
+the moves after the opening, about one a game), ``async+openings+mix+timed+random8`` (on
+8%) and ``async+openings+mix+timed+random+wide`` (4%, with a 48x4 network instead of 32x3).
+The last seven use every core each: run them
 ``--sequential``, and compare their last networks (``--evaluate`` at a time past the end:
 the same wall time of the whole machine each, everything included).
 """
@@ -89,6 +91,9 @@ ASYNC = [
 TIMED = [*ASYNC, "--schedule-hours", "RUN"]
 """The same with the learning-rate schedule over the run's length (``RUN``: its hours)."""
 
+RANDOM = [*TIMED, "--random-move-rate", "0.04"]
+"""The same with a random move instead of the search's on 4% of the moves after the opening."""
+
 VARIANTS = {
     "baseline": [],
     "cap": ["--full-search-fraction", "0.25", "--fast-simulations", "16"],
@@ -113,7 +118,9 @@ VARIANTS = {
     "async+openings+mix": ASYNC,
     "async+openings+mix+timed": TIMED,
     "async+openings+mix+timed+forced": [*TIMED, "--forced-playouts", "2"],
-    "async+openings+mix+timed+random": [*TIMED, "--random-move-rate", "0.04"],
+    "async+openings+mix+timed+random": RANDOM,
+    "async+openings+mix+timed+random8": [*TIMED, "--random-move-rate", "0.08"],
+    "async+openings+mix+timed+random+wide": [*RANDOM, "--channels", "48", "--blocks", "4"],
     "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
     "expert+cap+forced": [
         "--expert-iterations", "4", "--expert-simulations", "2000",
