@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -775,3 +776,59 @@ def test_web_load() -> None:
             assert positive(level["rss_mib_start"]) and positive(level["rss_mib_peak"])
     assert "AI 50 simulations a move" in report["machine"]
     assert "3 users for 2 s" in err  # the progress lines
+
+
+def _bench_module(name: str) -> object:
+    """``bench/<name>.py`` imported as a module (``bench`` is no package)."""
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(BENCH))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCH))
+    return module
+
+
+def test_go_turning_points_reads_scores_and_swings() -> None:
+    """GTP scores as Black's lead, phases by move number, and the largest swing against
+    either colour, by hand."""
+    script: Any = _bench_module("go_turning_points")
+    assert script.black_margin("B+3.5") == 3.5
+    assert script.black_margin("W+12.0 (upper bound: 14.5, lower: 10.5)") == -12.0
+    assert script.black_margin("0") == 0.0
+    with pytest.raises(ValueError, match="not a score"):
+        script.black_margin("resign")
+    assert [script.phase(m) for m in (1, 20, 21, 60, 61, 300)] == [
+        "1-20", "1-20", "21-40", "41-60", "61+", "61+",
+    ]  # fmt: skip
+    margins = [-10.0, -12.0, 5.0, 4.0, -30.0, -29.0]  # Black's lead after moves 1 to 6
+    assert script.largest_swing(margins, 0) == (5, 34.0)  # move 5 took 34 points from Black
+    assert script.largest_swing(margins, 1) == (3, 17.0)  # move 3 took 17 from White
+    assert script.largest_swing([], 0) == (0, 0.0)
+    assert script.largest_swing([1.0, 2.0, 3.0], 1) == (2, 1.0)
+
+
+def test_go_turning_points_on_a_lost_game(tmp_path: Path) -> None:
+    """One lost game of the kept records through GNU Go: its swing is found, whole-board
+    losses swing by more than a few points, and the table counts the game once."""
+    if shutil.which("/usr/games/gnugo") is None:
+        pytest.fail("/usr/games/gnugo is missing: .ci/run installs it (apt-get install gnugo)")
+    lines = (ROOT / "bench" / "records" / "go_gnugo_lgrf_109.jsonl").read_text().splitlines()
+    lost = [line for line in lines if json.loads(line)["winner"] == 1]  # playout was Black
+    lost = [line for line in lost if json.loads(line)["players"][0].startswith("mcts:")]
+    records = tmp_path / "lost.jsonl"
+    records.write_text(lost[0] + "\n")
+    out_file = tmp_path / "swings.json"
+    out, _ = run_bench(
+        "go_turning_points.py", str(records), "--player", "mcts:", "--json", str(out_file)
+    )
+    assert "61+" in out and "after the opponent's move" in out
+    data = json.loads(out_file.read_text())
+    (game,) = data["details"]["games"]
+    assert game["lost"] and game["colour"] == "B"
+    assert 1 < game["swing_move"] <= game["moves"] == len(json.loads(lost[0])["moves"])
+    assert game["swing_points"] > 5
+    assert sum(int(row[1]) for row in data["rows"]) == 1
+    assert data["command"].startswith("python bench/go_turning_points.py ")
