@@ -108,6 +108,7 @@ def test_every_script_is_covered() -> None:
         "go_knowledge.py",
         "go_openings.py",
         "match_records.py",
+        "go_turning_points.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
         "results.py",  # result files for the docs: test_python_engine_result_file
