@@ -25,6 +25,7 @@ import sys
 from collections import Counter
 from typing import Any
 
+from match_records import scored_side
 from playout._src.arena.records import read_records
 from playout.interop.gtp_player import GtpConnection, engine_argv
 
@@ -86,18 +87,16 @@ def largest_swing(margins: list[float], side: int) -> tuple[int, float]:
     return best, drop
 
 
-def analyse(paths: list[str], prefix: str, gnugo: str, every_game: bool) -> dict[str, Any]:
-    """The per-game swings and their counts by phase (see the module docstring)."""
+def analyse(paths: list[str], prefix: str, gnugo: str, every_game: bool) -> list[dict[str, Any]]:
+    """Each game's largest swing (see the module docstring); ``phase`` and ``swing_after``
+    are ``None`` for a game without one."""
     games = []
     engine = GtpConnection(engine_argv(gnugo), name="gnugo", timeout=60.0)
     try:
         for path in paths:
             for saved in read_records(path):
                 data = saved.data
-                ours = [i for i, s in enumerate(data["players"]) if str(s).startswith(prefix)]
-                if len(ours) != 1:
-                    raise ValueError(f"{path}: game {saved.index}: no one side {prefix!r}")
-                side = ours[0]
+                side = scored_side(saved, path, prefix)
                 lost = data.get("winner") is not None and data.get("winner") != side
                 if not (lost or every_game):
                     continue
@@ -113,14 +112,16 @@ def analyse(paths: list[str], prefix: str, gnugo: str, every_game: bool) -> dict
                         "moves": len(margins),
                         "swing_move": move,
                         "swing_points": round(drop, 1),
-                        "swing_after": "player" if (move - 1) % 2 == side else "opponent",
+                        "phase": phase(move) if move else None,
+                        "swing_after": (
+                            None if not move else "player" if (move - 1) % 2 == side else "opponent"
+                        ),
                         "played": data["moves"][move - 1] if move else "",
                     }
                 )
     finally:
         engine.close()
-    by_phase = Counter((phase(g["swing_move"]), g["swing_after"]) for g in games if g["swing_move"])
-    return {"games": games, "by_phase": by_phase}
+    return games
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,14 +132,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="every game, not only the lost ones")
     parser.add_argument("--json", help="write the result file here")
     args = parser.parse_args(argv)
-    found = analyse(args.files, args.player, args.gnugo, args.all)
-    games, by_phase = found["games"], found["by_phase"]
+    games = analyse(args.files, args.player, args.gnugo, args.all)
+    by_phase = Counter((g["phase"], g["swing_after"]) for g in games)
     columns = ["moves", "games", "after the player's move", "after the opponent's move",
                "median swing (points)"]  # fmt: skip
     rows = []
     for low, _ in PHASES:
         name = phase(low)
-        swings = sorted(g["swing_points"] for g in games if phase(max(g["swing_move"], 1)) == name)
+        swings = sorted(g["swing_points"] for g in games if g["phase"] == name)
         median = f"{swings[len(swings) // 2]:.1f}" if swings else "-"
         rows.append([
             name, str(len(swings)), str(by_phase[(name, "player")]),

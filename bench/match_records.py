@@ -25,6 +25,20 @@ from playout._src.arena.match import wilson_interval
 from playout._src.arena.records import read_records
 
 
+def scored_side(saved: Any, path: str, prefix: str) -> int:
+    """The seat (0: first player) of the player whose spec starts with ``prefix`` in the
+    saved game ``saved`` of the file ``path``.
+
+    Raises:
+        ValueError: neither side's spec, or both, start with ``prefix``.
+    """
+    players = list(saved.data["players"])
+    ours = [i for i, spec in enumerate(players) if str(spec).startswith(prefix)]
+    if len(ours) != 1:
+        raise ValueError(f"{path}: game {saved.index} has {players!r}: no one side {prefix!r}")
+    return ours[0]
+
+
 def tally(path: str, prefix: str) -> dict[str, Any]:
     """The figures of one file of saved games for the player whose spec starts with
     ``prefix``.
@@ -37,11 +51,7 @@ def tally(path: str, prefix: str) -> dict[str, Any]:
     second = [0, 0]
     agreeing = same_score = checked = 0
     for saved in read_records(path):
-        players = list(saved.data["players"])
-        ours = [i for i, spec in enumerate(players) if str(spec).startswith(prefix)]
-        if len(ours) != 1:
-            raise ValueError(f"{path}: game {saved.index} has {players!r}: no one side {prefix!r}")
-        side = ours[0]
+        side = scored_side(saved, path, prefix)
         winner = saved.data.get("winner")
         won, lost = winner == side, winner is not None and winner != side
         wins += won

@@ -748,11 +748,7 @@ def test_zero_ablation(tmp_path: Path) -> None:
 
 def test_zero_ablation_timed_schedule_spans_the_run() -> None:
     """The timed variant's schedule is the run's own length, whatever ``--minutes`` is."""
-    path = Path(__file__).parent.parent / "bench" / "zero_ablation.py"
-    spec = importlib.util.spec_from_file_location("zero_ablation", path)
-    assert spec is not None and spec.loader is not None
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script: Any = _bench_module("zero_ablation")
     for minutes, hours in ((30, "0.500000"), (120, "2.000000")):
         argv = script.command("connect4", "async+openings+mix+timed", Path("o"), minutes, 0)
         assert argv[argv.index("--schedule-hours") + 1] == hours
@@ -832,4 +828,5 @@ def test_go_turning_points_on_a_lost_game(tmp_path: Path) -> None:
     assert 1 < game["swing_move"] <= game["moves"] == len(json.loads(lost[0])["moves"])
     assert game["swing_points"] > 5
     assert sum(int(row[1]) for row in data["rows"]) == 1
+    assert game["phase"] in [row[0] for row in data["rows"] if row[1] == "1"]
     assert data["command"].startswith("python bench/go_turning_points.py ")
