@@ -27,6 +27,7 @@ from typing import Any
 
 from match_records import scored_side
 from playout._src.arena.records import read_records
+from playout._src.errors import PlayoutError
 from playout.interop.gtp_player import GtpConnection, engine_argv
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10 --chinese-rules"
@@ -96,6 +97,8 @@ def analyse(paths: list[str], prefix: str, gnugo: str, every_game: bool) -> list
         for path in paths:
             for saved in read_records(path):
                 data = saved.data
+                if data["game"] != "go":
+                    raise ValueError(f"{path}: game {saved.index} is {data['game']}, not go")
                 side = scored_side(saved, path, prefix)
                 lost = data.get("winner") is not None and data.get("winner") != side
                 if not (lost or every_game):
@@ -132,7 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="every game, not only the lost ones")
     parser.add_argument("--json", help="write the result file here")
     args = parser.parse_args(argv)
-    games = analyse(args.files, args.player, args.gnugo, args.all)
+    try:
+        games = analyse(args.files, args.player, args.gnugo, args.all)
+    except (ValueError, PlayoutError) as error:  # bad records (RecordError), GNU Go failing
+        print(f"go_turning_points: {error}", file=sys.stderr)
+        return 2
     by_phase = Counter((g["phase"], g["swing_after"]) for g in games)
     columns = ["moves", "games", "after the player's move", "after the opponent's move",
                "median swing (points)"]  # fmt: skip

@@ -830,3 +830,18 @@ def test_go_turning_points_on_a_lost_game(tmp_path: Path) -> None:
     assert sum(int(row[1]) for row in data["rows"]) == 1
     assert game["phase"] in [row[0] for row in data["rows"] if row[1] == "1"]
     assert data["command"].startswith("python bench/go_turning_points.py ")
+    tictactoe = tmp_path / "tictactoe.jsonl"
+    subprocess.run(
+        [sys.executable, "-m", "playout", "match", "tictactoe", "--p1", "mcts:simulations=10",
+         "--p2", "random", "--games", "1", "--save", str(tictactoe)],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, capture_output=True, timeout=120,
+        check=True,
+    )  # fmt: skip
+    for bad, message in ((tictactoe, "is tictactoe, not go"), (out_file, "not valid JSON")):
+        process = subprocess.run(
+            [sys.executable, str(BENCH / "go_turning_points.py"), str(bad), "--all"],
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, capture_output=True,
+            text=True, timeout=60,
+        )  # fmt: skip
+        assert process.returncode == 2 and message in process.stderr
+        assert "Traceback" not in process.stderr
