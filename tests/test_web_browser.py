@@ -54,6 +54,7 @@ if not os.environ.get("CI"):
 
 import uvicorn  # noqa: E402
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 
 from playout.web import Limits, create_app  # noqa: E402
 
@@ -113,12 +114,35 @@ def ply(page: Page) -> int:
     return int(page.evaluate("document.body.dataset.ply"))
 
 
+IDLE = "!document.body.dataset.thinking && !app.aiPending"
+"""Nothing thinks: no search runs, and no AI move is asked for (the page marks a request as
+thinking only at its next render)."""
+
+PATIENCE_MS = 60_000
+"""How long a wait for the AI may take on a loaded two-core CI machine (a bound on liveness,
+not a measure of speed: the moves take well under a second)."""
+
+
+def wait_for(page: Page, condition: str, timeout: int = PATIENCE_MS) -> None:
+    """Until ``condition`` (JavaScript) holds on the page; on a timeout, the failure says
+    what the page showed (its message, status, ply and thinking), not only that it waited."""
+    try:
+        page.wait_for_function(condition, timeout=timeout)
+    except PlaywrightTimeoutError:
+        shown = page.evaluate(
+            "({message: document.getElementById('message').textContent,"
+            " status: document.getElementById('status').textContent,"
+            " ply: document.body.dataset.ply, thinking: document.body.dataset.thinking,"
+            " aiPending: Boolean(app.aiPending)})"
+        )
+        raise AssertionError(
+            f"waited {timeout} ms for {condition}; the page shows {shown}"
+        ) from None
+
+
 def wait_idle(page: Page, at_ply: int) -> None:
     """Until the page shows ply ``at_ply`` and nothing is thinking."""
-    page.wait_for_function(
-        f"document.body.dataset.ply === '{at_ply}' && !document.body.dataset.thinking",
-        timeout=15_000,
-    )
+    wait_for(page, f"document.body.dataset.ply === '{at_ply}' && {IDLE}")
 
 
 def setup(page: Page, game: str, budget: str, unit: str, ai: str = "second") -> None:
@@ -128,7 +152,7 @@ def setup(page: Page, game: str, budget: str, unit: str, ai: str = "second") -> 
     page.select_option("#budget-kind", unit)
     old = page.evaluate("app.view && app.view.id")
     page.click("#new-game")
-    page.wait_for_function(f"app.view && app.view.id !== {old!r}", timeout=15_000)
+    wait_for(page, f"app.view && app.view.id !== {old!r}")  # may compile the game's kernel
     wait_idle(page, 0)
 
 
@@ -146,10 +170,13 @@ def test_a_whole_tictactoe_game_by_clicking(page: Page, screenshots: Path) -> No
     moves = 2
     while "Game over" not in page.inner_text("#status"):
         page.locator("#board .cell:not(.taken)").first.click()
-        page.wait_for_function(
-            f"(Number(document.body.dataset.ply) > {moves} && !document.body.dataset.thinking)"
+        # The human's turn again (the AI has replied) or the end: never the moment between
+        # the human's move and the AI's request, when a click would be refused.
+        wait_for(
+            page,
+            f"(Number(document.body.dataset.ply) > {moves}"
+            f" && Number(document.body.dataset.ply) % 2 === 0 && {IDLE})"
             " || document.getElementById('status').textContent.includes('Game over')",
-            timeout=15_000,
         )
         moves = ply(page)
     status = page.inner_text("#status")
@@ -244,7 +271,7 @@ def test_go_on_three_board_sizes_with_pass_captures_heat_map_and_evaluation(
         page.select_option("#go-size", size)
         old = page.evaluate("app.view.id")
         page.click("#new-game")
-        page.wait_for_function(f"app.view && app.view.id !== {old!r}", timeout=15_000)
+        wait_for(page, f"app.view && app.view.id !== {old!r}")
         assert page.locator("#board .point").count() == points
         assert page.locator("#board .point.star").count() == (5 if size == "13" else 9)
     page.screenshot(path=str(screenshots / "go-19x19.png"), full_page=True)
