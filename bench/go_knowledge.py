@@ -12,16 +12,21 @@ kernel's default) is ``all``, ``none`` or a ``+``-joined subset of ``last`` (the
 playout move answers the tree's last move), ``ladders`` (MoGo playouts leave a chain caught
 in a ladder), ``nakade`` (MoGo playouts may fill a small enclosure of the opponent's with
 a self-atari), ``lowlib`` (MoGo playouts play a liberty of a chain with two next to the
-last stone) and ``lgrf`` (MoGo playouts answer the last two moves with the last good reply):
-the ``PLAYOUT_*`` bits. Both players search with
-``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
-through :func:`playout.run_match` in this process.
+last stone), ``lgrf`` (MoGo playouts answer the last two moves with the last good reply) and
+``captures`` (MoGo playouts that answer nothing capture anywhere on the board): the
+``PLAYOUT_*`` bits. Both players search with ``RAVE(bias=--bias, prior=--prior)`` and
+``--simulations`` a move, colours alternating, through :func:`playout.run_match`
+(``--workers`` games at once, records to ``--save``). ``--opponent SPEC`` plays p1 against
+any player of ``playout match`` instead of a second such player (GNU Go: ``gtp:...``).
 
 Usage::
 
     python bench/go_knowledge.py --p1 mogo:all --p2 mogo:tactics --games 40 --seed 31
     python bench/go_knowledge.py --p1 mogo:all:all --p2 mogo:all:ladders --games 60 --seed 41
     python bench/go_knowledge.py --p1 light:patterns --p2 light:none --games 2 --simulations 50
+    python bench/go_knowledge.py --p1 mogo:all:nakade+lgrf+captures --opponent \
+        "gtp:/usr/games/gnugo --mode gtp --level 10 --chinese-rules --positional-superko \
+        --capture-all-dead" --simulations 10000 --games 100 --workers 2 --save games.jsonl
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from playout._src.evaluation import Rollout
 from playout.games.go import GoGame
 from playout.games.go.heavy import GoPlayouts
 from playout.games.go.kernel import (
+    PLAYOUT_CAPTURES,
     PLAYOUT_LADDERS,
     PLAYOUT_LAST_MOVE,
     PLAYOUT_LGRF,
@@ -58,6 +64,7 @@ FEATURES = {
     "nakade": PLAYOUT_NAKADE,
     "lowlib": PLAYOUT_LOW_LIBERTIES,
     "lgrf": PLAYOUT_LGRF,
+    "captures": PLAYOUT_CAPTURES,
 }
 
 
@@ -97,27 +104,39 @@ class KnowledgePlayer(MctsPlayer):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--p1", required=True)
-    parser.add_argument("--p2", required=True)
+    opponent = parser.add_mutually_exclusive_group(required=True)
+    opponent.add_argument("--p2", help="PLAYOUTS:PIECES[:FEATURES], as --p1")
+    opponent.add_argument("--opponent", help="a player spec of playout match (gtp:...)")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--simulations", type=int, default=1000)
     parser.add_argument("--bias", type=float, default=0.01)
     parser.add_argument("--prior", type=float, default=50)
     parser.add_argument("--komi", type=float, default=7.5)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--save", help="write each game's record here (.jsonl)")
     args = parser.parse_args()
     game = GoGame(size=9, komi=args.komi)
     options = MctsOptions(
         budget=Budget(simulations=args.simulations), rule="rave", bias=args.bias, prior=args.prior
     )
     assert isinstance(options.selection(), RAVE)
-    players = [
-        KnowledgePlayer(game, options, parse_player(text), name=text) for text in (args.p1, args.p2)
+    players: list[KnowledgePlayer | str] = [
+        KnowledgePlayer(game, options, parse_player(args.p1), name=args.p1)
     ]
+    if args.opponent is not None:
+        players.append(args.opponent)
+    else:
+        players.append(KnowledgePlayer(game, options, parse_player(args.p2), name=args.p2))
 
-    result = run_match(game, players[0], players[1], games=args.games, seed=args.seed)
+    result = run_match(
+        game, players[0], players[1], games=args.games, seed=args.seed, workers=args.workers,
+        save=args.save,
+    )  # fmt: skip
     low, high = result.confidence_interval
     print(
-        f"{args.p1} vs {args.p2}: {result.wins}-{result.draws}-{result.losses}, score "
+        f"{args.p1} vs {args.opponent or args.p2}: "
+        f"{result.wins}-{result.draws}-{result.losses}, score "
         f"{result.score:.3f} "
         f"(Wilson 95% {low:.3f}-{high:.3f}), {args.games} games, {args.simulations} sims"
     )

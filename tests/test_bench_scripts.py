@@ -419,6 +419,23 @@ def test_go_knowledge() -> None:
     assert figure(out, "Wilson 95%") >= 0.0 and "2 games" in out
 
 
+def test_go_knowledge_against_any_player_with_records(tmp_path: Path) -> None:
+    """``--opponent`` takes a player spec of ``playout match``; the games run on two workers
+    and their records are saved, p1 named by its knowledge."""
+    save = tmp_path / "games.jsonl"
+    out, _ = run_bench(
+        "go_knowledge.py", "--p1", "mogo:all:nakade+lgrf+captures", "--opponent", "random",
+        "--games", "2", "--simulations", "30", "--workers", "2", "--save", str(save),
+    )  # fmt: skip
+    assert "mogo:all:nakade+lgrf+captures vs random:" in out and "2 games" in out
+    records = [json.loads(line) for line in save.read_text().splitlines()]
+    assert len(records) == 2 and all(r["game"] == "go" for r in records)
+    assert {tuple(r["players"]) for r in records} == {
+        ("mogo:all:nakade+lgrf+captures", "random"),
+        ("random", "mogo:all:nakade+lgrf+captures"),
+    }
+
+
 def test_ab_trees_solver() -> None:
     out, _ = run_bench(
         "ab_trees.py", "--trees", "src", "--game", "tictactoe", "--solver", "--sims", "200000",

@@ -35,6 +35,7 @@ from playout.games.go.kernel import (
     P_CELLS,
     P_POLICY,
     P_TABLES,
+    PLAYOUT_CAPTURES,
     PLAYOUT_LGRF,
     PLAYOUT_NAKADE,
     POLICY_MOGO,
@@ -45,6 +46,7 @@ from playout.games.go.kernel import (
     PRIORS_PATTERNS,
     PRIORS_TACTICS,
     _cell_code,
+    _global_capture,
     _in_small_enclosure,
     _is_self_atari,
     _learn_replies,
@@ -466,6 +468,66 @@ def test_mogo_plays_the_liberties_of_chains_with_two() -> None:
     # chain, is not answered.
     rows = [".......", ".......", "..OX...", "..XO...", ".......", ".......", "......."]
     assert answers(rows, "D4", 0, low_liberties=True) == {"B4", "C3", "D3", "D6", "E4", "E5"}
+
+
+def global_captures(rows: list[str], to_move: int, ko: str | None = None) -> set[str]:
+    """The captures anywhere on the board that :func:`_global_capture` draws for the player
+    ``to_move`` (0 Black) over 40 seeds, as move names (``none`` for -1)."""
+    game = GoGame(len(rows))
+    state = game.from_board(rows, to_move)
+    size = game.size
+    colour, chain, _, libs, sums, squares, cell_of = playout_board(state)
+    empties = np.array([cell_of[p] for p, v in enumerate(state.board) if v == EMPTY])
+    ko_cell = int(cell_of[point_from_name(size, ko)]) if ko else -1
+    point_of = {int(c): p for p, c in enumerate(cell_of)}
+    candidates = np.zeros(size * size, dtype=np.int64)
+    out = set()
+    for seed in range(40):
+        cell = _global_capture(
+            to_move + 1, ko_cell, colour, chain, libs, sums, squares, size + 1, empties,
+            len(empties), candidates, new_rng_state(seed),
+        )  # fmt: skip
+        out.add("none" if cell < 0 else game.action_to_string(state, point_of[int(cell)]))
+    return out
+
+
+def test_captures_anywhere_on_the_board() -> None:
+    # White's A1 (liberty A2) and E4-E5 (liberty E3) are in atari, White's C3 is not: Black
+    # takes either of the two, drawn uniformly; White, to move, has nothing to capture.
+    rows = ["...XO", "...XO", "..O..", ".....", "OX..."]
+    assert global_captures(rows, 0) == {"A2", "E3"}
+    assert global_captures(rows, 1) == {"none"}
+    # The ko point is not played: E3 alone.
+    assert global_captures(rows, 0, ko="A2") == {"E3"}
+    assert global_captures([".....", ".....", "..X..", ".....", "....."], 0) == {"none"}
+
+
+def test_the_playout_captures_far_from_the_last_move_with_the_feature() -> None:
+    # Black to move at the start of the playout (no last move to answer): with
+    # PLAYOUT_CAPTURES its first stone takes White's chain in atari in every draw; without,
+    # the uniform draw plays elsewhere too.
+    game = GoGame(7)
+    rows = [".......", ".......", "...X...", "..XOX..", ".......", ".......", "......."]
+    state = game.from_board(rows, 0)
+    capture = point_from_name(7, "D3")
+
+    def first_stones(features: int) -> set[int]:
+        kernel = go_kernel(7, playouts="mogo", features=features)
+        compact = kernel.encode(state)
+        out_actions = np.zeros(kernel.max_length, dtype=np.int64)
+        out_players = np.zeros(kernel.max_length, dtype=np.int64)
+        stones = set()
+        for seed in range(12):
+            scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+            _, count = kernel.recorded_rollout(
+                kernel.params, compact, scratch, new_rng_state(seed), out_actions, out_players
+            )
+            assert count > 0 and out_players[0] == 0
+            stones.add(int(out_actions[0]))
+        return stones
+
+    assert first_stones(PLAYOUT_NAKADE | PLAYOUT_CAPTURES) == {capture}
+    assert len(first_stones(PLAYOUT_NAKADE)) > 1
 
 
 def test_nothing_to_answer() -> None:

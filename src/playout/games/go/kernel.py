@@ -55,9 +55,9 @@ patterns of :mod:`playout.games.go.patterns`, captures) and refuses self-ataris
 (:func:`_light_playout`); both start by answering the tree's last move, and ``mogo`` leaves
 alone a chain caught in a ladder (:mod:`playout.games.go.ladder`), fills a small enclosure
 of the opponent's with a self-atari (nakade) and answers chains with two liberties, as
-``params[P_FEATURES]`` says. The prior
-knowledge for RAVE, :func:`go_move_priors`, scores moves by the pieces ``params[P_PRIORS]``
-names.
+``params[P_FEATURES]`` says, and may capture anywhere when nothing answers the last stone.
+The prior knowledge for RAVE, :func:`go_move_priors`, scores moves by the pieces
+``params[P_PRIORS]`` names.
 """
 
 from __future__ import annotations
@@ -173,8 +173,19 @@ forgotten (:func:`_learn_replies`). The replies live in the kernel's scratch, ke
 playouts and between the searches of one tree (the engine zeroes the scratch when a new
 tree starts); only the playout's own moves are learned from, the tree's last move as the
 first one's predecessor."""
+PLAYOUT_CAPTURES = 32
+"""MoGo playouts that find no answer to the last stone capture anywhere on the board: a
+liberty of an opponent's chain in atari, drawn uniformly among them, before the uniform draw
+(the third rule of MoGo's playouts, Gelly et al. 2006, section 4.2, and the capture
+heuristic of Fuego's; :func:`_global_capture`): a chain left in atari far from the last
+stone is taken instead of living or dying by the draw."""
 PLAYOUT_ALL = (
-    PLAYOUT_LAST_MOVE | PLAYOUT_LADDERS | PLAYOUT_NAKADE | PLAYOUT_LOW_LIBERTIES | PLAYOUT_LGRF
+    PLAYOUT_LAST_MOVE
+    | PLAYOUT_LADDERS
+    | PLAYOUT_NAKADE
+    | PLAYOUT_LOW_LIBERTIES
+    | PLAYOUT_LGRF
+    | PLAYOUT_CAPTURES
 )
 """Every playout feature."""
 PLAYOUT_DEFAULT = PLAYOUT_NAKADE
@@ -1313,6 +1324,40 @@ def _mogo_answer(
 
 
 @jit(**GO_JIT)
+def _global_capture(
+    own: int,
+    ko: int,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    libs: np.ndarray,
+    sums: np.ndarray,
+    squares: np.ndarray,
+    stride: int,
+    empties: np.ndarray,
+    num_empty: int,
+    candidates: np.ndarray,
+    rng: np.ndarray,
+) -> int:
+    """A capture anywhere on the board for ``own`` (:data:`PLAYOUT_CAPTURES`): an empty
+    point next to an opponent's chain in atari (so its last liberty) that ``own`` may play
+    (:func:`_is_playable`), drawn uniformly among them; -1 for none. ``empties[:num_empty]``:
+    the empty points; ``candidates``: scratch of at least as many words."""
+    other = 3 - own
+    count = 0
+    for i in range(num_empty):
+        cell = empties[i]
+        for n in (cell - stride, cell - 1, cell + 1, cell + stride):
+            if colour[n] == other and _in_atari(libs, sums, squares, chain[n]):
+                if _is_playable(cell, own, ko, colour, chain, libs, sums, squares, stride):
+                    candidates[count] = cell
+                    count += 1
+                break
+    if count > 0:
+        return candidates[random_below(rng, count)]
+    return -1
+
+
+@jit(**GO_JIT)
 def _last_good_reply(
     reply1: np.ndarray,
     reply2: np.ndarray,
@@ -1412,7 +1457,9 @@ def _light_playout(
     of the opponent's with :data:`PLAYOUT_NAKADE` (:func:`_in_small_enclosure`). The first
     move answers the tree's last move (``state[S_LAST]``) when ``params[P_FEATURES]`` holds
     :data:`PLAYOUT_LAST_MOVE`, else it is drawn uniformly; :data:`PLAYOUT_LADDERS` makes the
-    MoGo escapes skip chains caught in a ladder. Light playouts read none of the features.
+    MoGo escapes skip chains caught in a ladder; with :data:`PLAYOUT_CAPTURES` a MoGo move
+    that answers nothing captures anywhere on the board (:func:`_global_capture`) before
+    the uniform draw. Light playouts read none of the features.
 
     With ``record`` (a constant at each call site, so the other call compiles without the
     recording), the first stone played on each point during the playout is written to
@@ -1508,6 +1555,7 @@ def _light_playout(
     if policy != POLICY_LIGHT and features & PLAYOUT_LAST_MOVE and state[S_LAST] > 0:
         last = params[cell_of + int(state[S_LAST]) - 1]
     lgrf = mogo and (features & PLAYOUT_LGRF) != 0
+    captures = mogo and (features & PLAYOUT_CAPTURES) != 0
     before = int64(0)  # the last move's cell (0: a pass or none), for the last good replies
     if state[S_LAST] > 0:
         before = params[cell_of + int(state[S_LAST]) - 1]
@@ -1528,6 +1576,11 @@ def _light_playout(
             cell = _mogo_answer(
                 params, last, own, ko, colour, chain, ring, libs, sums, squares, stride,
                 stack, rng, ladder_work, depth_limit, low_liberties,
+            )  # fmt: skip
+        if cell < 0 and captures:
+            cell = _global_capture(
+                own, ko, colour, chain, libs, sums, squares, stride, empties, num_empty,
+                stack, rng,
             )  # fmt: skip
         # Uniform among the playable points: draw, and move a refused one past the window.
         window = num_empty if cell < 0 else 0
@@ -1738,6 +1791,7 @@ __all__ = [
     "LAST_LENGTH",
     "LAST_MARGIN",
     "PLAYOUT_ALL",
+    "PLAYOUT_CAPTURES",
     "PLAYOUT_DEFAULT",
     "PLAYOUT_LADDERS",
     "PLAYOUT_LAST_MOVE",
