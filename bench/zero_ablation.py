@@ -35,8 +35,9 @@ learner trains, with the defaults' value mix and random openings),
 ``async+openings+mix+timed+forced`` (with forced playouts too, k = 2) and
 ``async+openings+mix+timed+random`` (with a random move instead of the search's on 4% of
 the moves after the opening, about one a game), ``async+openings+mix+timed+random8`` (on
-8%) and ``async+openings+mix+timed+random+wide`` (4%, with a 48x4 network instead of 32x3).
-The last seven use every core each: run them
+8%), ``async+openings+mix+timed+random12`` (on 12%) and
+``async+openings+mix+timed+random+wide`` (4%, with a 48x4 network instead of 32x3).
+The last eight use every core each: run them
 ``--sequential``, and compare their last networks (``--evaluate`` at a time past the end:
 the same wall time of the whole machine each, everything included).
 """
@@ -120,6 +121,7 @@ VARIANTS = {
     "async+openings+mix+timed+forced": [*TIMED, "--forced-playouts", "2"],
     "async+openings+mix+timed+random": RANDOM,
     "async+openings+mix+timed+random8": [*TIMED, "--random-move-rate", "0.08"],
+    "async+openings+mix+timed+random12": [*TIMED, "--random-move-rate", "0.12"],
     "async+openings+mix+timed+random+wide": [*RANDOM, "--channels", "48", "--blocks", "4"],
     "expert": ["--expert-iterations", "4", "--expert-simulations", "2000"],
     "expert+cap+forced": [
