@@ -1,23 +1,23 @@
 #!/usr/bin/env python
 """A 9x9 Go match between two RAVE players that differ in the kernel's knowledge.
-
 Player specs choose the playouts (``rollout=light|heavy|mogo``) and how many virtual samples
 of prior knowledge a player takes (``prior=N``), but the kernel's prior knowledge is one set
 (captures and escapes, 3x3 patterns, penalties, ladders: ``PRIORS_ALL``) and so are its
 playouts' features. To measure one piece at a time, this script builds each player with a
-kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, ``none`` or a
-``+``-joined subset of ``tactics``, ``patterns``, ``penalties`` and ``ladders``
-(:mod:`playout.games.go.kernel`'s ``PRIORS_*``), and ``FEATURES`` (default ``none``, the
-kernel's default) is ``all``, ``none`` or a ``+``-joined subset of ``last`` (the first
-playout move answers the tree's last move), ``ladders`` (MoGo playouts leave a chain caught
-in a ladder), ``nakade`` (MoGo playouts may fill a small enclosure of the opponent's with
-a self-atari), ``lowlib`` (MoGo playouts play a liberty of a chain with two next to the
-last stone), ``lgrf`` (MoGo playouts answer the last two moves with the last good reply) and
-``captures`` (MoGo playouts that answer nothing capture anywhere on the board): the
-``PLAYOUT_*`` bits. Both players search with ``RAVE(bias=--bias, prior=--prior)`` and
-``--simulations`` a move, colours alternating, through :func:`playout.run_match`
-(``--workers`` games at once, records to ``--save``). ``--opponent SPEC`` plays p1 against
-any player of ``playout match`` instead of a second such player (GNU Go: ``gtp:...``).
+kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, ``none`` or
+a ``+``-joined subset of ``tactics``, ``patterns``, ``penalties`` and ``ladders``
+(:mod:`playout.games.go.kernel`'s ``PRIORS_*``), and ``FEATURES`` (default ``none``; the
+kernel's own default is ``nakade``) is ``all``, ``none`` or a ``+``-joined subset of
+``last`` (the first playout move answers the tree's last move), ``ladders`` (MoGo playouts
+leave a chain caught in a ladder), ``nakade`` (MoGo playouts may fill a small enclosure of
+the opponent's with a self-atari), ``lowlib`` (MoGo playouts play a liberty of a chain with
+two next to the last stone), ``lgrf`` (MoGo playouts answer the last two moves with the last
+good reply) and ``captures`` (MoGo playouts that answer nothing capture anywhere on the
+board): the ``PLAYOUT_*`` bits. Both players search with ``RAVE(bias=--bias,
+prior=--prior)`` and ``--simulations`` a move, colours alternating, through
+:func:`playout.run_match` (``--workers`` games at once, records to ``--save``). ``--opponent
+SPEC`` plays p1 against any player of ``playout match`` instead of a second such player (GNU
+Go: ``gtp:...``).
 
 Usage::
 
@@ -114,7 +114,7 @@ def main() -> None:
     parser.add_argument("--prior", type=float, default=50)
     parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--save", help="write each game's record here (.jsonl)")
+    parser.add_argument("--save", help="append each game's record to this file (.jsonl)")
     args = parser.parse_args()
     game = GoGame(size=9, komi=args.komi)
     options = MctsOptions(

@@ -36,6 +36,7 @@ from playout.games.go.kernel import (
     P_POLICY,
     P_TABLES,
     PLAYOUT_CAPTURES,
+    PLAYOUT_LAST_MOVE,
     PLAYOUT_LGRF,
     PLAYOUT_NAKADE,
     POLICY_MOGO,
@@ -499,7 +500,8 @@ def test_captures_anywhere_on_the_board() -> None:
     assert global_captures(rows, 1) == {"none"}
     # The ko point is not played: E3 alone.
     assert global_captures(rows, 0, ko="A2") == {"E3"}
-    assert global_captures([".....", ".....", "..X..", ".....", "....."], 0) == {"none"}
+    # White's C3 has two liberties (D3, C2): nothing to capture.
+    assert global_captures([".....", "..X..", ".XO..", ".....", "....."], 0) == {"none"}
 
 
 def test_the_playout_captures_far_from_the_last_move_with_the_feature() -> None:
@@ -508,10 +510,9 @@ def test_the_playout_captures_far_from_the_last_move_with_the_feature() -> None:
     # the uniform draw plays elsewhere too.
     game = GoGame(7)
     rows = [".......", ".......", "...X...", "..XOX..", ".......", ".......", "......."]
-    state = game.from_board(rows, 0)
     capture = point_from_name(7, "D3")
 
-    def first_stones(features: int) -> set[int]:
+    def first_stones(state: GoState, features: int) -> set[int]:
         kernel = go_kernel(7, playouts="mogo", features=features)
         compact = kernel.encode(state)
         out_actions = np.zeros(kernel.max_length, dtype=np.int64)
@@ -526,8 +527,16 @@ def test_the_playout_captures_far_from_the_last_move_with_the_feature() -> None:
             stones.add(int(out_actions[0]))
         return stones
 
-    assert first_stones(PLAYOUT_NAKADE | PLAYOUT_CAPTURES) == {capture}
-    assert len(first_stones(PLAYOUT_NAKADE)) > 1
+    start = game.from_board(rows, 0)
+    assert first_stones(start, PLAYOUT_NAKADE | PLAYOUT_CAPTURES) == {capture}
+    assert len(first_stones(start, PLAYOUT_NAKADE)) > 1
+    # After White's G1, which MoGo's answers to the last stone leave unanswered, the capture
+    # comes after them: the first stone still captures on D3.
+    after = [*rows[:-1], "......O"]
+    assert answers(after, "G1", 0) == {"none"}
+    answered = game.from_board(rows, 1).play(point_from_name(7, "G1"))
+    features = PLAYOUT_LAST_MOVE | PLAYOUT_NAKADE | PLAYOUT_CAPTURES
+    assert first_stones(answered, features) == {capture}
 
 
 def test_nothing_to_answer() -> None:

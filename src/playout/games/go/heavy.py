@@ -38,8 +38,8 @@ class GoPlayouts:
             :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``.
         features: what the heavier playouts add (``PLAYOUT_*`` bits: answer the tree's last
             move, leave chains caught in a ladder, fill an enclosure with a self-atari, play
-            a liberty of a chain with two, answer with the last good reply); the nakade
-            exception alone by default
+            a liberty of a chain with two, answer with the last good reply, capture anywhere
+            when nothing answers the last stone); the nakade exception alone by default
             (``PLAYOUT_DEFAULT``).
     """
 
