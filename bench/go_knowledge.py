@@ -1,5 +1,6 @@
 #!/usr/bin/env python
 """A 9x9 Go match between two RAVE players that differ in the kernel's knowledge.
+
 Player specs choose the playouts (``rollout=light|heavy|mogo``) and how many virtual samples
 of prior knowledge a player takes (``prior=N``), but the kernel's prior knowledge is one set
 (captures and escapes, 3x3 patterns, penalties, ladders: ``PRIORS_ALL``) and so are its
