@@ -37,6 +37,7 @@ import sys
 
 from playout import RAVE, Budget, run_match
 from playout._src.arena.players import MctsOptions, MctsPlayer
+from playout._src.errors import PlayoutError
 from playout._src.evaluation import Rollout
 from playout.games.go import GoGame
 from playout.games.go.heavy import GoPlayouts
@@ -105,9 +106,9 @@ class KnowledgePlayer(MctsPlayer):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--p1", required=True)
-    opponent = parser.add_mutually_exclusive_group(required=True)
-    opponent.add_argument("--p2", help="PLAYOUTS:PIECES[:FEATURES], as --p1")
-    opponent.add_argument("--opponent", help="a player spec of playout match (gtp:...)")
+    second = parser.add_mutually_exclusive_group(required=True)
+    second.add_argument("--p2", help="PLAYOUTS:PIECES[:FEATURES], as --p1")
+    second.add_argument("--opponent", help="a player spec of playout match (gtp:...)")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--simulations", type=int, default=1000)
@@ -122,18 +123,19 @@ def main() -> None:
         budget=Budget(simulations=args.simulations), rule="rave", bias=args.bias, prior=args.prior
     )
     assert isinstance(options.selection(), RAVE)
-    players: list[KnowledgePlayer | str] = [
-        KnowledgePlayer(game, options, parse_player(args.p1), name=args.p1)
-    ]
-    if args.opponent is not None:
-        players.append(args.opponent)
-    else:
-        players.append(KnowledgePlayer(game, options, parse_player(args.p2), name=args.p2))
 
-    result = run_match(
-        game, players[0], players[1], games=args.games, seed=args.seed, workers=args.workers,
-        save=args.save,
-    )  # fmt: skip
+    def player(text: str) -> KnowledgePlayer:
+        return KnowledgePlayer(game, options, parse_player(text), name=text)
+
+    try:
+        opponent = args.opponent if args.opponent is not None else player(args.p2)
+        result = run_match(
+            game, player(args.p1), opponent, games=args.games, seed=args.seed,
+            workers=args.workers, save=args.save,
+        )  # fmt: skip
+    except PlayoutError as error:  # a bad playouts name or spec, worker count or save file
+        print(f"go_knowledge: {error}", file=sys.stderr)
+        sys.exit(2)
     low, high = result.confidence_interval
     print(
         f"{args.p1} vs {args.opponent or args.p2}: "

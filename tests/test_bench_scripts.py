@@ -434,6 +434,15 @@ def test_go_knowledge_against_any_player_with_records(tmp_path: Path) -> None:
         ("mogo:all:nakade+lgrf+captures", "random"),
         ("random", "mogo:all:nakade+lgrf+captures"),
     }
+    # A spec no player answers to: one line and exit code 2, no traceback.
+    process = subprocess.run(
+        [sys.executable, str(BENCH / "go_knowledge.py"), "--p1", "mogo:all", "--opponent",
+         "bogus:x", "--games", "2"],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert process.returncode == 2 and "unknown player 'bogus:x'" in process.stderr
+    assert "Traceback" not in process.stderr
 
 
 def test_ab_trees_solver() -> None:
