@@ -4,7 +4,9 @@
 From the empty 9x9 board (komi 7.5), for each of the kernel's playouts (``light``: Dailey's;
 ``heavy``: answers to the last stone; ``mogo``: MoGo's escapes, 3x3 patterns and captures,
 self-atari refused; ``mogo+ladders``: the same with the ladder reads that leave a chain
-caught in a ladder, the ``PLAYOUT_LADDERS`` feature; see
+caught in a ladder, the ``PLAYOUT_LADDERS`` feature; ``mogo+captures``: the MoGo playouts
+with their default features and a capture anywhere on the board when nothing answers the
+last stone, the ``PLAYOUT_CAPTURES`` feature; see
 :func:`playout.games.go.kernel.go_kernel`): ``--playouts`` kernel
 rollouts in a row per repetition, the policies taking turns within each repetition, timed
 in CPU seconds of this process. The report: each policy's median playouts per CPU second,
@@ -26,7 +28,14 @@ import time
 import numpy as np
 
 from playout._src.tree.rng import new_rng_state
-from playout.games.go.kernel import LAST_LENGTH, PLAYOUT_LADDERS, POLICIES, go_kernel
+from playout.games.go.kernel import (
+    LAST_LENGTH,
+    PLAYOUT_CAPTURES,
+    PLAYOUT_DEFAULT,
+    PLAYOUT_LADDERS,
+    POLICIES,
+    go_kernel,
+)
 
 
 def main() -> None:
@@ -37,6 +46,9 @@ def main() -> None:
     args = parser.parse_args()
     kernels = {name: go_kernel(9, 7.5, playouts=name) for name in POLICIES}
     kernels["mogo+ladders"] = go_kernel(9, 7.5, playouts="mogo", features=PLAYOUT_LADDERS)
+    kernels["mogo+captures"] = go_kernel(
+        9, 7.5, playouts="mogo", features=PLAYOUT_DEFAULT | PLAYOUT_CAPTURES
+    )
     names = list(kernels)
     rates: dict[str, list[float]] = {name: [] for name in names}
     moves = dict.fromkeys(names, 0)

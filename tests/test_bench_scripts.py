@@ -348,11 +348,12 @@ def test_go_policies(tmp_path: Path) -> None:
     path = tmp_path / "go_policies.json"
     out, _ = run_bench("go_policies.py", "--playouts", "100", "--reps", "2", "--json", str(path))
     rows = {line.split(" | ")[0]: line.split(" | ")[1:] for line in out.splitlines()[1:]}
-    assert list(rows) == ["light", "heavy", "mogo", "mogo+ladders"]
+    names = ["light", "heavy", "mogo", "mogo+ladders", "mogo+captures"]
+    assert list(rows) == names
     assert all(positive(float(row[0].replace(",", ""))) for row in rows.values())
     assert rows["light"][1] == "1.00"
     data = json.loads(path.read_text())
-    assert [row[0] for row in data["rows"]] == ["light", "heavy", "mogo", "mogo+ladders"]
+    assert [row[0] for row in data["rows"]] == names
 
 
 def test_go_openings(tmp_path: Path) -> None:
