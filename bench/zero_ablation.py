@@ -28,6 +28,7 @@ a 400,000-position buffer, a 200-iteration schedule); ``mix`` (the value target 
 outcome, half the search's root value), ``openings+mix`` (both: ``playout train``'s
 defaults) and ``openings+mix+forced``; ``workers2`` (self-play on two worker processes, then
 learning, in turn: how the shipped connect-four network was trained),
+``workers2+random12`` (the same with a random move on 12% of the moves after the opening),
 ``async+openings+mix`` (the asynchronous pipeline, two self-play actors playing on while the
 learner trains, with the defaults' value mix and random openings),
 ``async+openings+mix+timed`` (the same with the learning-rate schedule over the run's
@@ -37,7 +38,7 @@ learner trains, with the defaults' value mix and random openings),
 the moves after the opening, about one a game), ``async+openings+mix+timed+random8`` (on
 8%), ``async+openings+mix+timed+random12`` (on 12%) and
 ``async+openings+mix+timed+random+wide`` (4%, with a 48x4 network instead of 32x3).
-The last eight use every core each: run them
+The last nine use every core each: run them
 ``--sequential``, and compare their last networks (``--evaluate`` at a time past the end:
 the same wall time of the whole machine each, everything included).
 """
@@ -116,6 +117,7 @@ VARIANTS = {
         "--schedule", "200",
     ],
     "workers2": ["--workers", "2"],
+    "workers2+random12": ["--workers", "2", "--random-move-rate", "0.12"],
     "async+openings+mix": ASYNC,
     "async+openings+mix+timed": TIMED,
     "async+openings+mix+timed+forced": [*TIMED, "--forced-playouts", "2"],

@@ -783,6 +783,19 @@ def test_zero_ablation_timed_schedule_spans_the_run() -> None:
         assert "RUN" not in argv
 
 
+def test_zero_ablation_random_moves_on_the_plain_recipe() -> None:
+    """``workers2+random12`` is ``workers2`` (the plain recipe on two worker processes) with
+    a random move on 12% of the moves: the variant's options come after the recipe's."""
+    script: Any = _bench_module("zero_ablation")
+    plain = script.command("connect4", "workers2", Path("o"), 60, 0)
+    argv = script.command("connect4", "workers2+random12", Path("o"), 60, 0)
+    assert argv[argv.index("--out") + 1] == str(Path("o") / "workers2+random12")
+    after_out = argv.index("--out") + 2
+    assert argv[after_out : len(plain)] == plain[after_out:]
+    assert argv[len(plain) :] == ["--random-move-rate", "0.12"]
+    assert "--pipeline" not in argv
+
+
 def test_web_load() -> None:
     pytest.importorskip("fastapi", reason="fastapi (the web extra) not installed")
     out, err = run_bench(
