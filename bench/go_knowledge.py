@@ -7,18 +7,19 @@ of prior knowledge a player takes (``prior=N``), but the kernel's prior knowledg
 playouts' features. To measure one piece at a time, this script builds each player with a
 kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, ``none`` or
 a ``+``-joined subset of ``tactics``, ``patterns``, ``penalties`` and ``ladders``
-(:mod:`playout.games.go.kernel`'s ``PRIORS_*``), and ``FEATURES`` (default ``none``; the
-kernel's own default is ``nakade``) is ``all``, ``none`` or a ``+``-joined subset of
-``last`` (the first playout move answers the tree's last move), ``ladders`` (MoGo playouts
-leave a chain caught in a ladder), ``nakade`` (MoGo playouts may fill a small enclosure of
-the opponent's with a self-atari), ``lowlib`` (MoGo playouts play a liberty of a chain with
-two next to the last stone), ``lgrf`` (MoGo playouts answer the last two moves with the last
-good reply) and ``captures`` (MoGo playouts that answer nothing capture anywhere on the
-board): the ``PLAYOUT_*`` bits. Both players search with ``RAVE(bias=--bias,
-prior=--prior)`` and ``--simulations`` a move, colours alternating, through
-:func:`playout.run_match` (``--workers`` games at once, records to ``--save``). ``--opponent
-SPEC`` plays p1 against any player of ``playout match`` instead of a second such player (GNU
-Go: ``gtp:...``).
+(:mod:`playout.games.go.kernel`'s ``PRIORS_*``; ``all`` is these four), or ``ratings`` (the
+learned move ratings, :mod:`playout.games.go.ratings`, which replace them), and ``FEATURES``
+(default ``none``; the kernel's own default is ``nakade``) is ``all``, ``none`` or a
+``+``-joined subset of ``last`` (the first playout move answers the tree's last move),
+``ladders`` (MoGo playouts leave a chain caught in a ladder), ``nakade`` (MoGo playouts may
+fill a small enclosure of the opponent's with a self-atari), ``lowlib`` (MoGo playouts play
+a liberty of a chain with two next to the last stone), ``lgrf`` (MoGo playouts answer the
+last two moves with the last good reply) and ``captures`` (MoGo playouts that answer nothing
+capture anywhere on the board): the ``PLAYOUT_*`` bits. Both players search with
+``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
+through :func:`playout.run_match` (``--workers`` games at once, records to ``--save``).
+``--opponent SPEC`` plays p1 against any player of ``playout match`` instead of a second
+such player (GNU Go: ``gtp:...``).
 
 Usage::
 
@@ -48,9 +49,11 @@ from playout.games.go.kernel import (
     PLAYOUT_LGRF,
     PLAYOUT_LOW_LIBERTIES,
     PLAYOUT_NAKADE,
+    PRIORS_ALL,
     PRIORS_LADDERS,
     PRIORS_PATTERNS,
     PRIORS_PENALTIES,
+    PRIORS_RATINGS,
     PRIORS_TACTICS,
 )
 
@@ -59,6 +62,7 @@ PIECES = {
     "patterns": PRIORS_PATTERNS,
     "penalties": PRIORS_PENALTIES,
     "ladders": PRIORS_LADDERS,
+    "ratings": PRIORS_RATINGS,
 }
 FEATURES = {
     "last": PLAYOUT_LAST_MOVE,
@@ -70,10 +74,11 @@ FEATURES = {
 }
 
 
-def parse_bits(text: str, names: dict[str, int], what: str) -> int:
-    """``all``, ``none`` (or empty: all) or ``+``-joined ``names`` as the sum of their bits."""
+def parse_bits(text: str, names: dict[str, int], what: str, every: int | None = None) -> int:
+    """``all``, ``none`` (or empty: all) or ``+``-joined ``names`` as the sum of their bits;
+    ``all`` is ``every`` if given, else every name's bit."""
     if text in ("", "all"):
-        return sum(names.values())
+        return sum(names.values()) if every is None else every
     if text == "none":
         return 0
     bits = 0
@@ -90,7 +95,7 @@ def parse_player(text: str) -> GoPlayouts:
     pieces, _, features = rest.partition(":")
     return GoPlayouts(
         playouts,
-        parse_bits(pieces, PIECES, "piece"),
+        parse_bits(pieces, PIECES, "piece", every=PRIORS_ALL),
         parse_bits(features or "none", FEATURES, "playout feature"),
     )
 

@@ -109,6 +109,7 @@ def test_every_script_is_covered() -> None:
         "go_openings.py",
         "match_records.py",
         "go_turning_points.py",
+        "go_ratings.py",
         "seed_style.py",  # a module of python_engine.py
         "mcts_package_adapter.py",  # a module of python_engine.py
         "results.py",  # result files for the docs: test_python_engine_result_file
@@ -813,6 +814,38 @@ def test_web_load() -> None:
             assert positive(level["rss_mib_start"]) and positive(level["rss_mib_peak"])
     assert "AI 50 simulations a move" in report["machine"]
     assert "3 users for 2 s" in err  # the progress lines
+
+
+def test_go_ratings_fits_reports_and_writes_a_table(tmp_path: Path) -> None:
+    """Fitted to the moves of a few kept games (every second held out), the ratings predict
+    the held-out moves better than a uniform draw; the table loads as the kernel's."""
+    from playout.games.go.ratings import load_ratings
+
+    games = [
+        line
+        for line in (ROOT / "bench" / "records" / "go_gnugo_lgrf_111.jsonl")
+        .read_text()
+        .splitlines()
+    ][:6]
+    records = tmp_path / "games.jsonl"
+    records.write_text("\n".join(games) + "\n")
+    table, result = tmp_path / "table.json", tmp_path / "result.json"
+    out, _ = run_bench(
+        "go_ratings.py", str(records), "--holdout", "2", "--iterations", "20", "--table",
+        str(table), "--json", str(result), "--players", "gtp:",
+    )  # fmt: skip
+    assert "6 games," in out
+    rows = {row[0]: row for row in json.loads(result.read_text())["rows"]}
+    uniform = float(rows["uniform"][1].rstrip("%"))
+    assert float(rows["learned ratings"][1].rstrip("%")) > uniform > 0
+    assert float(rows["learned ratings"][2]) > float(rows["uniform"][2])
+    assert load_ratings(table.read_text()).shape[0] > 1000
+    process = subprocess.run(
+        [sys.executable, str(BENCH / "go_ratings.py"), str(records), "--holdout", "1"],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert process.returncode == 2 and "--holdout" in process.stderr
 
 
 def _bench_module(name: str) -> object:

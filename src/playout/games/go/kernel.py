@@ -83,7 +83,7 @@ from playout._src.errors import InvalidParameterError
 from playout._src.jit import JitOptions, files_digest, int64, jit
 from playout._src.tree import rng as rng_module
 from playout._src.tree.rng import random_below
-from playout.games.go import board, ladder
+from playout.games.go import board, features, ladder
 from playout.games.go.board import (
     BLACK,
     EMPTY,
@@ -94,6 +94,25 @@ from playout.games.go.board import (
     neighbour_table,
     zobrist_keys,
 )
+from playout.games.go.features import (
+    F_ATARI,
+    F_ATARI_LADDER,
+    F_CAPTURE_MANY,
+    F_CAPTURE_ONE,
+    F_CAPTURE_SAVES,
+    F_DISTANCE,
+    F_ESCAPE_LADDER,
+    F_ESCAPE_MORE,
+    F_ESCAPE_TWO,
+    F_LINE,
+    F_SELF_ATARI_MANY,
+    F_SELF_ATARI_ONE,
+    F_SHAPE,
+    LINES,
+    MAX_DISTANCE,
+    MAX_FEATURES,
+    NUM_SLOTS,
+)
 from playout.games.go.ladder import (
     BORDER,
     add_candidate,
@@ -103,13 +122,17 @@ from playout.games.go.ladder import (
     max_depth,
     play_on_box,
 )
-from playout.games.go.patterns import packed_table
+from playout.games.go.patterns import NUM_CODES, packed_table, shape_ids
 
 GO_JIT: JitOptions = {
     **kernel_api.JIT_OPTIONS,
     "_nrt": False,
     "sources_digest": files_digest(
-        kernel_api.__file__, rng_module.__file__, board.__file__, ladder.__file__
+        kernel_api.__file__,
+        rng_module.__file__,
+        board.__file__,
+        ladder.__file__,
+        features.__file__,
     ),
 }
 """The kernel options, with the cache keyed on :mod:`.board` too (its constants are compiled
@@ -131,10 +154,16 @@ P_PATTERNS = 9
 """``params[P_PATTERNS]``: where the packed pattern table starts in ``params``."""
 P_FEATURES = 10
 """``params[P_FEATURES]``: what the heavier playouts add, a sum of ``PLAYOUT_*`` bits."""
-P_TABLES = 11
+P_RATINGS = 11
+"""``params[P_RATINGS]``: where the move ratings start in ``params`` (0 when the kernel has
+none, :data:`PRIORS_RATINGS`): the scale of the priors' scores (thousandths,
+:data:`RATING_SCALE`), each 3x3 code's shape slot (:data:`NUM_CODES` words, -1 for none),
+then each slot's ``log gamma`` (thousandths, :data:`~.features.NUM_SLOTS` words)."""
+P_TABLES = 12
 """``params[P_TABLES:]``: each point's four neighbours (-1 past the last), then the Zobrist
 keys of Black's and White's stones (``int64`` bit patterns), then each point's cell on the
-playout board, then the 3x3 pattern table (:func:`playout.games.go.patterns.packed_table`)."""
+playout board, then the 3x3 pattern table (:func:`playout.games.go.patterns.packed_table`),
+then the move ratings if any (:data:`P_RATINGS`)."""
 
 PLAYOUT_LADDER_NODES = 24
 """The most moves a playout's ladder read plays (:func:`~.ladder.ladder_captures`); a
@@ -152,7 +181,16 @@ PRIORS_TACTICS, PRIORS_PATTERNS, PRIORS_PENALTIES, PRIORS_LADDERS = 1, 2, 4, 8
 matches; penalties for self-atari and for lone moves on the first line; ladders (no escape
 from a working ladder, a bonus for the atari that starts one)."""
 PRIORS_ALL = PRIORS_TACTICS | PRIORS_PATTERNS | PRIORS_PENALTIES | PRIORS_LADDERS
-"""Every piece: the default of :func:`go_kernel`."""
+"""Every hand-made piece: the default of :func:`go_kernel`."""
+PRIORS_RATINGS = 16
+"""Learned move ratings instead of the hand-made pieces (Coulom 2007): each move's strength
+is the product of its features' ``gamma`` (:mod:`.features`, a table fitted to played
+games by :mod:`.ratings`), its score the log of its chance among the legal moves over the
+uniform chance, divided by the scale (:data:`RATING_SCALE`), clipped to [-1, 1]. With this
+bit the other pieces are not read."""
+RATING_SCALE = 2.0
+"""The natural-log units of a move's rating per unit of its prior score: a move
+``e ** 2`` (7.4) times likelier than a uniform draw scores 1, one that much less likely -1."""
 
 PLAYOUT_LAST_MOVE, PLAYOUT_LADDERS, PLAYOUT_NAKADE, PLAYOUT_LOW_LIBERTIES = 1, 2, 4, 8
 """What the heavier playouts add (``params[P_FEATURES]``): answer the tree's last move with
@@ -271,11 +309,16 @@ def kernel_params(
     policy: int = POLICY_LIGHT,
     priors: int = PRIORS_ALL,
     features: int = PLAYOUT_DEFAULT,
+    ratings: np.ndarray | None = None,
+    rating_scale: float = RATING_SCALE,
 ) -> np.ndarray:
     """The kernel's ``params``: the header and the board's tables (see :data:`P_TABLES`);
     ``policy``: the rollouts' (a ``POLICY_*`` code, :func:`_light_playout`); ``priors``: the
     pieces of prior knowledge (``PRIORS_*`` bits, :func:`go_move_priors`); ``features``:
-    what the heavier playouts add (``PLAYOUT_*`` bits)."""
+    what the heavier playouts add (``PLAYOUT_*`` bits). With :data:`PRIORS_RATINGS`, the
+    move ratings: ``ratings``, a ``log gamma`` per slot (``float[NUM_SLOTS]``; default the
+    shipped table, :func:`playout.games.go.ratings.shipped_ratings`), and ``rating_scale``
+    (:data:`RATING_SCALE`)."""
     points = size * size
     stride = size + 1
     neighbours = np.full((points, 4), -1, dtype=np.int64)
@@ -297,7 +340,24 @@ def kernel_params(
     header[P_PRIORS] = priors
     header[P_PATTERNS] = P_TABLES + 7 * points
     header[P_FEATURES] = features
-    return np.concatenate([header, neighbours.reshape(-1), keys, cells, packed_table()])
+    tables = [header, neighbours.reshape(-1), keys, cells, packed_table()]
+    if priors & PRIORS_RATINGS:
+        if ratings is None:
+            from playout.games.go.ratings import shipped_ratings
+
+            ratings = shipped_ratings()
+        ratings = np.asarray(ratings, dtype=np.float64)
+        if ratings.shape != (NUM_SLOTS,) or not np.all(np.isfinite(ratings)):
+            raise InvalidParameterError(
+                f"ratings must be {NUM_SLOTS} finite log gammas, got shape {ratings.shape}"
+            )
+        header[P_RATINGS] = sum(t.shape[0] for t in tables)
+        tables += [
+            np.array([round(1000 * rating_scale)], dtype=np.int64),
+            shape_ids()[0] + np.where(shape_ids()[0] >= 0, F_SHAPE, 0),
+            np.round(1000 * np.asarray(ratings, dtype=np.float64)).astype(np.int64),
+        ]
+    return np.concatenate(tables)
 
 
 def scratch_size(size: int) -> int:
@@ -791,6 +851,206 @@ def _starts_ladder(
     return False
 
 
+@jit(**GO_JIT)
+def _mover_code(size: int, colour: np.ndarray, point: int, own: int) -> int:
+    """:func:`_point_code` with the mover's stones as Black and the opponent's as White."""
+    code = _point_code(size, colour, point)
+    if own == WHITE:
+        black = code & 0x5555 & ~(code >> 1)
+        white = (code >> 1) & 0x5555 & ~code
+        code = (code & ~(black | (white << 1))) | (black << 1) | white
+    return code
+
+
+@jit(**GO_JIT)
+def _move_features(
+    params: np.ndarray,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    liberties: np.ndarray,
+    mark: np.ndarray,
+    captured: np.ndarray,
+    box: np.ndarray,
+    trial: np.ndarray,
+    ladder_work: np.ndarray,
+    depth_limit: int,
+    ko: int,
+    point: int,
+    own: int,
+    last: int,
+    out: np.ndarray,
+) -> int:
+    """The rating slots of a stone of ``own`` on empty ``point`` (:mod:`.features`), written
+    to ``out``; how many (at most :data:`~.features.MAX_FEATURES`). ``last``: the last
+    move's point (-1 for none or a pass); ``box`` and the rest: the ladder reader's, an
+    empty ``box`` when no chain has two liberties or fewer (then no move is an atari or an
+    escape, and nothing is read)."""
+    size = params[P_SIZE]
+    points = params[P_POINTS]
+    cell_of = P_TABLES + 6 * points
+    stride = params[P_STRIDE]
+    count = 0
+    taken = _captured_chains(params, colour, chain, liberties, point, own, captured)
+    if taken > 0:
+        saves = False
+        stones = 0
+        for i in range(taken):
+            label = captured[i]
+            for q in range(label, points):
+                if chain[q] != label:
+                    continue
+                stones += 1
+                for k in range(4):
+                    m = params[P_TABLES + 4 * q + k]
+                    if m < 0:
+                        break
+                    saves = saves or (colour[m] == own and liberties[chain[m]] == 1)
+        if saves:
+            out[count] = F_CAPTURE_SAVES
+        else:
+            out[count] = F_CAPTURE_ONE if stones == 1 else F_CAPTURE_MANY
+        count += 1
+    in_atari = -1  # an own chain in atari next to ``point``
+    threatened = False  # an opponent's chain of two liberties next to ``point``
+    for k in range(4):
+        n = params[P_TABLES + 4 * point + k]
+        if n < 0:
+            break
+        if colour[n] == own and liberties[chain[n]] == 1:
+            in_atari = n
+        elif colour[n] == 3 - own and liberties[chain[n]] == 2:
+            threatened = True
+    after = _liberties_after(params, colour, chain, liberties, point, own, 3, mark)
+    if in_atari >= 0 and after >= 2:
+        if box.shape[0] > 0 and ladder_captures(
+            box, params[cell_of + in_atari], stride, ko, ladder_work, depth_limit
+        ):
+            out[count] = F_ESCAPE_LADDER
+        else:
+            out[count] = F_ESCAPE_TWO if after == 2 else F_ESCAPE_MORE
+        count += 1
+    if threatened and after >= 2:
+        if box.shape[0] > 0 and _starts_ladder(
+            params, box, trial, point, own, colour, chain, liberties, ladder_work, depth_limit
+        ):
+            out[count] = F_ATARI_LADDER
+        else:
+            out[count] = F_ATARI
+        count += 1
+    if after == 1:
+        joins = _joins_own(params, colour, point, own)
+        out[count] = F_SELF_ATARI_MANY if joins else F_SELF_ATARI_ONE
+        count += 1
+    x = point % size
+    y = point // size
+    if 0 <= last < points:
+        dx = abs(x - last % size)
+        dy = abs(y - last // size)
+        distance = dx + dy + max(dx, dy)
+        if distance <= MAX_DISTANCE:
+            out[count] = F_DISTANCE + distance - 2
+            count += 1
+    line = min(min(x, y), min(size - 1 - x, size - 1 - y)) + 1
+    out[count] = F_LINE + min(line, LINES) - 1
+    count += 1
+    start = params[P_RATINGS]
+    slot = params[start + 1 + _mover_code(size, colour, point, own)]
+    if slot >= 0:
+        out[count] = slot
+        count += 1
+    return count
+
+
+@jit(**GO_JIT_ALLOCATING)
+def _ladder_board(
+    params: np.ndarray, colour: np.ndarray, chain: np.ndarray, liberties: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The position on a mailbox for the ladder reader, with its scratch (``box``, ``trial``,
+    ``ladder_work``), or three empty arrays when no chain has two liberties or fewer (then no
+    move is an atari or an escape)."""
+    points = params[P_POINTS]
+    short = False
+    for p in range(points):
+        short = short or (colour[p] != EMPTY and liberties[chain[p]] <= 2)
+    cells = params[P_CELLS] if short else 0
+    box = np.full(cells, BORDER, dtype=np.int64)
+    trial = np.empty(cells, dtype=np.int64)
+    ladder_work = np.empty(ladder_work_size(params[P_SIZE]) if short else 0, dtype=np.int64)
+    cell_of = P_TABLES + 6 * points
+    if short:
+        for p in range(points):
+            box[params[cell_of + p]] = colour[p]
+    return box, trial, ladder_work
+
+
+@jit(**GO_JIT_ALLOCATING)
+def go_move_features(
+    params: np.ndarray, state: np.ndarray, actions: np.ndarray, out: np.ndarray
+) -> None:
+    """The rating slots (:mod:`.features`) of each of ``actions`` for the player to move in
+    ``state``: row ``i`` of ``out`` (``int64[len(actions), MAX_FEATURES]``) holds those of
+    ``actions[i]``, -1 after the last; the pass and points not empty get none. Needs a
+    kernel with ratings (:data:`PRIORS_RATINGS`)."""
+    points = params[P_POINTS]
+    colour, chain, liberties, _, mark, captured, _ = _labelled_board(params, state)
+    box, trial, ladder_work = _ladder_board(params, colour, chain, liberties)
+    own = int(state[MOVES] & _ONE) + 1
+    ko = int(state[S_KO])
+    ko = int(params[P_TABLES + 6 * points + ko - 1]) if ko > 0 else -1
+    last = int(state[S_LAST]) - 1
+    depth_limit = max_depth(params[P_SIZE])
+    for i in range(actions.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = -1
+        p = actions[i]
+        if p < 0 or p >= points or colour[p] != EMPTY:
+            continue
+        _move_features(
+            params, colour, chain, liberties, mark, captured, box, trial, ladder_work,
+            depth_limit, ko, p, own, last, out[i],
+        )  # fmt: skip
+
+
+@jit(**GO_JIT_ALLOCATING)
+def _rated_priors(
+    params: np.ndarray, state: np.ndarray, actions: np.ndarray, out: np.ndarray
+) -> None:
+    """:func:`go_move_priors` from the learned ratings (:data:`PRIORS_RATINGS`): each move's
+    ``log gamma`` summed over its slots, then ``(rating - log(sum of exp(ratings)) +
+    log(moves)) / scale`` clipped to [-1, 1], over the points among ``actions`` (the pass:
+    NaN)."""
+    slots = np.empty((actions.shape[0], MAX_FEATURES), dtype=np.int64)
+    go_move_features(params, state, actions, slots)
+    start = params[P_RATINGS]
+    gammas = start + 1 + NUM_CODES
+    points = params[P_POINTS]
+    best = -np.inf
+    rated = 0
+    for i in range(actions.shape[0]):
+        if actions[i] == points:
+            out[i] = np.nan
+            continue
+        total = 0
+        for j in range(MAX_FEATURES):
+            if slots[i, j] < 0:
+                break
+            total += params[gammas + slots[i, j]]
+        out[i] = total / 1000.0
+        best = max(best, out[i])
+        rated += 1
+    if rated == 0:
+        return
+    norm = 0.0
+    for i in range(actions.shape[0]):
+        if actions[i] != points:
+            norm += np.exp(out[i] - best)
+    shift = best + np.log(norm) - np.log(rated)
+    scale = params[start] / 1000.0
+    for i in range(actions.shape[0]):
+        if actions[i] != points:
+            out[i] = min(1.0, max(-1.0, (out[i] - shift) / scale))
+
+
 @jit(**GO_JIT_ALLOCATING)
 def go_move_priors(
     params: np.ndarray, state: np.ndarray, actions: np.ndarray, out: np.ndarray
@@ -813,11 +1073,15 @@ def go_move_priors(
     * :data:`PRIORS_PATTERNS`: :data:`PRIOR_PATTERN` for a move whose 3x3 surroundings match
       one of MoGo's patterns (:mod:`playout.games.go.patterns`);
 
-    0 otherwise: an even game. The pass gets NaN, no virtual samples: the recorded rollouts
-    never credit a pass, so its AMAF mean would stay the prior's for good and, weighed in by
-    RAVE's schedule, pull the pass's value towards an even game, which made the search pass
-    in positions it was losing but had not lost. The liberties after a move are counted
-    exactly (:func:`_liberties_after`)."""
+    0 otherwise: an even game. With :data:`PRIORS_RATINGS` instead the learned ratings
+    score every move (:func:`_rated_priors`). The pass gets NaN, no virtual samples: the
+    recorded rollouts never credit a pass, so its AMAF mean would stay the prior's for good
+    and, weighed in by RAVE's schedule, pull the pass's value towards an even game, which
+    made the search pass in positions it was losing but had not lost. The liberties after a
+    move are counted exactly (:func:`_liberties_after`)."""
+    if params[P_PRIORS] & PRIORS_RATINGS:
+        _rated_priors(params, state, actions, out)
+        return
     points = params[P_POINTS]
     size = params[P_SIZE]
     pieces = params[P_PRIORS]
@@ -1758,7 +2022,11 @@ def go_kernel(
         raise InvalidParameterError(
             f"unknown Go playouts {playouts!r}; choose {', '.join(POLICIES)}"
         )
-    if isinstance(priors, bool) or not isinstance(priors, int) or not 0 <= priors <= PRIORS_ALL:
+    if (
+        isinstance(priors, bool)
+        or not isinstance(priors, int)
+        or not 0 <= priors <= PRIORS_ALL | PRIORS_RATINGS
+    ):
         raise InvalidParameterError(f"priors must be a sum of PRIORS_* bits, got {priors!r}")
     if (
         isinstance(features, bool)
@@ -1803,11 +2071,14 @@ __all__ = [
     "PRIORS_LADDERS",
     "PRIORS_PATTERNS",
     "PRIORS_PENALTIES",
+    "PRIORS_RATINGS",
     "PRIORS_TACTICS",
+    "RATING_SCALE",
     "area_margin",
     "encode",
     "go_kernel",
     "go_legal_actions",
+    "go_move_features",
     "go_move_priors",
     "go_play",
     "go_recorded_rollout",

@@ -211,6 +211,56 @@ def matching_patterns(board: Sequence[int], size: int, point: int, to_play: int)
     return tuple(names)
 
 
+def _edge_codes() -> list[int]:
+    """Every code a point's surroundings can have on a board of side 2 or more, Black or
+    White stones on the neighbours on the board and :data:`OFF_BOARD` past one edge or two
+    meeting ones (7,641: 3^8 inside, 4 x 3^5 along an edge, 4 x 3^3 in a corner)."""
+    codes = []
+    for off_x in (0, -1, 1):
+        for off_y in (0, -1, 1):
+            off = [
+                (off_x != 0 and dx == off_x) or (off_y != 0 and dy == off_y)
+                for dx, dy in NEIGHBOUR_OFFSETS
+            ]
+            inside = [i for i in range(8) if not off[i]]
+            base = sum(OFF_BOARD << (2 * i) for i in range(8) if off[i])
+            for k in range(3 ** len(inside)):
+                code = base
+                for i in inside:
+                    code |= (k % 3) << (2 * i)
+                    k //= 3
+                codes.append(code)
+    return codes
+
+
+@functools.cache
+def shape_ids() -> tuple[np.ndarray, int]:
+    """``(ids, count)``: ``ids`` (``int64[NUM_CODES]``, read only) gives each code of eight
+    neighbours (:func:`neighbour_code`) the number of its shape, the same for the eight
+    rotations and reflections of the surroundings, -1 for a code no board has; ``count``
+    shapes in all (numbered in the order of their smallest codes). The colours are kept as
+    they are: a caller that rates moves for the player to move swaps them first when White
+    is to play (:func:`swap_colours`), so that ``X`` is always the mover."""
+    position = {offset: i for i, offset in enumerate(NEIGHBOUR_OFFSETS)}
+    images = [[position[offset] for offset in image] for image in _symmetries()]
+    ids = np.full(NUM_CODES, -1, dtype=np.int64)
+    smallest: dict[int, int] = {}
+    for code in sorted(_edge_codes()):
+        values = [(code >> (2 * i)) & 3 for i in range(8)]
+        least = min(sum(values[i] << (2 * image[i]) for i in range(8)) for image in images)
+        ids[code] = smallest.setdefault(least, len(smallest))
+    ids.setflags(write=False)
+    return ids, len(smallest)
+
+
+def swap_colours(code: int) -> int:
+    """``code`` with Black's and White's neighbours exchanged (empty and off-board points
+    kept)."""
+    black = code & 0x5555 & ~(code >> 1)
+    white = (code >> 1) & 0x5555 & ~code
+    return (code & ~(black | (white << 1))) | (black << 1) | white
+
+
 def matches(board: Sequence[int], size: int, point: int, to_play: int) -> bool:
     """Whether some pattern matches at empty ``point`` for ``to_play``, through the table."""
     return bool(pattern_table()[point_code(board, size, point)] >> (to_play - 1) & 1)
@@ -228,4 +278,6 @@ __all__ = [
     "packed_table",
     "pattern_table",
     "point_code",
+    "shape_ids",
+    "swap_colours",
 ]
