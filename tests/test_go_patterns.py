@@ -632,7 +632,7 @@ def test_penalties_for_self_atari_and_captures_first() -> None:
     assert priors(rows, 0, ["A4"], PRIORS_ALL) == [PRIOR_SELF_ATARI]
     assert priors(rows, 1, ["A4"], PRIORS_ALL) == [1.0]
     with pytest.raises(playout.InvalidParameterError, match="priors"):
-        go_kernel(5, priors=16)
+        go_kernel(5, priors=32)  # no such piece
     with pytest.raises(playout.InvalidParameterError, match="playouts"):
         go_kernel(5, playouts="medium")
 
