@@ -266,6 +266,22 @@ def test_a_kernel_with_ratings_searches_and_refuses_bad_tables() -> None:
         kernel_params(9, 7.5, 243, priors=PRIORS_RATINGS, ratings=np.zeros(3))
     with pytest.raises(InvalidParameterError, match="log gammas"):
         kernel_params(9, 7.5, 243, priors=PRIORS_RATINGS, ratings=np.full(F.NUM_SLOTS, np.nan))
+    with pytest.raises(InvalidParameterError, match="rating_scale"):
+        kernel_params(9, 7.5, 243, priors=PRIORS_RATINGS, rating_scale=0.0)
+
+
+def test_features_without_ratings_leave_the_shape_out() -> None:
+    game = GoGame(9)
+    compact = encode(game.initial_state(), 9, 243)
+    actions = np.array([40, 0], dtype=np.int64)
+    out = np.empty((2, F.MAX_FEATURES), dtype=np.int64)
+    go_move_features(kernel_params(9, 7.5, 243), compact, actions, out)
+    assert [set(int(s) for s in row if s >= 0) for row in out] == [
+        {F.F_LINE + 4},
+        {F.F_LINE},
+    ]
+    with pytest.raises(ValueError, match="MAX_FEATURES"):
+        go_move_features(kernel_params(9, 7.5, 243), compact, actions, out[:, :2])
 
 
 # ------------------------------------------------------------------------- the fit
@@ -304,7 +320,7 @@ def test_the_fit_of_a_two_way_choice_is_the_smoothed_odds(wins: int, games: int)
 @given(st.integers(0, 2**32 - 1))
 def test_the_fit_raises_the_likelihood_and_predicts_a_known_model(seed: int) -> None:
     # Positions of six candidates with random slots of two groups; the moves drawn from a
-    # known model. The fit's penalised likelihood is above the start's, and with enough
+    # known model. The fit's likelihood is above the start's, and with enough
     # positions its best guesses order the slots as the model does.
     rng = np.random.default_rng(seed)
     positions = 400
@@ -350,7 +366,7 @@ def test_competitions_of_a_record() -> None:
     # 81 legal points on the empty board, then 80, (a pass), 79 and 78.
     assert np.bincount(data.position).tolist() == [81, 80, 79, 78]
     blacks = R.competitions([record], keep=lambda _, player: player == 0)
-    assert blacks.positions == 2  # Black's 40 and 30 (White passed in between)
+    assert blacks.positions == 2  # Black's 40 and 30 (Black's pass is none)
     with pytest.raises(InvalidParameterError, match="not legal"):
         R.competitions([{**record, "actions": [40, 40]}])
     with pytest.raises(InvalidParameterError, match="not a Go game"):
@@ -370,6 +386,10 @@ def test_tables_are_saved_loaded_and_checked(tmp_path: Path) -> None:
     document = json.loads(path.read_text())
     document["log_gamma"] = document["log_gamma"][:-1]
     with pytest.raises(InvalidParameterError, match="finite log gammas"):
+        R.load_ratings(json.dumps(document))
+    document = json.loads(path.read_text())
+    document["groups"]["line"] = [25, 31]
+    with pytest.raises(InvalidParameterError, match="layout"):
         R.load_ratings(json.dumps(document))
     shipped = R.shipped_ratings()
     assert shipped.shape == (F.NUM_SLOTS,) and np.all(np.isfinite(shipped))

@@ -13,10 +13,14 @@ group                      levels
 =========================  =============================================================
 capture                    captures a chain next to an own chain in atari (saving it);
                            captures one stone; captures two stones or more
-escape                     extends an own chain in atari that a working ladder then
-                           catches; to two liberties; to three or more
-atari                      puts an opponent's chain in atari that a working ladder then
-                           catches; any other atari
+escape                     gives an own chain in atari two liberties or more (a capture
+                           counts as three), when a working ladder catches that chain
+                           (whatever it plays: the reader's answer before the move);
+                           else to two liberties; to three or more
+atari                      puts an opponent's chain in atari and keeps two liberties or
+                           more (an atari that is a self-atari is only a self-atari),
+                           when the chain is then caught in a working ladder; else any
+                           such atari
 self-atari                 leaves the new stone alone with one liberty, capturing
                            nothing; leaves a chain of two stones or more so
 distance                   Coulom's distance ``dx + dy + max(dx, dy)`` to the last move,

@@ -9,11 +9,13 @@ the score is Tromp-Taylor's area count with komi. Compact state (``uint64`` word
     [0]                moves played, passes included (Black moves when it is even)
     [1]                passes in a row at the end of the game so far (2 ends it)
     [2]                the point of a simple ko (1 + point; 0 for none): where the player to
-                       move may not retake at once; only the playouts read it
+                       move may not retake at once; the playouts and the prior
+                       knowledge's ladder reads use it
     [3]                the position's Zobrist hash (:func:`~.board.zobrist_keys`)
     [4]                how many positions the history holds
     [5]                the last move's point (1 + point; 0 after a pass and at the start):
-                       the stone the heavier playouts answer first; only they read it
+                       the stone the heavier playouts answer first (and the distance
+                       of the learned ratings, :func:`go_move_features`)
     [6 .. 6 + W)       Black's stones, a bit per point ``y * size + x``
     [6 + W .. 6 + 2W)  White's stones
     [6 + 2W ..]        the history: the hash of every position a real move (or the setup)
@@ -83,7 +85,7 @@ from playout._src.errors import InvalidParameterError
 from playout._src.jit import JitOptions, files_digest, int64, jit
 from playout._src.tree import rng as rng_module
 from playout._src.tree.rng import random_below
-from playout.games.go import board, features, ladder
+from playout.games.go import board, features, ladder, patterns
 from playout.games.go.board import (
     BLACK,
     EMPTY,
@@ -133,6 +135,7 @@ GO_JIT: JitOptions = {
         board.__file__,
         ladder.__file__,
         features.__file__,
+        patterns.__file__,
     ),
 }
 """The kernel options, with the cache keyed on :mod:`.board` too (its constants are compiled
@@ -346,6 +349,8 @@ def kernel_params(
             from playout.games.go.ratings import shipped_ratings
 
             ratings = shipped_ratings()
+        if not rating_scale >= 0.01:
+            raise InvalidParameterError(f"rating_scale must be 0.01 or more, got {rating_scale!r}")
         ratings = np.asarray(ratings, dtype=np.float64)
         if ratings.shape != (NUM_SLOTS,) or not np.all(np.isfinite(ratings)):
             raise InvalidParameterError(
@@ -910,21 +915,24 @@ def _move_features(
         else:
             out[count] = F_CAPTURE_ONE if stones == 1 else F_CAPTURE_MANY
         count += 1
-    in_atari = -1  # an own chain in atari next to ``point``
+    saves = False  # an own chain in atari next to ``point``
+    caught = False  # one of them caught in a working ladder
     threatened = False  # an opponent's chain of two liberties next to ``point``
     for k in range(4):
         n = params[P_TABLES + 4 * point + k]
         if n < 0:
             break
         if colour[n] == own and liberties[chain[n]] == 1:
-            in_atari = n
+            saves = True
+            if box.shape[0] > 0 and not caught:
+                caught = ladder_captures(
+                    box, params[cell_of + n], stride, ko, ladder_work, depth_limit
+                )
         elif colour[n] == 3 - own and liberties[chain[n]] == 2:
             threatened = True
     after = _liberties_after(params, colour, chain, liberties, point, own, 3, mark)
-    if in_atari >= 0 and after >= 2:
-        if box.shape[0] > 0 and ladder_captures(
-            box, params[cell_of + in_atari], stride, ko, ladder_work, depth_limit
-        ):
+    if saves and after >= 2:
+        if caught:
             out[count] = F_ESCAPE_LADDER
         else:
             out[count] = F_ESCAPE_TWO if after == 2 else F_ESCAPE_MORE
@@ -954,10 +962,11 @@ def _move_features(
     out[count] = F_LINE + min(line, LINES) - 1
     count += 1
     start = params[P_RATINGS]
-    slot = params[start + 1 + _mover_code(size, colour, point, own)]
-    if slot >= 0:
-        out[count] = slot
-        count += 1
+    if start > 0:  # a kernel without ratings has no shape table
+        slot = params[start + 1 + _mover_code(size, colour, point, own)]
+        if slot >= 0:
+            out[count] = slot
+            count += 1
     return count
 
 
@@ -989,8 +998,14 @@ def go_move_features(
 ) -> None:
     """The rating slots (:mod:`.features`) of each of ``actions`` for the player to move in
     ``state``: row ``i`` of ``out`` (``int64[len(actions), MAX_FEATURES]``) holds those of
-    ``actions[i]``, -1 after the last; the pass and points not empty get none. Needs a
-    kernel with ratings (:data:`PRIORS_RATINGS`)."""
+    ``actions[i]``, -1 after the last; the pass and points not empty get none. The shape
+    slot needs a kernel with ratings (:data:`PRIORS_RATINGS`); without them it is left out.
+
+    Raises:
+        ValueError: ``out`` has fewer than ``MAX_FEATURES`` columns or rows than actions.
+    """
+    if out.shape[1] < MAX_FEATURES or out.shape[0] < actions.shape[0]:
+        raise ValueError("out needs a row per action and MAX_FEATURES columns")
     points = params[P_POINTS]
     colour, chain, liberties, _, mark, captured, _ = _labelled_board(params, state)
     box, trial, ladder_work = _ladder_board(params, colour, chain, liberties)

@@ -204,12 +204,14 @@ def fit(data: Competitions, iterations: int = 100, tolerance: float = 1e-6) -> n
         moved = 0.0
         for g in range(len(GROUPS)):
             rating = ratings_of(data, log_gamma)
-            strength = np.exp(rating - rating.max())
+            top = np.full(data.positions, -np.inf)
+            np.maximum.at(top, data.position, rating)
+            strength = np.exp(rating - top[data.position])
             total = np.bincount(data.position, weights=strength, minlength=data.positions)
             rows = grouped[:, g] >= 0
             slot = grouped[rows, g]
             # Each candidate's strength without this group's gamma, over its position's
-            # total (both scaled by the same exp(-max)).
+            # total (both scaled by the same exp(-max) of the position).
             share = strength[rows] * np.exp(-log_gamma[slot]) / total[data.position[rows]]
             denominator = np.bincount(slot, weights=share, minlength=NUM_SLOTS)
             _, start, stop = GROUPS[g]
@@ -232,7 +234,8 @@ def log_likelihood(data: Competitions, scores: np.ndarray) -> float:
     total = np.bincount(
         data.position, weights=np.exp(scores - top[data.position]), minlength=data.positions
     )
-    chosen = scores[data.chosen] - top[data.position[data.chosen]] - np.log(total)
+    at = data.position[data.chosen]
+    chosen = scores[data.chosen] - top[at] - np.log(total[at])
     return float(chosen.mean())
 
 
@@ -277,6 +280,9 @@ def load_ratings(text: str) -> np.ndarray:
         raise InvalidParameterError(f"a rating table is JSON: {error}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise InvalidParameterError(f"not a rating table (format {FORMAT!r})")
+    layout = {name: [start, stop] for name, start, stop in GROUPS}
+    if document.get("groups", layout) != layout:
+        raise InvalidParameterError("a rating table of another layout of features")
     values = np.asarray(document.get("log_gamma"), dtype=np.float64)
     if values.shape != (NUM_SLOTS,) or not np.all(np.isfinite(values)):
         raise InvalidParameterError(
