@@ -8,18 +8,19 @@ playouts' features. To measure one piece at a time, this script builds each play
 kernel of its own: ``PLAYOUTS:PIECES[:FEATURES]``, where ``PIECES`` is ``all``, ``none`` or
 a ``+``-joined subset of ``tactics``, ``patterns``, ``penalties`` and ``ladders``
 (:mod:`playout.games.go.kernel`'s ``PRIORS_*``; ``all`` is these four), or ``ratings`` (the
-learned move ratings, :mod:`playout.games.go.ratings`, which replace them), and ``FEATURES``
-(default ``none``; the kernel's own default is ``nakade``) is ``all``, ``none`` or a
-``+``-joined subset of ``last`` (the first playout move answers the tree's last move),
-``ladders`` (MoGo playouts leave a chain caught in a ladder), ``nakade`` (MoGo playouts may
-fill a small enclosure of the opponent's with a self-atari), ``lowlib`` (MoGo playouts play
-a liberty of a chain with two next to the last stone), ``lgrf`` (MoGo playouts answer the
-last two moves with the last good reply) and ``captures`` (MoGo playouts that answer nothing
-capture anywhere on the board): the ``PLAYOUT_*`` bits. Both players search with
-``RAVE(bias=--bias, prior=--prior)`` and ``--simulations`` a move, colours alternating,
-through :func:`playout.run_match` (``--workers`` games at once, records to ``--save``).
-``--opponent SPEC`` plays p1 against any player of ``playout match`` instead of a second
-such player (GNU Go: ``gtp:...``).
+learned move ratings, :mod:`playout.games.go.ratings`, which replace them; ``ratings=S``
+with the scale ``S`` of their scores, default 2), and ``FEATURES`` (default ``none``; the
+kernel's own default is ``nakade``) is ``all``, ``none`` or a ``+``-joined subset of
+``last`` (the first playout move answers the tree's last move), ``ladders`` (MoGo playouts
+leave a chain caught in a ladder), ``nakade`` (MoGo playouts may fill a small enclosure of
+the opponent's with a self-atari), ``lowlib`` (MoGo playouts play a liberty of a chain with
+two next to the last stone), ``lgrf`` (MoGo playouts answer the last two moves with the last
+good reply) and ``captures`` (MoGo playouts that answer nothing capture anywhere on the
+board): the ``PLAYOUT_*`` bits. Both players search with ``RAVE(bias=--bias,
+prior=--prior)`` and ``--simulations`` a move, colours alternating, through
+:func:`playout.run_match` (``--workers`` games at once, records to ``--save``). ``--opponent
+SPEC`` plays p1 against any player of ``playout match`` instead of a second such player (GNU
+Go: ``gtp:...``).
 
 Usage::
 
@@ -55,6 +56,7 @@ from playout.games.go.kernel import (
     PRIORS_PENALTIES,
     PRIORS_RATINGS,
     PRIORS_TACTICS,
+    RATING_SCALE,
 )
 
 PIECES = {
@@ -93,10 +95,18 @@ def parse_player(text: str) -> GoPlayouts:
     """``PLAYOUTS:PIECES[:FEATURES]`` as the rollout policy that carries that kernel."""
     playouts, _, rest = text.partition(":")
     pieces, _, features = rest.partition(":")
+    scale = RATING_SCALE
+    if pieces.startswith("ratings="):
+        pieces, _, number = pieces.partition("=")
+        try:
+            scale = float(number)
+        except ValueError:
+            raise SystemExit(f"ratings=S needs a number, got {number!r}") from None
     return GoPlayouts(
         playouts,
         parse_bits(pieces, PIECES, "piece", every=PRIORS_ALL),
         parse_bits(features or "none", FEATURES, "playout feature"),
+        rating_scale=scale,
     )
 
 

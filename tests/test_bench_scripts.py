@@ -419,6 +419,11 @@ def test_go_knowledge() -> None:
     )  # fmt: skip
     assert "mogo:patterns+penalties vs light:none:" in out
     assert figure(out, "Wilson 95%") >= 0.0 and "2 games" in out
+    out, _ = run_bench(
+        "go_knowledge.py", "--p1", "mogo:ratings=3:nakade", "--p2", "mogo:ratings", "--games",
+        "2", "--simulations", "30",
+    )  # fmt: skip
+    assert "mogo:ratings=3:nakade vs mogo:ratings:" in out
 
 
 def test_go_knowledge_against_any_player_with_records(tmp_path: Path) -> None:

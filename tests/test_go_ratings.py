@@ -25,6 +25,7 @@ from playout.games.go import ratings as R
 from playout.games.go.board import default_max_length, point_from_name
 from playout.games.go.heavy import GoPlayouts
 from playout.games.go.kernel import (
+    P_RATINGS,
     PRIORS_RATINGS,
     RATING_SCALE,
     encode,
@@ -268,6 +269,11 @@ def test_a_kernel_with_ratings_searches_and_refuses_bad_tables() -> None:
         kernel_params(9, 7.5, 243, priors=PRIORS_RATINGS, ratings=np.full(F.NUM_SLOTS, np.nan))
     with pytest.raises(InvalidParameterError, match="rating_scale"):
         kernel_params(9, 7.5, 243, priors=PRIORS_RATINGS, rating_scale=0.0)
+    with pytest.raises(InvalidParameterError, match="rating_scale"):
+        go_kernel(9, priors=PRIORS_RATINGS, rating_scale="2")  # type: ignore[arg-type]
+    # The scale a player's playouts name reaches the kernel (thousandths).
+    kernel = GoPlayouts("mogo", PRIORS_RATINGS, rating_scale=3.0).compiled_kernel(go_kernel(9))
+    assert kernel.params[kernel.params[P_RATINGS]] == 3000
 
 
 def test_features_without_ratings_leave_the_shape_out() -> None:

@@ -24,6 +24,7 @@ from playout.games.go.kernel import (
     PLAYOUT_LGRF,
     POLICIES,
     PRIORS_ALL,
+    RATING_SCALE,
     go_kernel,
 )
 
@@ -41,11 +42,14 @@ class GoPlayouts:
             a liberty of a chain with two, answer with the last good reply, capture anywhere
             when nothing answers the last stone); the nakade exception alone by default
             (``PLAYOUT_DEFAULT``).
+        rating_scale: with ``PRIORS_RATINGS`` in ``priors``, the scale of the learned
+            ratings' scores (``RATING_SCALE``: natural-log units per unit of score).
     """
 
     playouts: str = "heavy"
     priors: int = PRIORS_ALL
     features: int = PLAYOUT_DEFAULT
+    rating_scale: float = RATING_SCALE
 
     compiled_only = True
     """Runs on the compiled driver only (the Python driver refuses it)."""
@@ -66,6 +70,7 @@ class GoPlayouts:
             playouts=self.playouts,
             priors=self.priors,
             features=self.features,
+            rating_scale=self.rating_scale,
         )
 
     def __call__(self, state: Any, rng: random.Random) -> int:

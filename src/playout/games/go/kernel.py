@@ -349,7 +349,11 @@ def kernel_params(
             from playout.games.go.ratings import shipped_ratings
 
             ratings = shipped_ratings()
-        if not rating_scale >= 0.01:
+        if (
+            isinstance(rating_scale, bool)
+            or not isinstance(rating_scale, int | float)
+            or not rating_scale >= 0.01
+        ):
             raise InvalidParameterError(f"rating_scale must be 0.01 or more, got {rating_scale!r}")
         ratings = np.asarray(ratings, dtype=np.float64)
         if ratings.shape != (NUM_SLOTS,) or not np.all(np.isfinite(ratings)):
@@ -2016,6 +2020,7 @@ def go_kernel(
     playouts: str = "light",
     priors: int = PRIORS_ALL,
     features: int = PLAYOUT_DEFAULT,
+    rating_scale: float = RATING_SCALE,
 ) -> Kernel:
     """The kernel of Go on a ``size`` x ``size`` board with ``komi``, the game ending at the
     ``max_length``-th move at the latest (default ``3 * size * size``); built once per
@@ -2023,7 +2028,9 @@ def go_kernel(
     the last move first) or ``mogo`` (MoGo's answers and 3x3 patterns, no self-atari; see
     :func:`_light_playout`); ``priors``: the pieces of :func:`go_move_priors`' knowledge
     (``PRIORS_*`` bits); ``features``: what the heavier playouts add (``PLAYOUT_*`` bits;
-    light playouts ignore them). The same rules and functions whatever the choice.
+    light playouts ignore them); ``rating_scale``: with :data:`PRIORS_RATINGS`, the scale of
+    the learned ratings' scores (:data:`RATING_SCALE`). The same rules and functions
+    whatever the choice.
 
     Raises:
         InvalidParameterError: a size, komi, length, policy, prior or feature set the game
@@ -2053,7 +2060,15 @@ def go_kernel(
         )
     return make_kernel(
         name="go",
-        params=kernel_params(size, komi, max_length, POLICIES[playouts], priors, features),
+        params=kernel_params(
+            size,
+            komi,
+            max_length,
+            POLICIES[playouts],
+            priors,
+            features,
+            rating_scale=rating_scale,
+        ),
         state_size=state_size(size, max_length),
         num_actions=size * size + 1,
         max_length=max_length,
