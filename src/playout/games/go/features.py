@@ -37,6 +37,13 @@ keeps knows only the last move. Levels and groups are fixed here, so that a rati
 
 from __future__ import annotations
 
+import functools
+import json
+from importlib import resources
+
+import numpy as np
+
+from playout._src.errors import InvalidParameterError
 from playout.games.go.patterns import shape_ids
 
 F_CAPTURE_SAVES, F_CAPTURE_ONE, F_CAPTURE_MANY = 0, 1, 2
@@ -75,8 +82,46 @@ GROUPS: tuple[tuple[str, int, int], ...] = (
 """Each group's name and slots (``start``, ``stop``): a move has at most one of each."""
 MAX_FEATURES = len(GROUPS)
 """The most slots one move has."""
+FORMAT = "playout-go-ratings/1"
+"""The ``format`` field of a rating table's file."""
+SHIPPED = "ratings-9x9.json"
+"""The shipped table's file name, beside this module (:mod:`.ratings` fits it)."""
+
+
+def load_ratings(text: str) -> np.ndarray:
+    """The ``log gamma`` of a rating table's JSON text.
+
+    Raises:
+        InvalidParameterError: not a rating table of this layout.
+    """
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidParameterError(f"a rating table is JSON: {error}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise InvalidParameterError(f"not a rating table (format {FORMAT!r})")
+    layout = {name: [start, stop] for name, start, stop in GROUPS}
+    if document.get("groups", layout) != layout:
+        raise InvalidParameterError("a rating table of another layout of features")
+    values = np.asarray(document.get("log_gamma"), dtype=np.float64)
+    if values.shape != (NUM_SLOTS,) or not np.all(np.isfinite(values)):
+        raise InvalidParameterError(
+            f"a rating table has {NUM_SLOTS} finite log gammas, this one {values.shape}"
+        )
+    return values
+
+
+@functools.cache
+def shipped_ratings() -> np.ndarray:
+    """The 9x9 rating table shipped with the package (read only)."""
+    text = resources.files("playout.games.go").joinpath(SHIPPED).read_text()
+    values = load_ratings(text)
+    values.setflags(write=False)
+    return values
+
 
 __all__ = [
+    "FORMAT",
     "F_ATARI",
     "F_ATARI_LADDER",
     "F_CAPTURE_MANY",
@@ -96,4 +141,7 @@ __all__ = [
     "MAX_FEATURES",
     "NUM_SHAPES",
     "NUM_SLOTS",
+    "SHIPPED",
+    "load_ratings",
+    "shipped_ratings",
 ]

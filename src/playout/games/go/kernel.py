@@ -114,6 +114,7 @@ from playout.games.go.features import (
     MAX_DISTANCE,
     MAX_FEATURES,
     NUM_SLOTS,
+    shipped_ratings,
 )
 from playout.games.go.ladder import (
     BORDER,
@@ -320,7 +321,7 @@ def kernel_params(
     pieces of prior knowledge (``PRIORS_*`` bits, :func:`go_move_priors`); ``features``:
     what the heavier playouts add (``PLAYOUT_*`` bits). With :data:`PRIORS_RATINGS`, the
     move ratings: ``ratings``, a ``log gamma`` per slot (``float[NUM_SLOTS]``; default the
-    shipped table, :func:`playout.games.go.ratings.shipped_ratings`), and ``rating_scale``
+    shipped table, :func:`playout.games.go.features.shipped_ratings`), and ``rating_scale``
     (:data:`RATING_SCALE`)."""
     points = size * size
     stride = size + 1
@@ -346,8 +347,6 @@ def kernel_params(
     tables = [header, neighbours.reshape(-1), keys, cells, packed_table()]
     if priors & PRIORS_RATINGS:
         if ratings is None:
-            from playout.games.go.ratings import shipped_ratings
-
             ratings = shipped_ratings()
         if (
             isinstance(rating_scale, bool)

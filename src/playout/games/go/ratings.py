@@ -30,7 +30,6 @@ import dataclasses
 import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,15 @@ import numpy as np
 
 from playout._src.errors import InvalidParameterError
 from playout.games.go.board import default_max_length
-from playout.games.go.features import GROUPS, MAX_FEATURES, NUM_SLOTS
+from playout.games.go.features import (
+    FORMAT,
+    GROUPS,
+    MAX_FEATURES,
+    NUM_SLOTS,
+    SHIPPED,
+    load_ratings,
+    shipped_ratings,
+)
 from playout.games.go.kernel import (
     PRIORS_RATINGS,
     encode,
@@ -47,11 +54,6 @@ from playout.games.go.kernel import (
     kernel_params,
 )
 from playout.games.go.state import GoGame
-
-FORMAT = "playout-go-ratings/1"
-"""The ``format`` field of a rating table's file."""
-SHIPPED = "ratings-9x9.json"
-"""The shipped table's file name, beside this module."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -266,38 +268,6 @@ def save_ratings(path: Path, log_gamma: np.ndarray, source: Mapping[str, Any]) -
         "log_gamma": [round(float(v), 4) for v in values],
     }
     path.write_text(json.dumps(document, indent=1) + "\n")
-
-
-def load_ratings(text: str) -> np.ndarray:
-    """The ``log gamma`` of a rating table's JSON text.
-
-    Raises:
-        InvalidParameterError: not a rating table of this layout.
-    """
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InvalidParameterError(f"a rating table is JSON: {error}") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise InvalidParameterError(f"not a rating table (format {FORMAT!r})")
-    layout = {name: [start, stop] for name, start, stop in GROUPS}
-    if document.get("groups", layout) != layout:
-        raise InvalidParameterError("a rating table of another layout of features")
-    values = np.asarray(document.get("log_gamma"), dtype=np.float64)
-    if values.shape != (NUM_SLOTS,) or not np.all(np.isfinite(values)):
-        raise InvalidParameterError(
-            f"a rating table has {NUM_SLOTS} finite log gammas, this one {values.shape}"
-        )
-    return values
-
-
-@functools.cache
-def shipped_ratings() -> np.ndarray:
-    """The 9x9 rating table shipped with the package (read only)."""
-    text = resources.files("playout.games.go").joinpath(SHIPPED).read_text()
-    values = load_ratings(text)
-    values.setflags(write=False)
-    return values
 
 
 __all__ = [
