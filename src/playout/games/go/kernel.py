@@ -871,6 +871,43 @@ def _mover_code(size: int, colour: np.ndarray, point: int, own: int) -> int:
 
 
 @jit(**GO_JIT)
+def _short_neighbours(
+    params: np.ndarray,
+    colour: np.ndarray,
+    chain: np.ndarray,
+    liberties: np.ndarray,
+    point: int,
+    own: int,
+    box: np.ndarray,
+    ko: int,
+    ladder_work: np.ndarray,
+    depth_limit: int,
+) -> tuple[bool, bool, bool]:
+    """What touches empty ``point`` for a stone of ``own``: an own chain in atari (the stone
+    would save it), one of them caught in a working ladder (read on ``box`` only when it is
+    not empty, :func:`_ladder_board`), an opponent's chain of two liberties (the stone
+    would put it in atari)."""
+    cell_of = P_TABLES + 6 * params[P_POINTS]
+    stride = params[P_STRIDE]
+    saves = False
+    caught = False
+    threatens = False
+    for k in range(4):
+        n = params[P_TABLES + 4 * point + k]
+        if n < 0:
+            break
+        if colour[n] == own and liberties[chain[n]] == 1:
+            saves = True
+            if box.shape[0] > 0 and not caught:
+                caught = ladder_captures(
+                    box, params[cell_of + n], stride, ko, ladder_work, depth_limit
+                )
+        elif colour[n] == 3 - own and liberties[chain[n]] == 2:
+            threatens = True
+    return saves, caught, threatens
+
+
+@jit(**GO_JIT)
 def _move_features(
     params: np.ndarray,
     colour: np.ndarray,
@@ -895,8 +932,6 @@ def _move_features(
     escape, and nothing is read)."""
     size = params[P_SIZE]
     points = params[P_POINTS]
-    cell_of = P_TABLES + 6 * points
-    stride = params[P_STRIDE]
     count = 0
     taken = _captured_chains(params, colour, chain, liberties, point, own, captured)
     if taken > 0:
@@ -918,21 +953,9 @@ def _move_features(
         else:
             out[count] = F_CAPTURE_ONE if stones == 1 else F_CAPTURE_MANY
         count += 1
-    saves = False  # an own chain in atari next to ``point``
-    caught = False  # one of them caught in a working ladder
-    threatened = False  # an opponent's chain of two liberties next to ``point``
-    for k in range(4):
-        n = params[P_TABLES + 4 * point + k]
-        if n < 0:
-            break
-        if colour[n] == own and liberties[chain[n]] == 1:
-            saves = True
-            if box.shape[0] > 0 and not caught:
-                caught = ladder_captures(
-                    box, params[cell_of + n], stride, ko, ladder_work, depth_limit
-                )
-        elif colour[n] == 3 - own and liberties[chain[n]] == 2:
-            threatened = True
+    saves, caught, threatened = _short_neighbours(
+        params, colour, chain, liberties, point, own, box, ko, ladder_work, depth_limit
+    )
     after = _liberties_after(params, colour, chain, liberties, point, own, 3, mark)
     if saves and after >= 2:
         if caught:
@@ -971,6 +994,16 @@ def _move_features(
             out[count] = slot
             count += 1
     return count
+
+
+@jit(**GO_JIT_ALLOCATING)
+def _no_ladder_board() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Three empty arrays: no ladder is read (:func:`_ladder_board`)."""
+    return (
+        np.empty(0, dtype=np.int64),
+        np.empty(0, dtype=np.int64),
+        np.empty(0, dtype=np.int64),
+    )
 
 
 @jit(**GO_JIT_ALLOCATING)
@@ -1105,25 +1138,14 @@ def go_move_priors(
     pieces = params[P_PRIORS]
     colour, chain, liberties, _, mark, captured, _ = _labelled_board(params, state)
     own = int(state[MOVES] & _ONE) + 1
-    # The position on a mailbox, for the ladder reader: only when a chain has two liberties
-    # or fewer (else no move is an atari or an escape).
-    stride = params[P_STRIDE]
-    cells = params[P_CELLS]
     cell_of = P_TABLES + 6 * points
     depth_limit = max_depth(size)
-    short = False
     if pieces & PRIORS_LADDERS:
-        for p in range(points):
-            short = short or (colour[p] != EMPTY and liberties[chain[p]] <= 2)
-    if not short:
+        box, trial, ladder_work = _ladder_board(params, colour, chain, liberties)
+    else:
+        box, trial, ladder_work = _no_ladder_board()
+    if box.shape[0] == 0:
         pieces &= ~PRIORS_LADDERS
-        cells = 0
-    box = np.full(cells, BORDER, dtype=np.int64)
-    trial = np.empty(cells, dtype=np.int64)
-    ladder_work = np.empty(ladder_work_size(size) if short else 0, dtype=np.int64)
-    if short:
-        for p in range(points):
-            box[params[cell_of + p]] = colour[p]
     ko = int(state[S_KO])
     ko = int(params[cell_of + ko - 1]) if ko > 0 else -1
     for i in range(actions.shape[0]):
@@ -1140,21 +1162,9 @@ def go_move_priors(
         ):
             out[i] = PRIOR_CAPTURE
             continue
-        saves = False
-        caught = False
-        threatens = False  # an opponent's chain of two liberties touches ``p``
-        for k in range(4):
-            n = params[P_TABLES + 4 * p + k]
-            if n < 0:
-                break
-            if colour[n] == own and liberties[chain[n]] == 1:
-                saves = True
-                if pieces & PRIORS_LADDERS and not caught:
-                    caught = ladder_captures(
-                        box, params[cell_of + n], stride, ko, ladder_work, depth_limit
-                    )
-            elif colour[n] == 3 - own and liberties[chain[n]] == 2:
-                threatens = True
+        saves, caught, threatens = _short_neighbours(
+            params, colour, chain, liberties, p, own, box, ko, ladder_work, depth_limit
+        )
         if caught:
             out[i] = PRIOR_LADDER_ESCAPE
             continue
