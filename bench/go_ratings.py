@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from playout._src.errors import InvalidParameterError
 from playout.games.go.features import GROUPS
 from playout.games.go.ratings import (
     competitions,
@@ -75,14 +76,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.holdout < 2:
         print("go_ratings: --holdout must be 2 or more", file=sys.stderr)
         return 2
-    records = read_records(args.records)
+    try:
+        records = read_records(args.records)
+    except (OSError, ValueError) as error:  # a missing file, a line that is not JSON
+        print(f"go_ratings: {error}", file=sys.stderr)
+        return 2
     prefixes = tuple(args.players)
 
     def keep(record: Mapping[str, Any], player: int) -> bool:
         return not prefixes or str(record["players"][player]).startswith(prefixes)
 
     start = time.perf_counter()
-    data = competitions(records, keep)
+    try:
+        data = competitions(records, keep)
+    except (InvalidParameterError, KeyError, TypeError) as error:  # not Go, illegal moves
+        print(f"go_ratings: bad record: {error}", file=sys.stderr)
+        return 2
     held = data.game % args.holdout == args.holdout - 1
     train, test = data.subset(~held), data.subset(held)
     log_gamma = fit(train, iterations=args.iterations)

@@ -851,6 +851,16 @@ def test_go_ratings_fits_reports_and_writes_a_table(tmp_path: Path) -> None:
         timeout=120,
     )  # fmt: skip
     assert process.returncode == 2 and "--holdout" in process.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**json.loads(games[0]), "actions": [40, 40]}) + "\n")
+    for path in (bad, tmp_path / "missing.jsonl"):
+        process = subprocess.run(
+            [sys.executable, str(BENCH / "go_ratings.py"), str(path)],
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, capture_output=True,
+            text=True, timeout=120,
+        )  # fmt: skip
+        assert process.returncode == 2 and process.stderr.startswith("go_ratings:")
+        assert "Traceback" not in process.stderr
 
 
 def _bench_module(name: str) -> object:
