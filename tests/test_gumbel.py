@@ -16,6 +16,7 @@ import pytest
 import playout
 from playout import Gumbel
 from playout._src import gumbel
+from playout._src.tree import backup
 from playout._src.tree import layout as T
 from playout.games import tictactoe
 
@@ -677,3 +678,101 @@ def test_a_gumbel_training_iteration_runs(tmp_path: object) -> None:
     with zero.Trainer(game, tmp_path, config, device="cpu") as trainer:  # type: ignore[attr-defined]
         (report,) = trainer.run(iterations=1, log=None)
     assert report.iteration == 1
+
+
+# --------------------------------------------------------------------------------------------
+# A reused tree, pending walks, the root value, merging.
+# --------------------------------------------------------------------------------------------
+
+SPREAD = tuple(float(v) for v in np.linspace(-0.9, 0.9, 12))
+SPREAD_PRIOR = tuple(float(p) for p in np.random.default_rng(5).dirichlet([1.0] * 12))
+
+
+def _arms_engine(seed: int, considered: int = 4) -> playout.MCTS:
+    game = Arms(SPREAD, SPREAD_PRIOR)
+    return playout.MCTS(
+        game.initial_state(), evaluator=_Batched(ArmEvaluator(game)), leaf_batch=1,
+        gumbel=Gumbel(considered=considered), seed=seed, solver=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_round_on_a_reused_tree_samples_by_g_plus_logits_alone(seed: int) -> None:
+    """Gumbel-top-k (paper, section 2): the m actions a round samples are the m largest
+    ``g + logits``, whatever Q-values a reused tree holds (mctx starts every search on a
+    fresh tree). A first round of 60 visits every arm; the second round's first 4
+    simulations (its first phase, m = 4) go to the top 4 of its ``g + logits``."""
+    engine = _arms_engine(seed)
+    first = engine.run(playout.Budget(simulations=60))
+    second = engine.run(playout.Budget(simulations=4))
+    gained = np.array(second.visit_counts) - np.array(first.visit_counts)
+    logits = engine.driver.round.gumbel_logits  # type: ignore[attr-defined]
+    assert set(np.flatnonzero(gained)) == set(np.argsort(-logits)[:4])
+    assert gained.sum() == 4 and gained.max() == 1
+
+
+def test_the_halving_reads_finished_simulations_not_pending_ones() -> None:
+    """With a batch's walk still pending on a root edge (virtual loss on it), the root's
+    choice and its transformed Q-values are those of the tree without that walk, where the
+    edge already has the visit the schedule counts: a candidate's last visit, not yet
+    evaluated, does not make it look lost when the survivors of a phase are ranked."""
+    engine = _arms_engine(seed=2)
+    engine.run(playout.Budget(simulations=4))  # m = 4: the first phase, one visit each
+    current = engine.driver.round  # type: ignore[attr-defined]
+    schedule = gumbel.considered_visits(4, 12)  # 0 0 0 0 1 1 2 2 3 3 4 4: the next wants 1
+    nodes, node_values, edges, edge_values, _ = engine.tree
+    first = int(nodes[T.ROOT, T.N_FIRST_EDGE])
+    count = int(nodes[T.ROOT, T.N_NUM_EDGES])
+    params = np.array([50.0, 1.0])
+    loss = -1.0
+
+    def choose(base: np.ndarray, pending: np.ndarray) -> tuple[int, np.ndarray]:
+        scratch = np.zeros((gumbel.SCRATCH_ROWS, count))
+        visits = np.zeros(count, dtype=np.int64)
+        edge = gumbel.select_root_edge(
+            nodes, node_values, edges, edge_values, current.gumbel_logits, base, schedule,
+            params, pending, loss, scratch, visits,
+        )  # fmt: skip
+        return int(edge), scratch[gumbel.SIGMA_ROW].copy()
+
+    none = np.zeros(count, dtype=np.int64)
+    best, _ = choose(current.base_visits, none)  # the first survivor of the phase
+    path = np.array([best], dtype=np.int64)
+    saved = np.zeros(1)
+    # Pending: the walk holds its virtual loss on the edge.
+    backup.add_virtual_loss(nodes, edges, edge_values, path, 1, loss, saved)
+    pending = none.copy()
+    pending[best - first] = 1
+    with_pending, sigmas_pending = choose(current.base_visits, pending)
+    backup.remove_virtual_loss(nodes, edges, edge_values, path, 1, saved)
+    # The same simulation without the walk: its edge's visit counted by the round alone.
+    base = current.base_visits.copy()
+    base[best - first] -= 1
+    finished, sigmas_finished = choose(base, none)
+    assert with_pending == finished != best
+    np.testing.assert_allclose(sigmas_pending, sigmas_finished, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("simulations", [5, 16, 40])
+def test_a_gumbel_searchs_value_is_the_improved_policys_mean_completed_q(
+    simulations: int,
+) -> None:
+    """The root value of a Gumbel search is ``sum pi'(a) completed q(a)``, the value of the
+    policy it improved, not the visits' mean, which sequential halving drags down by
+    visiting the weak sampled arms too."""
+    game = arms()
+    for seed in range(5):
+        result = bandit_search(game, simulations, seed, gumbel=Gumbel(considered=8))
+        completed = completed_by_hand(result, game.root_value)
+        want = float(np.dot(result.improved_policy, completed))
+        assert result.value == pytest.approx(want, abs=1e-12)
+        visits = np.array(result.visit_counts)
+        visits_mean = float(visits @ np.array(result.values)) / visits.sum()
+        assert result.value > visits_mean
+
+
+def test_a_gumbel_search_is_not_merged_from_parallel_searches() -> None:
+    with pytest.raises(playout.InvalidParameterError, match="Gumbel"):
+        playout.parallel_search(
+            tictactoe().initial_state(), gumbel=Gumbel(considered=4), simulations=16, threads=2
+        )

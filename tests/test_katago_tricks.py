@@ -4,11 +4,12 @@ forced playouts with policy-target pruning, checked against hand computations.""
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 import pytest
 
-from playout import InvalidParameterError
+from playout import DirichletNoise, InvalidParameterError
 from playout._src import forced
 from playout.games import tictactoe
 
@@ -297,3 +298,57 @@ def test_a_buffer_saved_without_reply_targets_loads(tmp_path: object) -> None:
     buffer = ReplayBuffer(10, (3, 3, 3), 9)
     buffer.load(path)
     assert buffer.size == 2 and not buffer.replies.any()
+
+
+# ----------------------------------------------------------------------------- fast searches
+
+
+def _noisy(**changes: object) -> SelfPlaySettings:
+    noise = DirichletNoise(alpha=1.0, fraction=0.25)
+    return SelfPlaySettings(
+        search=ZeroSearch(simulations=16, c=1.0, leaf_batch=4, noise=noise),
+        parallel_games=4,
+        augment=False,
+        **changes,  # type: ignore[arg-type]
+    )
+
+
+def test_fast_searches_get_no_root_noise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wu 2019: the playout cap's fast searches explore nothing. With every search full the
+    root noise is mixed at every move; with every search fast (a full one once in 10^12)
+    it is never mixed, the first move of a game included, and no position is recorded."""
+    mixed: list[int] = []
+    mix = DirichletNoise.mix
+
+    def spy(self: DirichletNoise, priors: np.ndarray, generator: np.random.Generator) -> object:
+        mixed.append(len(priors))
+        return mix(self, priors, generator)
+
+    monkeypatch.setattr(DirichletNoise, "mix", spy)
+    games = _games(_noisy(playout_cap=PlayoutCap(full_fraction=1.0, fast_simulations=2)), 2)
+    assert len(mixed) >= sum(len(g.moves) for g in games) - 2  # one a root (the last two: 1 move)
+    mixed.clear()
+    games = _games(_noisy(playout_cap=PlayoutCap(full_fraction=1e-12, fast_simulations=2)), 2)
+    assert mixed == []
+    assert all(g.examples == () for g in games)
+
+
+def test_a_fast_search_has_no_forced_playouts_and_a_full_one_has() -> None:
+    from playout.zero.selfplay import _explore, _Slot
+
+    noise = DirichletNoise(alpha=1.0, fraction=0.25)
+    driver = types.SimpleNamespace(forced_playouts=-1.0, root_noise="unset")
+    slot = _Slot(None, driver, 0, full=False, noise=noise)  # type: ignore[arg-type]
+    _explore(slot, 2.0)
+    assert (driver.forced_playouts, driver.root_noise) == (0.0, None)
+    slot.full = True
+    _explore(slot, 2.0)
+    assert (driver.forced_playouts, driver.root_noise) == (2.0, noise)
+
+
+def test_simulations_per_move_counts_each_search_at_its_size() -> None:
+    assert TrainConfig(simulations=100).simulations_per_move == 100
+    capped = TrainConfig(simulations=100, full_search_fraction=0.25, fast_simulations=20)
+    assert capped.simulations_per_move == pytest.approx(0.25 * 100 + 0.75 * 20)
+    small = TrainConfig(simulations=10, full_search_fraction=0.5, fast_simulations=25)
+    assert small.simulations_per_move == 10

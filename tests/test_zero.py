@@ -259,7 +259,7 @@ def test_a_compiled_batch_walks_as_one_walk_at_a_time(limit: int, seed: int, k: 
     count, collided, deepest = leaf_batch.select_batch(
         tree[0], tree[1], tree[2], tree[3], walk, rule, params, k, empty,
         np.zeros(0, np.int64), np.zeros(0, np.int64), empty, empty2, np.zeros(0, np.int64),
-        rng, 40, limit, -1.0, paths, saved, walks,
+        np.zeros(0, np.int64), rng, 40, limit, -1.0, paths, saved, walks,
     )  # fmt: skip
     nodes, _, edges, edge_values, _ = ref = [a.copy() for a in engine.tree]
     ref_rng = driver._rng_state.copy()  # type: ignore[attr-defined]

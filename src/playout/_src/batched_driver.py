@@ -212,7 +212,7 @@ class BatchedDriver(PythonDriver):
         count, collided, deepest = leaf_batch.select_batch(
             nodes, node_values, edges, edge_values, walk, self._rule, self._rule_params,
             forced_k, _NO_FLOATS, _NO_COUNTS, _NO_COUNTS, _NO_FLOATS, _NO_SCRATCH, _NO_COUNTS,
-            self._rng_state, max_depth, limit, self._loss, self._paths, self._saved,
+            _NO_COUNTS, self._rng_state, max_depth, limit, self._loss, self._paths, self._saved,
             self._walks,
         )  # fmt: skip
         return int(count), bool(collided), int(deepest)

@@ -20,8 +20,9 @@ without replacement by the Gumbel-top-k trick and sequential halving (Karnin, Ko
 2013) spreads ``n`` simulations over them: :func:`considered_visits` gives, for every
 simulation, the visit count an action must have to be taken, and the walk takes, among the
 root actions with that count, the one with the largest ``g(a) + logits(a) + sigma(completed
-q)(a)`` (paper, algorithm 2). After the search the move is the action with the largest of
-that score among those visited most.
+q)(a)`` (paper, algorithm 2; in the first phase, which samples the ``m``, ``g(a) + logits(a)``
+alone, as on mctx's fresh trees, however many visits a reused subtree brought). After the
+search the move is the action with the largest of that score among those visited most.
 
 Where the tree keeps the raw value: a node's ``NV_EXACT`` (:mod:`playout._src.tree`) is the
 value for player 0 that the node was created with (``finish_new_leaf`` writes the leaf's
@@ -348,24 +349,56 @@ def select_root_edge(
     base_visits: np.ndarray,
     schedule: np.ndarray,
     params: np.ndarray,
+    pending: np.ndarray,
+    loss: float,
     scratch: np.ndarray,
     visits: np.ndarray,
 ) -> int:
-    """The root's edge for the next simulation of a round (sequential halving with Gumbel):
-    the simulation's index is the visits the root's edges gained since the round began
-    (``visits - base_visits``, virtual ones included), ``schedule[index]`` the visit count an
-    edge must have, and among those the largest ``gumbel_logits + sigma(completed q)``.
-    ``gumbel_logits`` is ``g + logits`` per root edge (the driver's
-    :class:`~playout._src.gumbel_driver.GumbelRound`). Past the
-    schedule (never, as the driver runs it) the last entry is used; when no edge has the
-    count wanted (never either), every edge competes."""
-    count = node_policy(nodes, node_values, edges, edge_values, T.ROOT, params, scratch, visits)
+    """The root's edge for the next simulation of a round (sequential halving with Gumbel).
+
+    The simulation's index is the visits the root's edges gained since the round began
+    (``visits - base_visits``, the batch's pending walks included), ``schedule[index]`` the
+    round's visit count an edge must have, and among those the largest ``gumbel_logits +
+    sigma(completed q)``; ``gumbel_logits`` is ``g + logits`` per root edge (the driver's
+    :class:`~playout._src.gumbel_driver.GumbelRound`).
+
+    Two departures from reading the tree as it stands keep the choice the one mctx makes on
+    a fresh tree with one walk at a time:
+
+    - the scores read finished simulations only: ``pending[i]`` walks of the batch still hold
+      the virtual loss ``loss`` on root edge ``i`` (one visit returning ``loss`` each), and
+      are taken out of its visits and value sum before Q, ``v_mix`` and ``sigma`` (else a
+      candidate whose last visit is pending would look lost when a phase's survivors are
+      ranked);
+    - while the round's first phase picks the ``m`` actions (``schedule[index] == 0``), the
+      score is ``gumbel_logits`` alone, the Gumbel-top-k draw: visits a reused subtree
+      brought count in the later phases' Q-values, not in which actions are sampled.
+
+    Past the schedule (never, as the driver runs it) the last entry is used; when no edge
+    has the count wanted (never either), every edge competes.
+    """
+    first = nodes[T.ROOT, T.N_FIRST_EDGE]
+    count = gather(nodes, edges, edge_values, T.ROOT, scratch, visits)
     index = 0
     for i in range(count):
-        visits[i] -= base_visits[i]  # this round's visits
-        index += visits[i]
+        index += visits[i] - base_visits[i]
+        waiting = pending[i]
+        if waiting > 0:  # the finished simulations alone
+            finished = visits[i] - waiting
+            total = edge_values[first + i, T.EV_VALUE_SUM] - waiting * loss
+            scratch[Q_ROW, i] = total / finished if finished > 0 else 0.0
+            visits[i] = finished
     wanted = schedule[min(index, schedule.shape[0] - 1)] if schedule.shape[0] > 0 else 0
+    q, priors = scratch[Q_ROW, :count], scratch[PRIOR_ROW, :count]
     sigmas = scratch[SIGMA_ROW, :count]
+    if wanted == 0:
+        for i in range(count):
+            sigmas[i] = 0.0  # the first phase: Gumbel-top-k
+    else:
+        raw = raw_value(nodes, node_values, T.ROOT)
+        transformed_q_into(raw, q, visits[:count], priors, params[0], params[1], sigmas)
+    for i in range(count):
+        visits[i] += pending[i] - base_visits[i]  # this round's visits, pending ones included
     choice = root_choice(wanted, gumbel_logits[:count], sigmas, visits[:count])
     if choice == -1:
         best_score = -math.inf
@@ -373,7 +406,7 @@ def select_root_edge(
             score = gumbel_logits[i] + sigmas[i]
             if choice == -1 or score > best_score:
                 choice, best_score = i, score
-    return int(nodes[T.ROOT, T.N_FIRST_EDGE] + choice)
+    return int(first + choice)
 
 
 @jit(**_JIT)
@@ -386,6 +419,8 @@ def descend(
     base_visits: np.ndarray,
     schedule: np.ndarray,
     params: np.ndarray,
+    pending: np.ndarray,
+    loss: float,
     rng: np.ndarray,
     max_depth: int,
     path: np.ndarray,
@@ -396,8 +431,10 @@ def descend(
     root's edge from :func:`select_root_edge`, an interior edge by :func:`interior_choice` on the
     node's improved policy, and a chance node's edge drawn by its probability. Proven
     children are not skipped (sequential halving counts every visit; a proven child backs
-    up its exact value). ``scratch`` (``float64[SCRATCH_ROWS, max_actions]``) and
-    ``visits`` (``int64[max_actions]``) are work space.
+    up its exact value). ``pending`` and ``loss``: the batch's walks still pending per
+    root edge and their virtual loss (:func:`select_root_edge`). ``scratch``
+    (``float64[SCRATCH_ROWS, max_actions]``) and ``visits`` (``int64[max_actions]``) are
+    work space.
 
     Returns:
         ``(node, edge, depth)`` as :func:`playout._src.tree.selection.descend`.
@@ -416,7 +453,7 @@ def descend(
         elif node == T.ROOT:
             e = select_root_edge(
                 nodes, node_values, edges, edge_values, gumbel_logits, base_visits,
-                schedule, params, scratch, visits,
+                schedule, params, pending, loss, scratch, visits,
             )  # fmt: skip
         else:
             count = node_policy(

@@ -121,6 +121,7 @@ class GumbelDriver(BatchedDriver):
         self._default_simulations = config.budget.simulation_limit
         self._scratch = np.zeros((gumbel.SCRATCH_ROWS, 64), dtype=np.float64)
         self._visits = np.zeros(64, dtype=np.int64)
+        self._root_pending = np.zeros(64, dtype=np.int64)
         evaluator = Rollout() if config.evaluator is None else config.evaluator
         if type(evaluator) is Rollout or not isinstance(evaluator, BatchEvaluator):
             config = config.replace(evaluator=OneByOne(evaluator, rng), leaf_batch=1)
@@ -192,6 +193,7 @@ class GumbelDriver(BatchedDriver):
         if self._scratch.shape[1] < self._max_actions:
             self._scratch = np.zeros((gumbel.SCRATCH_ROWS, self._max_actions), dtype=np.float64)
             self._visits = np.zeros(self._max_actions, dtype=np.int64)
+            self._root_pending = np.zeros(self._max_actions, dtype=np.int64)
         nodes, node_values, edges, edge_values, _ = self._tree
         current = self._round
         count, collided, deepest = leaf_batch.select_batch(
@@ -200,8 +202,8 @@ class GumbelDriver(BatchedDriver):
             _NO_FLOATS if current is None else current.gumbel_logits,
             _NO_COUNTS if current is None else current.base_visits,
             _NO_COUNTS if current is None else current.schedule,
-            self._params, self._scratch, self._visits, self._rng_state, max_depth, limit,
-            self._loss, self._paths, self._saved, self._walks,
+            self._params, self._scratch, self._visits, self._root_pending, self._rng_state,
+            max_depth, limit, self._loss, self._paths, self._saved, self._walks,
         )  # fmt: skip
         return int(count), bool(collided), int(deepest)
 
@@ -238,17 +240,21 @@ class GumbelDriver(BatchedDriver):
             self._round = None
         return kept
 
-    def root_summary(self) -> tuple[int, np.ndarray] | None:
-        """The move and the improved policy at the root, or ``None`` when the root has no
-        move to choose (over, or a chance node).
+    def root_summary(self) -> tuple[int, np.ndarray, float] | None:
+        """The move, the improved policy and its value at the root, or ``None`` when the
+        root has no move to choose (over, or a chance node).
 
         The move (paper, algorithm 2; mctx's ``gumbel_muzero_policy``): among the root
         actions visited most in the round, the largest ``g + logits + sigma(completed q)``
         (``g = 0`` before a round). The improved policy ``softmax(logits + sigma(completed
-        q))`` over the root's edges, in their order (the result's ``actions``).
+        q))`` over the root's edges, in their order (the result's ``actions``). The value,
+        for the player to move: the improved policy's mean of the completed Q-values,
+        ``sum_a pi'(a) completed q(a)``. Sequential halving spends visits on every sampled
+        action, the weak ones too, so the visits' mean of Q (other searches' root value)
+        would understate what the position is worth to the policy the search improves.
 
         Returns:
-            ``(action, policy)``.
+            ``(action, policy, value)``.
         """
         tree = self._tree
         nodes = tree.nodes
@@ -263,6 +269,10 @@ class GumbelDriver(BatchedDriver):
         )  # fmt: skip
         policy = scratch[gumbel.POLICY_ROW].copy()
         sigmas = np.ascontiguousarray(scratch[gumbel.SIGMA_ROW])
+        q, priors = scratch[gumbel.Q_ROW], scratch[gumbel.PRIOR_ROW]
+        raw = gumbel.raw_value(nodes, tree.node_values, T.ROOT)
+        completed = gumbel.completed_q(q, visits, gumbel.mixed_value(raw, q, visits, priors))
+        value = float(policy @ completed)
         current = self._round
         if current is None:
             logits = scratch[gumbel.LOGIT_ROW]
@@ -272,7 +282,7 @@ class GumbelDriver(BatchedDriver):
             visits = visits - current.base_visits
         choice = gumbel.root_choice(int(visits.max()), gumbel_logits, sigmas, visits)
         first = int(nodes[T.ROOT, T.N_FIRST_EDGE])
-        return int(tree.edges[first + choice, T.E_ACTION]), policy
+        return int(tree.edges[first + choice, T.E_ACTION]), policy, value
 
 
 __all__ = ["GumbelDriver", "GumbelRound", "OneByOne"]

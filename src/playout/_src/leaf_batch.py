@@ -61,6 +61,7 @@ def select_batch(
     gumbel_params: np.ndarray,
     scratch: np.ndarray,
     visits: np.ndarray,
+    pending: np.ndarray,
     rng: np.ndarray,
     max_depth: int,
     limit: int,
@@ -76,8 +77,10 @@ def select_batch(
     and ``(node, edge, depth)`` to ``walks[i]`` (see :func:`playout._src.tree.selection.
     descend`). ``walk`` picks the walk (:data:`WALK_RULE`, :data:`WALK_FORCED` with
     ``forced_k``, or :data:`WALK_GUMBEL` with the round's ``gumbel_logits``, ``base_visits``
-    and ``schedule``, the search's ``gumbel_params`` and work space ``scratch`` and
-    ``visits``); the arrays of the walks not taken may be empty.
+    and ``schedule``, the search's ``gumbel_params`` and work space ``scratch``, ``visits``
+    and ``pending``, an ``int64`` row at least the root's edge count long where the batch's
+    walks are counted per root edge: its root choices read the finished simulations alone);
+    the arrays of the walks not taken may be empty.
 
     Returns:
         ``(count, collided, deepest)``: the walks kept (rows ``0 .. count - 1``); whether the
@@ -86,12 +89,17 @@ def select_batch(
         most edges any walk took, the stopped one included.
     """
     deepest = 0
+    # The Gumbel walk counts the batch's walks per root edge (its halving reads finished
+    # simulations only).
+    root_first = nodes[T.ROOT, T.N_FIRST_EDGE]
+    if walk == WALK_GUMBEL:
+        pending[: max(0, nodes[T.ROOT, T.N_NUM_EDGES])] = 0
     for i in range(limit):
         path = paths[i]
         if walk == WALK_GUMBEL:
             node, edge, depth = gumbel.descend(
                 nodes, node_values, edges, edge_values, gumbel_logits, base_visits, schedule,
-                gumbel_params, rng, max_depth, path, scratch, visits,
+                gumbel_params, pending, loss, rng, max_depth, path, scratch, visits,
             )  # fmt: skip
         elif walk == WALK_FORCED:
             node, edge, depth = forced.descend(
@@ -110,6 +118,8 @@ def select_batch(
         walks[i, W_EDGE] = edge
         walks[i, W_DEPTH] = depth
         backup.add_virtual_loss(nodes, edges, edge_values, path, depth, loss, saved[i])
+        if walk == WALK_GUMBEL and depth > 0:
+            pending[path[0] - root_first] += 1
     return limit, False, deepest
 
 

@@ -115,13 +115,19 @@ def parallel_search(
 
     Raises:
         InvalidParameterError: both ``threads`` and ``workers``, a count below 1,
-            ``shared_tree`` with ``workers`` or ``executor``, or any error of the
-            configuration.
+            ``shared_tree`` with ``workers`` or ``executor``, a Gumbel search (whose result
+            is no sum of visit counts), or any error of the configuration.
     """
     if threads is not None and workers is not None:
         raise InvalidParameterError("give threads or workers, not both")
     check_state(state)
     config = make_config(config, **options)
+    if config.gumbel is not None and not shared_tree:
+        raise InvalidParameterError(
+            "a Gumbel search cannot be merged: its move and improved policy come from one "
+            "tree's sequential halving, not from summed visit counts; run it alone "
+            "(playout.search or MCTS)"
+        )
     if shared_tree:
         if workers is not None or executor is not None:
             raise InvalidParameterError(

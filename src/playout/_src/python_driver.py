@@ -146,7 +146,9 @@ class PythonDriver:
             )
         self._table: TT.TranspositionTable | None = None
         self._key = symmetry.key_function(game, bool(config.symmetry))
-        self._root_noise = config.root_noise
+        self.root_noise = config.root_noise
+        """The Dirichlet noise mixed into each new root's priors (the configuration's;
+        self-play turns it off for the fast searches of KataGo's playout cap)."""
         self.max_depth_seen = 0
         self.reset(state)
 
@@ -226,7 +228,7 @@ class PythonDriver:
     def _noise_root(self) -> None:
         """Mix the configured Dirichlet noise into the root's priors (AlphaZero's self-play
         exploration), once per root, from the search's seeded generator."""
-        noise = self._root_noise
+        noise = self.root_noise
         count = int(self._tree.nodes[T.ROOT, T.N_NUM_EDGES])
         if noise is None or count < 2 or self._root_state.current_player() == CHANCE:
             return

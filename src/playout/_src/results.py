@@ -63,7 +63,9 @@ class SearchResult:
             exact value once the action is proven).
         priors: prior probability of each root action.
         value: the root's value for the player to move: the visit-weighted mean of
-            ``values``, or the exact value when the root is proven.
+            ``values``, or the exact value when the root is proven; for a Gumbel search the
+            improved policy's mean of the completed Q-values (``sum_a pi'(a) q(a)``, an
+            unvisited action's ``q`` the mixed value ``v_mix``).
         pv: principal variation: the line of actions the final-move rule picks from the root.
         player: the player to move at the root.
         simulations: simulations run by the call that produced this result.

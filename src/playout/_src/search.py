@@ -499,8 +499,9 @@ class MCTS:
         return result
 
     def _gumbel_result(self, result: SearchResult) -> SearchResult:
-        """``result`` with a Gumbel search's move (unless the solver proved the root: its
-        move then) and the improved policy (:meth:`GumbelDriver.root_summary`)."""
+        """``result`` with a Gumbel search's move, improved policy and value (unless the
+        solver proved the root: its move and exact value then; see
+        :meth:`GumbelDriver.root_summary`)."""
         from playout._src.gumbel_driver import GumbelDriver
 
         driver = self._driver
@@ -508,9 +509,9 @@ class MCTS:
         summary = driver.root_summary()
         if summary is None:
             return result
-        action, policy = summary
+        action, policy, value = summary
         if result.proven is not None:
-            action = result.best_action
+            action, value = result.best_action, result.value
         pv = result.pv
         if not pv or pv[0] != action:
             pv = self.lines([action], max(1, len(pv)))[action]
@@ -518,6 +519,7 @@ class MCTS:
             result,
             best_action=action,
             improved_policy=tuple(float(p) for p in policy),
+            value=value,
             pv=pv,
         )
 

@@ -741,7 +741,9 @@ class AsyncPipeline:
             self_play_seconds=arrived.actor_seconds / self.actors.workers,
             train_seconds=train_seconds,
             positions_per_second=arrived.positions / max(seconds, 1e-9),
-            simulations_per_second=arrived.moves * config.simulations / max(seconds, 1e-9),
+            simulations_per_second=(
+                arrived.moves * config.simulations_per_move / max(seconds, 1e-9)
+            ),
             eval_score=None,
             eval_opponent=config.eval_opponent,
             eval_elo=None,

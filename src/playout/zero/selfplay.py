@@ -109,8 +109,8 @@ class PlayoutCap:
     of full searches become training examples (their value target is still the game's
     outcome). Games get longer for the same compute and the value head more games, while
     every policy target comes from a full search. Wu's Go runs: ``full_fraction`` 0.25,
-    fast searches 1/4 to 1/6 of the full ones. Unlike KataGo, the fast searches keep the
-    root noise of the run's search (one engine per game, its settings fixed).
+    fast searches 1/4 to 1/6 of the full ones. As in KataGo, a fast search explores
+    nothing: no root noise and no forced playouts, which only a full search gets.
 
     Attributes:
         full_fraction: the probability of a full search, in (0, 1].
@@ -295,6 +295,8 @@ class _Slot:
     random_moves: list[int] = dataclasses.field(default_factory=list)
     """The indices in ``moves`` of the random moves after the opening that differ from the
     search's choice."""
+    noise: DirichletNoise | None = None
+    """The run's root noise, which a full search gets (:func:`_explore`)."""
 
 
 def self_play(
@@ -330,12 +332,14 @@ def self_play(
 
     def start(index: int) -> _Slot:
         state, opening = random_opening(game, move_rng.randint(0, settings.opening_moves), move_rng)
-        engine = MCTS(state, search.config(evaluator, seed * 100_003 + index))
+        full, budget = _draw_budget(search.simulations, settings.playout_cap, move_rng)
+        config = search.config(evaluator, seed * 100_003 + index)
+        engine = MCTS(state, config if full else config.replace(root_noise=None))
         driver = engine.driver
         assert isinstance(driver, BatchedDriver)
-        driver.forced_playouts = float(settings.forced_playouts)
-        slot = _Slot(engine, driver, index, moves=opening, opening=len(opening))
-        _draw_budget(slot, search.simulations, settings.playout_cap, move_rng)
+        slot = _Slot(engine, driver, index, budget=budget, full=full, moves=opening,
+                     opening=len(opening), noise=config.root_noise)  # fmt: skip
+        _explore(slot, settings.forced_playouts)
         return slot
 
     while len(finished) < num_games:
@@ -364,13 +368,17 @@ def self_play(
             at += count
             slot.done += ran
             if slot.done >= slot.budget or solved or ran == 0:
-                over = _play_move(
+                action = _choose_move(
                     slot, num_actions, settings.temperature_moves, move_rng,
                     prune_k=settings.forced_playouts, search=search,
                     random_rate=settings.random_move_rate,
                 )  # fmt: skip
-                _draw_budget(slot, search.simulations, settings.playout_cap, move_rng)
-                if over:
+                # The next search's kind before the move: the new root's noise depends on it.
+                slot.full, slot.budget = _draw_budget(
+                    search.simulations, settings.playout_cap, move_rng
+                )
+                _explore(slot, settings.forced_playouts)
+                if _advance(slot, action):
                     record = _finish(slot, game, settings)
                     finished.append(record)
                     if on_game is not None:
@@ -389,15 +397,24 @@ def _root_c(search: ZeroSearch, visits: int) -> float:
     return search.c
 
 
-def _draw_budget(slot: _Slot, simulations: int, cap: PlayoutCap | None, rng: random.Random) -> None:
-    """The next move's simulations: all of them, or with a playout cap a full search with
-    probability ``cap.full_fraction`` and a fast one otherwise (drawn from ``rng`` only with
-    a cap, so that runs without one keep their random streams)."""
+def _draw_budget(simulations: int, cap: PlayoutCap | None, rng: random.Random) -> tuple[bool, int]:
+    """The next search's kind and simulations: ``(True, simulations)``, or with a playout
+    cap a full search with probability ``cap.full_fraction`` and a fast one of
+    ``cap.fast_simulations`` otherwise (drawn from ``rng`` only with a cap, so that runs
+    without one keep their random streams)."""
     if cap is None:
-        slot.full, slot.budget = True, simulations
-        return
-    slot.full = rng.random() < cap.full_fraction
-    slot.budget = simulations if slot.full else min(simulations, cap.fast_simulations)
+        return True, simulations
+    full = rng.random() < cap.full_fraction
+    return full, simulations if full else min(simulations, cap.fast_simulations)
+
+
+def _explore(slot: _Slot, forced_k: float) -> None:
+    """Set the game's driver for its next search: a full search gets the root noise and
+    KataGo's forced playouts (``forced_k``), a fast one neither (Wu 2019: the fast searches
+    of the playout cap explore nothing). The noise applies from the next root on."""
+    assert slot.driver is not None
+    slot.driver.forced_playouts = float(forced_k) if slot.full else 0.0
+    slot.driver.root_noise = slot.noise if slot.full else None
 
 
 def _play_move(
@@ -410,7 +427,27 @@ def _play_move(
     search: ZeroSearch | None = None,
     random_rate: float = 0.0,
 ) -> bool:
-    """Play the move of a game whose search is done; whether the game is over.
+    """Play the move of a game whose search is done (:func:`_choose_move`, then
+    :func:`_advance`); whether the game is over."""
+    action = _choose_move(
+        slot, num_actions, temperature_moves, rng,
+        prune_k=prune_k, search=search, random_rate=random_rate,
+    )  # fmt: skip
+    return _advance(slot, action)
+
+
+def _choose_move(
+    slot: _Slot,
+    num_actions: int,
+    temperature_moves: int,
+    rng: random.Random,
+    *,
+    prune_k: float = 0.0,
+    search: ZeroSearch | None = None,
+    random_rate: float = 0.0,
+) -> int:
+    """The move of a game whose search is done, its position recorded; the move is not
+    played yet (:func:`_advance`).
 
     The policy target: a proven win alone; else a Gumbel search's improved policy
     (Danihelka et al. 2022); else the visit shares, with the forced playouts pruned when
@@ -451,11 +488,16 @@ def _play_move(
     if slot.full:
         slot.history.append((state, policy, float(result.value)))
         slot.played.append(len(slot.moves))
+    return action
+
+
+def _advance(slot: _Slot, action: int) -> bool:
+    """Play ``action``, the move :func:`_choose_move` chose; whether the game is over."""
     slot.plies += 1
     slot.moves.append(action)
-    engine.advance(action)
+    slot.engine.advance(action)
     slot.done = 0
-    return bool(engine.root_state.is_terminal())
+    return bool(slot.engine.root_state.is_terminal())
 
 
 def _finish(slot: _Slot, game: Any, settings: SelfPlaySettings) -> SelfPlayGame:

@@ -341,6 +341,17 @@ class TrainConfig:
             reply_targets=self.architecture.reply_head,
         )
 
+    @property
+    def simulations_per_move(self) -> float:
+        """The self-play search's simulations per searched move, in expectation: with the
+        playout cap a full search's on ``full_search_fraction`` of the moves, a fast one's
+        on the others."""
+        full = float(self.simulations)
+        if self.full_search_fraction >= 1.0:
+            return full
+        fast = float(min(self.simulations, self.fast_simulations))
+        return self.full_search_fraction * full + (1.0 - self.full_search_fraction) * fast
+
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -633,7 +644,9 @@ class IterationReport:
     ``positions`` counts the training positions the iteration added to the replay buffer
     (every position played and its symmetric images), ``positions_per_second`` the same
     count per second of self-play, ``simulations_per_second`` the search simulations (one
-    search per move played) per second of self-play; ``buffer`` is the buffer's size after.
+    search per move played, :attr:`TrainConfig.simulations_per_move` each) per second of
+    self-play; ``buffer`` is the buffer's size after. With the playout cap, positions are
+    those of the full searches only.
 
     Time per phase, in seconds: ``self_play_seconds`` (the synchronous loop: playing the
     iteration's games; the asynchronous pipeline, :mod:`playout.zero.pipeline`: the actors'
@@ -1099,7 +1112,7 @@ class Trainer:
 
         settings = config.self_play()
         seed = config.seed * 1_000_003 + self.iteration
-        simulations = config.simulations
+        simulations = config.simulations_per_move
         if self.iteration < config.expert_iterations:
             simulations = config.expert_simulations
             games = expert_games(
