@@ -504,6 +504,25 @@ def test_training_resumes_where_it_stopped(tmp_path: object) -> None:
     Model.load(out / "model.pt", game)  # the latest network, loadable
 
 
+def test_a_resumed_run_takes_a_changed_weight_decay(tmp_path: object) -> None:
+    """The optimiser's saved state carries its weight decay; a resumed run whose settings
+    change it trains with the new one, not the checkpoint's, and keeps it."""
+    game = tictactoe()
+    out = tmp_path / "run"  # type: ignore[operator]
+    first = Trainer(game, out, tiny_config(weight_decay=1e-4))
+    first.run(iterations=1, log=None)
+    first.close()
+    resumed = Trainer(game, out, device="cpu", changes={"weight_decay": 0.05})
+    assert resumed.config.weight_decay == 0.05
+    assert [g["weight_decay"] for g in resumed.optimizer.param_groups] == [0.05] * len(
+        resumed.optimizer.param_groups
+    )
+    resumed.close()
+    again = Trainer(game, out, device="cpu")  # the change is the run's setting now
+    assert {g["weight_decay"] for g in again.optimizer.param_groups} == {0.05}
+    again.close()
+
+
 def test_a_new_run_starts_from_a_model_files_weights(tmp_path: object) -> None:
     game = tictactoe()
     source = small_model(game, seed=3)

@@ -989,6 +989,8 @@ class Trainer:
         self.model.weights_changed()
         try:
             self.optimizer.load_state_dict(data["optimizer"])
+            for group in self.optimizer.param_groups:  # the saved groups carry the old one
+                group["weight_decay"] = self.config.weight_decay
             self.iteration = int(data["iteration"])
             self.elapsed = float(data.get("elapsed", 0.0))
             self.rng.bit_generator.state = data["rng"]
