@@ -10,8 +10,9 @@ import pytest
 pytest.importorskip("torch")
 
 import playout
+from playout._src.game import value_for
 from playout.games import tictactoe
-from playout.zero.selfplay import SelfPlaySettings, _finish, _play_move, _Slot
+from playout.zero.selfplay import SelfPlaySettings, ZeroSearch, _finish, _play_move, _Slot
 
 
 @pytest.mark.parametrize("mix", [0.0, 0.5, 1.0])
@@ -129,3 +130,70 @@ def _draw(seed: int, legal: list[int]) -> int:
     rng = random.Random(seed)
     rng.random()
     return rng.choice(legal)
+
+
+# ----------------------------------------------------------------------------- side games
+
+
+def _side_games(rate: float, num_games: int = 12) -> list:
+    from playout.zero import Architecture, Model, NetworkEvaluator, self_play
+
+    game = tictactoe()
+    model = Model(game, Architecture(channels=8, blocks=1, value_hidden=8), seed=0)
+    settings = SelfPlaySettings(
+        search=ZeroSearch(simulations=8, leaf_batch=4), parallel_games=2, augment=False,
+        fork_rate=rate, opening_moves=0,
+    )  # fmt: skip
+    return self_play(NetworkEvaluator(model), game, num_games, settings, seed=5)
+
+
+def test_side_games_start_where_a_random_other_move_leads_and_keep_their_outcome() -> None:
+    """KataGo's forked side positions: with fork rate 1 every searched move forks one; every
+    other game starts from a waiting one, its moves up to there its opening (no training
+    positions), its positions learning its own outcome; the games it forked from are
+    untouched (no random move among theirs: they replay as the searches chose)."""
+    games = _side_games(1.0)
+    fresh = [g for g in games if g.opening == 0]
+    side = [g for g in games if g.opening > 0]
+    assert len(side) >= len(games) // 2 - 1 and fresh
+    game = tictactoe()
+    for record in games:
+        state = game.initial_state()
+        for move in record.moves:
+            assert move in state.legal_actions()
+            state = state.play(move)
+        assert state.is_terminal()
+        assert record.outcome0 == state.returns()[0]
+        assert len(record.examples) == record.searched
+        searched = range(record.opening, len(record.moves))
+        for example, move_index in zip(record.examples, searched, strict=True):
+            replay = game.initial_state()
+            for move in record.moves[:move_index]:
+                replay = replay.play(move)
+            assert example.value == value_for(replay.current_player(), record.outcome0)
+    # A side game's opening is a prefix of a game played before it, but for its last move.
+    for record in side:
+        prefix = record.moves[: record.opening]
+        assert any(
+            tuple(other.moves[: len(prefix) - 1]) == tuple(prefix[:-1])
+            and other.moves[len(prefix) - 1] != prefix[-1]
+            for other in games
+            if other is not record
+        )
+
+
+def test_without_a_fork_rate_no_game_is_forked() -> None:
+    assert all(g.opening == 0 for g in _side_games(0.0))
+
+
+def test_the_command_line_sets_the_fork_rate_and_the_weight_decay() -> None:
+    from playout.cli.parser import build_parser
+    from playout.cli.train import train_config
+
+    argv = ["train", "connect4", "--out", "x", "--iterations", "1"]
+    options = ["--fork-rate", "0.12", "--weight-decay", "0.01"]
+    config = train_config(build_parser().parse_args([*argv, *options]))
+    assert (config.fork_rate, config.weight_decay) == (0.12, 0.01)
+    assert config.self_play().fork_rate == 0.12
+    with pytest.raises(playout.InvalidParameterError, match="--fork-rate must be"):
+        train_config(build_parser().parse_args([*argv, "--fork-rate", "1.5"]))

@@ -414,6 +414,8 @@ def test_self_play_records_legal_games_with_policies() -> None:
         ({"opening_moves": 2.5}, "opening_moves"),
         ({"random_move_rate": -0.1}, "random_move_rate"),
         ({"random_move_rate": 1.5}, "random_move_rate"),
+        ({"fork_rate": -0.1}, "fork_rate"),
+        ({"fork_rate": 2.0}, "fork_rate"),
     ],
 )
 def test_bad_self_play_settings_are_refused(changes: dict[str, object], match: str) -> None:
@@ -425,11 +427,16 @@ def test_bad_self_play_settings_are_refused(changes: dict[str, object], match: s
 
 def test_a_training_run_plays_with_its_own_settings() -> None:
     config = tiny_config(
-        temperature_moves=3, opening_moves=2, value_mix=0.25, c=1.5, random_move_rate=0.1
+        temperature_moves=3,
+        opening_moves=2,
+        value_mix=0.25,
+        c=1.5,
+        random_move_rate=0.1,
+        fork_rate=0.05,
     )
     settings = config.self_play()
     assert (settings.temperature_moves, settings.opening_moves) == (3, 2)
-    assert settings.random_move_rate == 0.1
+    assert (settings.random_move_rate, settings.fork_rate) == (0.1, 0.05)
     assert (settings.value_mix, settings.parallel_games) == (0.25, 4)
     assert (settings.search.simulations, settings.search.c) == (8, 1.5)
     assert settings.search.noise is not None

@@ -19,6 +19,7 @@ SETTING_OPTIONS = {
     "batch_size": "batch_size",
     "buffer": "buffer_size",
     "lr": "learning_rate",
+    "weight_decay": "weight_decay",
     "eval_games": "eval_games",
     "eval_simulations": "eval_simulations",
     "opponent": "eval_opponent",
@@ -26,6 +27,7 @@ SETTING_OPTIONS = {
     "value_mix": "value_mix",
     "opening_moves": "opening_moves",
     "random_move_rate": "random_move_rate",
+    "fork_rate": "fork_rate",
     "expert_iterations": "expert_iterations",
     "expert_simulations": "expert_simulations",
     "schedule": "schedule_iterations",
@@ -260,6 +262,12 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         "--buffer", type=positive_int, metavar="N", help="replay buffer positions"
     )
     settings.add_argument("--lr", type=positive_float, metavar="X", help="learning rate")
+    settings.add_argument(
+        "--weight-decay",
+        type=float,
+        metavar="X",
+        help="AdamW's decoupled weight decay (default 0.0001)",
+    )
     settings.add_argument("--channels", type=positive_int, metavar="N", help="network width")
     settings.add_argument("--blocks", type=positive_int, metavar="N", help="residual blocks")
     settings.add_argument(
@@ -298,6 +306,14 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         metavar="P",
         help="after the opening, each self-play move is a random one with probability P "
         "(default 0); positions before a game's last random move learn the search's value",
+    )
+    settings.add_argument(
+        "--fork-rate",
+        type=float,
+        metavar="P",
+        help="after each searched self-play move, with probability P a side game is forked "
+        "from the position a random other move would have made, and played out later "
+        "(default 0); the game itself goes on with the search's move",
     )
     settings.add_argument("--c", type=positive_float, metavar="X", help="PUCT's constant")
     settings.add_argument(

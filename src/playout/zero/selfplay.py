@@ -20,6 +20,7 @@ game plays the search's own move, sampled by its Gumbel draw, and learns the imp
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import math
 import random
@@ -172,6 +173,16 @@ class SelfPlaySettings:
             reply is no reply target. A random draw of the search's own move counts as
             none. :func:`expert_games` plays random moves the same way. 0 (the default):
             none.
+        fork_rate: after each searched move, with this probability a *side game* is
+            queued from the position a uniformly random other legal move would have made
+            (KataGo's forked side positions, ``forkSidePositionProb``): the game goes on with
+            the search's move, so its positions keep their outcome, and the side game is
+            played out later like any other, from that position (its moves up to there are
+            its opening: not training positions). Every other game of a call starts from a
+            waiting side game when there is one, so that half start fresh; at most
+            ``parallel_games`` wait, the rest are dropped. The same aim as
+            ``random_move_rate``, positions a mistake leads to, without giving up any
+            position's outcome. 0 (the default): none.
     """
 
     search: ZeroSearch = dataclasses.field(
@@ -186,6 +197,7 @@ class SelfPlaySettings:
     forced_playouts: float = 0.0
     reply_targets: bool = False
     random_move_rate: float = 0.0
+    fork_rate: float = 0.0
 
     def __post_init__(self) -> None:
         if self.playout_cap is not None and self.search.gumbel is not None:
@@ -208,10 +220,12 @@ class SelfPlaySettings:
             raise InvalidParameterError(f"parallel_games must be >= 1, got {self.parallel_games}")
         if not 0.0 <= self.value_mix <= 1.0:
             raise InvalidParameterError(f"value_mix must be in [0, 1], got {self.value_mix}")
-        if not 0.0 <= self.random_move_rate <= 1.0:
-            raise InvalidParameterError(
-                f"random_move_rate must be in [0, 1], got {self.random_move_rate}"
-            )
+        for name in ("random_move_rate", "fork_rate"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InvalidParameterError(f"{name} must be a number in [0, 1], got {value!r}")
+            if not 0.0 <= value <= 1.0:
+                raise InvalidParameterError(f"{name} must be in [0, 1], got {value}")
 
     def replace(self, **changes: Any) -> SelfPlaySettings:
         """A copy with ``changes`` applied (checked like the original)."""
@@ -329,9 +343,14 @@ def self_play(
     finished: list[SelfPlayGame] = []
     slots: list[_Slot] = []
     started = 0
+    side_games: collections.deque[tuple[GameState, list[int]]] = collections.deque()
 
     def start(index: int) -> _Slot:
-        state, opening = random_opening(game, move_rng.randint(0, settings.opening_moves), move_rng)
+        if index % 2 == 1 and side_games:
+            state, opening = side_games.popleft()
+        else:
+            count = move_rng.randint(0, settings.opening_moves)
+            state, opening = random_opening(game, count, move_rng)
         full, budget = _draw_budget(search.simulations, settings.playout_cap, move_rng)
         config = search.config(evaluator, seed * 100_003 + index)
         engine = MCTS(state, config if full else config.replace(root_noise=None))
@@ -373,6 +392,10 @@ def self_play(
                     prune_k=settings.forced_playouts, search=search,
                     random_rate=settings.random_move_rate,
                 )  # fmt: skip
+                if settings.fork_rate > 0.0:
+                    side = _side_game(slot, action, settings.fork_rate, move_rng)
+                    if side is not None and len(side_games) < settings.parallel_games:
+                        side_games.append(side)
                 # The next search's kind before the move: the new root's noise depends on it.
                 slot.full, slot.budget = _draw_budget(
                     search.simulations, settings.playout_cap, move_rng
@@ -406,6 +429,26 @@ def _draw_budget(simulations: int, cap: PlayoutCap | None, rng: random.Random) -
         return True, simulations
     full = rng.random() < cap.full_fraction
     return full, simulations if full else min(simulations, cap.fast_simulations)
+
+
+def _side_game(
+    slot: _Slot, action: int, rate: float, rng: random.Random
+) -> tuple[GameState, list[int]] | None:
+    """With probability ``rate``, a side game forked from the position before ``action``
+    (the move the game plays): the position after a uniformly random other legal move, and
+    the moves from the initial position to it; ``None`` otherwise, or when no other move
+    exists or the side position is over."""
+    if rng.random() >= rate:
+        return None
+    state = slot.engine.root_state
+    others = [a for a in state.legal_actions() if a != action]
+    if not others:
+        return None
+    drawn = int(rng.choice(others))
+    side = state.play(drawn)
+    if side.is_terminal():
+        return None
+    return side, [*slot.moves, drawn]
 
 
 def _explore(slot: _Slot, forced_k: float) -> None:

@@ -140,6 +140,7 @@ _RANGES = {
     "weight_decay": (0.0, math.inf, ">= 0"),
     "schedule_hours": (0.0, math.inf, ">= 0"),
     "random_move_rate": (0.0, 1.0, "in [0, 1]"),
+    "fork_rate": (0.0, 1.0, "in [0, 1]"),
 }
 """Each number setting's bounds (exclusive where the phrase says ``>``)."""
 
@@ -191,6 +192,10 @@ class TrainConfig:
         random_move_rate: after the opening, each self-play move is a uniformly random one
             with this probability (see :class:`~playout.zero.selfplay.SelfPlaySettings`);
             0 (the default): none.
+        fork_rate: after each searched self-play move, a side game is forked with this
+            probability from the position a random other move would have made, and played
+            out later (KataGo's side positions; see
+            :class:`~playout.zero.selfplay.SelfPlaySettings`); 0 (the default): none.
         expert_iterations: the first iterations play rollout MCTS against itself instead of
             the network (:func:`~playout.zero.selfplay.expert_games`, a warm start).
         expert_simulations: the rollout search's simulations per move in those iterations.
@@ -262,6 +267,7 @@ class TrainConfig:
     value_mix: float = 0.5
     opening_moves: int = 4
     random_move_rate: float = 0.0
+    fork_rate: float = 0.0
     expert_iterations: int = 0
     expert_simulations: int = 2000
     dirichlet_alpha: float = 1.0
@@ -331,6 +337,7 @@ class TrainConfig:
             parallel_games=self.parallel_games,
             opening_moves=self.opening_moves,
             random_move_rate=self.random_move_rate,
+            fork_rate=self.fork_rate,
             value_mix=self.value_mix,
             playout_cap=(
                 PlayoutCap(self.full_search_fraction, self.fast_simulations)
