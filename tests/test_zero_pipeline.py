@@ -4,6 +4,7 @@ local Ray instances that listen on the loopback only."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import signal
@@ -366,3 +367,29 @@ def test_playout_train_async_runs_and_resumes(
     assert [row["iteration"] for row in rows] == ["1", "2"]
     assert all(float(row["wait_seconds"]) >= 0 for row in rows)
     assert not list((out / JOURNAL).glob("games-*.npz"))
+
+
+def test_a_journal_file_keeps_the_reply_targets(tmp_path: Path) -> None:
+    """Positions recovered from the journal (a run stopped between a job's file and the
+    checkpoint) keep their opponent-reply targets, the reply head's; games without any
+    write none."""
+    from playout.zero.pipeline import read_journal
+
+    game = tictactoe()
+    for reply_head in (True, False):
+        architecture = dataclasses.replace(SMALL.architecture, reply_head=reply_head)
+        config = dataclasses.replace(SMALL, architecture=architecture)
+        trainer = Trainer(game, tmp_path / f"run-{reply_head}", config, device="cpu")
+        job = ActorJob(0, 0, 2, 5)
+        result = play_job(game, trainer.config.self_play(), job, trainer.model.to_bytes())
+        path = write_journal(tmp_path / f"journal-{reply_head}", 1, result)
+        read = read_journal(path)
+        assert read is not None
+        examples = [e for g in result.games for e in g.examples]
+        assert len(read[0]) == len(examples) > 0
+        for got, want in zip(read[0], examples, strict=True):
+            assert (got.reply is None) == (want.reply is None or not want.reply.any())
+            if got.reply is not None:
+                assert (got.reply == want.reply).all()
+        assert any(e.reply is not None for e in read[0]) == reply_head
+        trainer.close()

@@ -473,13 +473,17 @@ def write_journal(folder: Path, number: int, result: ActorResult) -> Path:
         observations, policies, values = stack_examples(examples)
     else:
         observations = policies = values = np.zeros(0, dtype=np.float32)
+    # Reply targets (a reply head's), when the games have them: a zero row is none.
+    arrays = {"observations": observations, "policies": policies, "values": values}
+    if any(e.reply is not None for e in examples):
+        arrays["replies"] = np.stack(
+            [np.zeros_like(e.policy) if e.reply is None else e.reply for e in examples]
+        ).astype(np.float32)
 
     def write(stream: Any) -> None:
         np.savez(
             stream,
-            observations=observations,
-            policies=policies,
-            values=values,
+            **arrays,
             meta=np.array(
                 [result.job.version, len(result.games), moves, result.job.number], dtype=np.int64
             ),
@@ -490,14 +494,24 @@ def write_journal(folder: Path, number: int, result: ActorResult) -> Path:
 
 
 def read_journal(path: Path) -> tuple[list[Example], int, int] | None:
-    """A journal file's examples, games and moves; ``None`` for a damaged file."""
+    """A journal file's examples (with their reply targets, when it has them), games and
+    moves; ``None`` for a damaged file."""
     try:
         with np.load(path, allow_pickle=False) as data:
             observations, policies, values = data["observations"], data["policies"], data["values"]
+            replies = data["replies"] if "replies" in data.files else None
             _, games, moves, _ = (int(x) for x in data["meta"])
+        if replies is not None and replies.shape != policies.shape:
+            return None
     except (OSError, EOFError, KeyError, ValueError, TypeError):
         return None
-    examples = [Example(observations[i], policies[i], float(values[i])) for i in range(len(values))]
+    examples = [
+        Example(
+            observations[i], policies[i], float(values[i]),
+            None if replies is None or not replies[i].any() else replies[i],
+        )
+        for i in range(len(values))
+    ]  # fmt: skip
     return examples, games, moves
 
 
