@@ -474,7 +474,7 @@ def write_journal(folder: Path, number: int, result: ActorResult) -> Path:
     else:
         observations = policies = values = np.zeros(0, dtype=np.float32)
     # Reply targets (a reply head's), when the games have them: a zero row is none.
-    arrays = {"observations": observations, "policies": policies, "values": values}
+    arrays: dict[str, Any] = {"observations": observations, "policies": policies, "values": values}
     if any(e.reply is not None for e in examples):
         arrays["replies"] = np.stack(
             [np.zeros_like(e.policy) if e.reply is None else e.reply for e in examples]
