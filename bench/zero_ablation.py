@@ -38,10 +38,11 @@ learner trains, with the defaults' value mix and random openings),
 the moves after the opening, about one a game), ``async+openings+mix+timed+random8`` (on
 8%), ``async+openings+mix+timed+random12`` (on 12%),
 ``async+openings+mix+timed+random+wide`` (4%, with a 48x4 network instead of 32x3),
-``async+openings+mix+timed+fork12`` (instead of the random moves, a side game forked on 12%
-of the searched moves from where a random other move leads, the games themselves played as
-searched: ``--fork-rate``) and ``async+openings+mix+timed+random12+wd`` (the 12% recipe
-with AdamW's weight decay at 0.01 instead of 1e-4).
+``async+openings+mix+timed+fork4`` (instead of the random moves, a side game forked on 4%
+of the searched moves, KataGo's rate, from where a random other move leads, the games
+themselves played as searched: ``--fork-rate``) and
+``async+openings+mix+timed+random12+wd`` (the 12% recipe with AdamW's weight decay at 0.01
+instead of 1e-4).
 The last eleven use every core each: run them
 ``--sequential``, and compare their last networks (``--evaluate`` at a time past the end:
 the same wall time of the whole machine each, everything included).
@@ -129,7 +130,7 @@ VARIANTS = {
     "async+openings+mix+timed+random8": [*TIMED, "--random-move-rate", "0.08"],
     "async+openings+mix+timed+random12": [*TIMED, "--random-move-rate", "0.12"],
     "async+openings+mix+timed+random+wide": [*RANDOM, "--channels", "48", "--blocks", "4"],
-    "async+openings+mix+timed+fork12": [*TIMED, "--fork-rate", "0.12"],
+    "async+openings+mix+timed+fork4": [*TIMED, "--fork-rate", "0.04"],
     "async+openings+mix+timed+random12+wd": [
         *TIMED, "--random-move-rate", "0.12", "--weight-decay", "0.01",
     ],

@@ -936,13 +936,13 @@ def test_go_turning_points_on_a_lost_game(tmp_path: Path) -> None:
 
 
 def test_zero_ablation_side_games_replace_the_random_moves() -> None:
-    """``async+openings+mix+timed+fork12`` is the timed asynchronous recipe with side games
-    forked on 12% of the moves, where ``...+random12`` has random moves."""
+    """``async+openings+mix+timed+fork4`` is the timed asynchronous recipe with side games
+    forked on 4% of the moves, where ``...+random12`` has random moves on 12%."""
     script: Any = _bench_module("zero_ablation")
     random12 = script.command("connect4", "async+openings+mix+timed+random12", Path("o"), 60, 0)
-    fork12 = script.command("connect4", "async+openings+mix+timed+fork12", Path("o"), 60, 0)
-    assert fork12[-2:] == ["--fork-rate", "0.12"]
+    fork4 = script.command("connect4", "async+openings+mix+timed+fork4", Path("o"), 60, 0)
+    assert fork4[-2:] == ["--fork-rate", "0.04"]
     assert random12[-2:] == ["--random-move-rate", "0.12"]
-    assert fork12[fork12.index("--out") + 2 : -2] == random12[random12.index("--out") + 2 : -2]
+    assert fork4[fork4.index("--out") + 2 : -2] == random12[random12.index("--out") + 2 : -2]
     decayed = script.command("connect4", "async+openings+mix+timed+random12+wd", Path("o"), 60, 0)
     assert decayed[-4:] == ["--random-move-rate", "0.12", "--weight-decay", "0.01"]

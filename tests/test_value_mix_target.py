@@ -148,14 +148,15 @@ def _side_games(rate: float, num_games: int = 12) -> list:
 
 
 def test_side_games_start_where_a_random_other_move_leads_and_keep_their_outcome() -> None:
-    """KataGo's forked side positions: with fork rate 1 every searched move forks one; every
-    other game starts from a waiting one, its moves up to there its opening (no training
-    positions), its positions learning its own outcome; the games it forked from are
-    untouched (no random move among theirs: they replay as the searches chose)."""
+    """KataGo's forked side positions: with fork rate 1 every searched move forks one, and a
+    call plays its 12 games and 12 side games (the forks past that dropped). A side game
+    starts where a random other move than the one its game played leads: its moves up to
+    there are its opening (no training positions), its positions learn its own outcome;
+    the games it forked from are untouched (they replay as the searches chose)."""
     games = _side_games(1.0)
     fresh = [g for g in games if g.opening == 0]
     side = [g for g in games if g.opening > 0]
-    assert len(side) >= len(games) // 2 - 1 and fresh
+    assert (len(fresh), len(side)) == (12, 12)
     game = tictactoe()
     for record in games:
         state = game.initial_state()
@@ -164,14 +165,14 @@ def test_side_games_start_where_a_random_other_move_leads_and_keep_their_outcome
             state = state.play(move)
         assert state.is_terminal()
         assert record.outcome0 == state.returns()[0]
-        assert len(record.examples) == record.searched
+        assert len(record.examples) == record.searched > 0
         searched = range(record.opening, len(record.moves))
         for example, move_index in zip(record.examples, searched, strict=True):
             replay = game.initial_state()
             for move in record.moves[:move_index]:
                 replay = replay.play(move)
             assert example.value == value_for(replay.current_player(), record.outcome0)
-    # A side game's opening is a prefix of a game played before it, but for its last move.
+    # A side game's opening is a prefix of another game's moves, but for its last move.
     for record in side:
         prefix = record.moves[: record.opening]
         assert any(
@@ -183,7 +184,8 @@ def test_side_games_start_where_a_random_other_move_leads_and_keep_their_outcome
 
 
 def test_without_a_fork_rate_no_game_is_forked() -> None:
-    assert all(g.opening == 0 for g in _side_games(0.0))
+    games = _side_games(0.0)
+    assert len(games) == 12 and all(g.opening == 0 for g in games)
 
 
 def test_the_command_line_sets_the_fork_rate_and_the_weight_decay() -> None:

@@ -20,7 +20,6 @@ game plays the search's own move, sampled by its Gumbel draw, and learns the imp
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import math
 import random
@@ -175,14 +174,14 @@ class SelfPlaySettings:
             none.
         fork_rate: after each searched move, with this probability a *side game* is
             queued from the position a uniformly random other legal move would have made
-            (KataGo's forked side positions, ``forkSidePositionProb``): the game goes on with
-            the search's move, so its positions keep their outcome, and the side game is
-            played out later like any other, from that position (its moves up to there are
-            its opening: not training positions). Every other game of a call starts from a
-            waiting side game when there is one, so that half start fresh; at most
-            ``parallel_games`` wait, the rest are dropped. The same aim as
-            ``random_move_rate``, positions a mistake leads to, without giving up any
-            position's outcome. 0 (the default): none.
+            (KataGo's forked side positions, ``forkSidePositionProb``, 0.04 per move): the
+            game goes on with the search's move, so its positions keep their outcome, and
+            the side game starts at once beside it and is played out like any other (its
+            moves up to there are its opening: not training positions). A call plays its
+            ``num_games`` games and at most as many side games (forks past that are
+            dropped, so choose a rate that makes about one a game: 0.04 on connect four).
+            The same aim as ``random_move_rate``, positions a mistake leads to, without
+            giving up any position's outcome. 0 (the default): none.
     """
 
     search: ZeroSearch = dataclasses.field(
@@ -327,7 +326,9 @@ def self_play(
     Args:
         evaluator: the network.
         game: the game.
-        num_games: games to play.
+        num_games: games to play from the start (random openings); with
+            ``settings.fork_rate`` the side games they fork are played too, and returned
+            after them as they finish.
         settings: how games are played and recorded (default: :class:`SelfPlaySettings`).
         seed: seeds every game (game ``i`` gets its own stream).
         on_game: called with each finished game (progress bars).
@@ -343,11 +344,11 @@ def self_play(
     finished: list[SelfPlayGame] = []
     slots: list[_Slot] = []
     started = 0
-    side_games: collections.deque[tuple[GameState, list[int]]] = collections.deque()
+    side_games = 0
 
-    def start(index: int) -> _Slot:
-        if index % 2 == 1 and side_games:
-            state, opening = side_games.popleft()
+    def start(index: int, side: tuple[GameState, list[int]] | None = None) -> _Slot:
+        if side is not None:
+            state, opening = side
         else:
             count = move_rng.randint(0, settings.opening_moves)
             state, opening = random_opening(game, count, move_rng)
@@ -361,7 +362,7 @@ def self_play(
         _explore(slot, settings.forced_playouts)
         return slot
 
-    while len(finished) < num_games:
+    while started < num_games or slots:
         while len(slots) < settings.parallel_games and started < num_games:
             slots.append(start(started))
             started += 1
@@ -394,8 +395,9 @@ def self_play(
                 )  # fmt: skip
                 if settings.fork_rate > 0.0:
                     side = _side_game(slot, action, settings.fork_rate, move_rng)
-                    if side is not None and len(side_games) < settings.parallel_games:
-                        side_games.append(side)
+                    if side is not None and side_games < num_games:
+                        still.append(start(num_games + side_games, side))
+                        side_games += 1
                 # The next search's kind before the move: the new root's noise depends on it.
                 slot.full, slot.budget = _draw_budget(
                     search.simulations, settings.playout_cap, move_rng
