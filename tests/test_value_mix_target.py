@@ -135,6 +135,21 @@ def _draw(seed: int, legal: list[int]) -> int:
 # ----------------------------------------------------------------------------- side games
 
 
+class _Largest:
+    """A network evaluator that keeps the largest batch it was given."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.largest = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def evaluate_batch(self, states: list, actions: list) -> object:
+        self.largest = max(self.largest, len(states))
+        return self.inner.evaluate_batch(states, actions)  # type: ignore[attr-defined]
+
+
 def _side_games(rate: float, num_games: int = 12) -> list:
     from playout.zero import Architecture, Model, NetworkEvaluator, self_play
 
@@ -144,7 +159,10 @@ def _side_games(rate: float, num_games: int = 12) -> list:
         search=ZeroSearch(simulations=8, leaf_batch=4), parallel_games=2, augment=False,
         fork_rate=rate, opening_moves=0,
     )  # fmt: skip
-    return self_play(NetworkEvaluator(model), game, num_games, settings, seed=5)
+    evaluator = _Largest(NetworkEvaluator(model))
+    games = self_play(evaluator, game, num_games, settings, seed=5)  # type: ignore[arg-type]
+    assert evaluator.largest <= 2 * 4  # parallel_games games of leaf_batch leaves at most
+    return games
 
 
 def test_side_games_start_where_a_random_other_move_leads_and_keep_their_outcome() -> None:
@@ -154,9 +172,10 @@ def test_side_games_start_where_a_random_other_move_leads_and_keep_their_outcome
     there are its opening (no training positions), its positions learn its own outcome;
     the games it forked from are untouched (they replay as the searches chose)."""
     games = _side_games(1.0)
-    fresh = [g for g in games if g.opening == 0]
-    side = [g for g in games if g.opening > 0]
+    fresh = [g for g in games if not g.side]
+    side = [g for g in games if g.side]
     assert (len(fresh), len(side)) == (12, 12)
+    assert all(g.opening == 0 for g in fresh) and all(g.opening > 0 for g in side)
     game = tictactoe()
     for record in games:
         state = game.initial_state()
@@ -185,7 +204,22 @@ def test_side_games_start_where_a_random_other_move_leads_and_keep_their_outcome
 
 def test_without_a_fork_rate_no_game_is_forked() -> None:
     games = _side_games(0.0)
-    assert len(games) == 12 and all(g.opening == 0 for g in games)
+    assert len(games) == 12 and not any(g.side or g.opening for g in games)
+
+
+def test_a_side_game_counts_its_plies_on_from_the_game_it_left() -> None:
+    """The temperature's plies go on from the forking game's (the forking move counted), so a
+    side game forked late is not sampled again from its first ply."""
+    from playout.zero.selfplay import _side_game
+
+    game = tictactoe()
+    engine = playout.MCTS(game.initial_state().play(4), simulations=4, seed=0)
+    slot = _Slot(engine, None, 0, plies=3, moves=[4])
+    side = _side_game(slot, 0, 1.0, random.Random(1))
+    assert side is not None
+    assert side.plies == 4 and side.moves[0] == 4 and side.moves[1] != 0
+    assert side.state == game.initial_state().play(4).play(side.moves[1])
+    assert _side_game(slot, 0, 0.0, random.Random(1)) is None
 
 
 def test_the_command_line_sets_the_fork_rate_and_the_weight_decay() -> None:

@@ -7,14 +7,17 @@ solver) with its selection replaced by :func:`playout._src.gumbel.descend`. A se
 
     begin_search(n)                         # the Gumbel draw g, the halving schedule for n
     select_leaves / finish_leaves           # as the batched driver, walking by gumbel.descend
-    root_summary()                          # the move: the best survivor; the improved policy
+    root_summary()                          # the move: the best survivor; the improved
+                                            #   policy and its value
 
 A round begins when :meth:`GumbelDriver.begin_search` is called (:meth:`playout.MCTS.run`
 calls it with the run's simulation count) or, when none is running, at the first
 :meth:`~GumbelDriver.select_leaves` after the root was set, for the configured simulation
 count (self-play drives the driver directly); one that has run its ``n`` simulations is
 followed by a fresh one. Visits already in the tree (a reused subtree, an earlier run) count
-in the Q-values; the schedule counts only the round's own visits.
+in the Q-values of the later phases; the schedule counts only the round's own visits, and
+the first phase samples by ``g + logits`` alone. The halving's root choices read finished
+simulations only: the batch's pending walks are counted per root edge and taken out.
 
 An evaluator without ``evaluate_batch`` (rollouts, a value function) is evaluated one leaf at
 a time through :class:`OneByOne`, with its priors or uniform ones.

@@ -176,10 +176,12 @@ class SelfPlaySettings:
             queued from the position a uniformly random other legal move would have made
             (KataGo's forked side positions, ``forkSidePositionProb``, 0.04 per move): the
             game goes on with the search's move, so its positions keep their outcome, and
-            the side game starts at once beside it and is played out like any other (its
-            moves up to there are its opening: not training positions). A call plays its
-            ``num_games`` games and at most as many side games (forks past that are
-            dropped, so choose a rate that makes about one a game: 0.04 on connect four).
+            the side game is played out like any other as soon as a lockstep slot is free
+            (at most ``parallel_games`` play at once), its moves up to there its opening
+            (not training positions), its temperature plies counted on from the game's. A
+            call plays its ``num_games`` games and at most as many side games, side games'
+            own forks included (forks past that are dropped: choose a rate that makes about
+            one a game, 0.04 on connect four); they count as games where games are counted.
             The same aim as ``random_move_rate``, positions a mistake leads to, without
             giving up any position's outcome. 0 (the default): none.
     """
@@ -247,13 +249,16 @@ class Example:
 @dataclasses.dataclass(frozen=True)
 class SelfPlayGame:
     """A finished self-play game: its moves (from the initial state), the outcome for
-    player 0, its examples, and how many of the moves were its random opening's (played
-    without a search; the searched moves are the rest)."""
+    player 0, its examples, how many of the moves were its opening's (played without a
+    search; the searched moves are the rest), and whether it is a side game
+    (:attr:`SelfPlaySettings.fork_rate`: its opening is the moves of the game it was forked
+    from, up to the random move that forked it)."""
 
     moves: tuple[int, ...]
     outcome0: float
     examples: tuple[Example, ...]
     opening: int = 0
+    side: bool = False
 
     @property
     def searched(self) -> int:
@@ -310,6 +315,8 @@ class _Slot:
     search's choice."""
     noise: DirichletNoise | None = None
     """The run's root noise, which a full search gets (:func:`_explore`)."""
+    side: bool = False
+    """A side game (:attr:`SelfPlaySettings.fork_rate`)."""
 
 
 def self_play(
@@ -327,8 +334,8 @@ def self_play(
         evaluator: the network.
         game: the game.
         num_games: games to play from the start (random openings); with
-            ``settings.fork_rate`` the side games they fork are played too, and returned
-            after them as they finish.
+            ``settings.fork_rate`` the side games they fork are played too (returned with
+            them, in the order the games finish).
         settings: how games are played and recorded (default: :class:`SelfPlaySettings`).
         seed: seeds every game (game ``i`` gets its own stream).
         on_game: called with each finished game (progress bars).
@@ -344,11 +351,12 @@ def self_play(
     finished: list[SelfPlayGame] = []
     slots: list[_Slot] = []
     started = 0
-    side_games = 0
+    forked: list[_SideGame] = []  # side games waiting for a free slot
+    side_games = 0  # side games forked (started or waiting)
 
-    def start(index: int, side: tuple[GameState, list[int]] | None = None) -> _Slot:
+    def start(index: int, side: _SideGame | None = None) -> _Slot:
         if side is not None:
-            state, opening = side
+            state, opening = side.state, side.moves
         else:
             count = move_rng.randint(0, settings.opening_moves)
             state, opening = random_opening(game, count, move_rng)
@@ -359,13 +367,18 @@ def self_play(
         assert isinstance(driver, BatchedDriver)
         slot = _Slot(engine, driver, index, budget=budget, full=full, moves=opening,
                      opening=len(opening), noise=config.root_noise)  # fmt: skip
+        if side is not None:  # its plies go on from the game's (the temperature's count)
+            slot.side, slot.plies = True, side.plies
         _explore(slot, settings.forced_playouts)
         return slot
 
-    while started < num_games or slots:
-        while len(slots) < settings.parallel_games and started < num_games:
-            slots.append(start(started))
-            started += 1
+    while started < num_games or forked or slots:
+        while len(slots) < settings.parallel_games and (started < num_games or forked):
+            if started < num_games:
+                slots.append(start(started))
+                started += 1
+            else:
+                slots.append(start(num_games + side_games - len(forked), forked.pop(0)))
         # One step: every game's leaves, one evaluation.
         states: list[GameState] = []
         actions: list[np.ndarray] = []
@@ -396,7 +409,7 @@ def self_play(
                 if settings.fork_rate > 0.0:
                     side = _side_game(slot, action, settings.fork_rate, move_rng)
                     if side is not None and side_games < num_games:
-                        still.append(start(num_games + side_games, side))
+                        forked.append(side)
                         side_games += 1
                 # The next search's kind before the move: the new root's noise depends on it.
                 slot.full, slot.budget = _draw_budget(
@@ -433,13 +446,20 @@ def _draw_budget(simulations: int, cap: PlayoutCap | None, rng: random.Random) -
     return full, simulations if full else min(simulations, cap.fast_simulations)
 
 
-def _side_game(
-    slot: _Slot, action: int, rate: float, rng: random.Random
-) -> tuple[GameState, list[int]] | None:
+@dataclasses.dataclass(frozen=True)
+class _SideGame:
+    """Where a side game starts: its position, the moves from the initial position to it,
+    and the plies its game had played there (the forking move counted)."""
+
+    state: GameState
+    moves: list[int]
+    plies: int
+
+
+def _side_game(slot: _Slot, action: int, rate: float, rng: random.Random) -> _SideGame | None:
     """With probability ``rate``, a side game forked from the position before ``action``
-    (the move the game plays): the position after a uniformly random other legal move, and
-    the moves from the initial position to it; ``None`` otherwise, or when no other move
-    exists or the side position is over."""
+    (the move the game plays): the position after a uniformly random other legal move;
+    ``None`` otherwise, or when no other move exists or the side position is over."""
     if rng.random() >= rate:
         return None
     state = slot.engine.root_state
@@ -450,7 +470,7 @@ def _side_game(
     side = state.play(drawn)
     if side.is_terminal():
         return None
-    return side, [*slot.moves, drawn]
+    return _SideGame(side, [*slot.moves, drawn], slot.plies + 1)
 
 
 def _explore(slot: _Slot, forced_k: float) -> None:
@@ -565,7 +585,7 @@ def _finish(slot: _Slot, game: Any, settings: SelfPlaySettings) -> SelfPlayGame:
             examples.extend(symmetric_examples(state, policy, value, game, reply))
         else:
             examples.append(Example(state.observation(), policy, value, reply))  # type: ignore[attr-defined]
-    return SelfPlayGame(tuple(slot.moves), outcome0, tuple(examples), slot.opening)
+    return SelfPlayGame(tuple(slot.moves), outcome0, tuple(examples), slot.opening, slot.side)
 
 
 def stack_examples(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -656,7 +676,8 @@ def expert_games(
     search where the game has a kernel), recorded like :func:`self_play`'s: a warm start for
     a network before it searches well itself (Expert Iteration, Anthony, Tian & Barber 2017:
     a search as the expert, the network as the apprentice). Moves and targets follow
-    ``settings`` as in :func:`self_play`; its network search and lockstep size do not apply.
+    ``settings`` as in :func:`self_play`; its network search, lockstep size and side games
+    (``fork_rate``) do not apply.
     """
     settings = settings or SelfPlaySettings()
     move_rng = random.Random(seed)

@@ -194,7 +194,7 @@ class TrainConfig:
             0 (the default): none.
         fork_rate: after each searched self-play move, a side game is forked with this
             probability from the position a random other move would have made, and played
-            out later (KataGo's side positions; see
+            out too (KataGo's side positions; see
             :class:`~playout.zero.selfplay.SelfPlaySettings`); 0 (the default): none.
         expert_iterations: the first iterations play rollout MCTS against itself instead of
             the network (:func:`~playout.zero.selfplay.expert_games`, a warm start).
