@@ -42,8 +42,9 @@ the moves after the opening, about one a game), ``async+openings+mix+timed+rando
 of the searched moves, KataGo's rate, from where a random other move leads, the games
 themselves played as searched: ``--fork-rate``) and
 ``async+openings+mix+timed+random12+wd`` (the 12% recipe with AdamW's weight decay at 0.01
-instead of 1e-4).
-The last eleven use every core each: run them
+instead of 1e-4) and ``async+openings+mix+timed+random12+64x4`` (the 12% recipe with the
+shipped network's size, 64x4, instead of 32x3).
+The last twelve use every core each: run them
 ``--sequential``, and compare their last networks (``--evaluate`` at a time past the end:
 the same wall time of the whole machine each, everything included).
 """
@@ -131,6 +132,9 @@ VARIANTS = {
     "async+openings+mix+timed+random12": [*TIMED, "--random-move-rate", "0.12"],
     "async+openings+mix+timed+random+wide": [*RANDOM, "--channels", "48", "--blocks", "4"],
     "async+openings+mix+timed+fork4": [*TIMED, "--fork-rate", "0.04"],
+    "async+openings+mix+timed+random12+64x4": [
+        *TIMED, "--random-move-rate", "0.12", "--channels", "64", "--blocks", "4",
+    ],
     "async+openings+mix+timed+random12+wd": [
         *TIMED, "--random-move-rate", "0.12", "--weight-decay", "0.01",
     ],
