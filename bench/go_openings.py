@@ -25,7 +25,7 @@ if (REPO / "src" / "playout").is_dir():
 
 OPENINGS = ("", "E5", "C3", "G7")
 """The positions searched: the empty board, then Black's first move at each of these."""
-SPEC = "mcts:simulations={simulations},rule=rave,bias={bias},prior=50,rollout=mogo"
+SPEC = "mcts:simulations={simulations},rule=rave,bias={bias},prior=50,rollout=mogo-hand"
 """The player measured: the default Go player of the GNU Go page, with the bias varied."""
 
 

@@ -12,7 +12,7 @@ the same moves: under a time limit the rate is an estimate, and with the solver 
 Usage::
 
     python bench/stop_early.py --game go --size 9 --games 2 \\
-        --spec mcts:seconds=1,rule=rave,bias=0.01,prior=50,rollout=mogo
+        --spec mcts:seconds=1,rule=rave,bias=0.01,prior=50,rollout=mogo-hand
     python bench/stop_early.py --game connect4 --games 1 --spec mcts:seconds=0.05 --json out.json
 """
 
@@ -85,7 +85,7 @@ def main() -> None:
     parser.add_argument("--game", default="go")
     parser.add_argument("--size", type=int, help="go: the board's side")
     parser.add_argument(
-        "--spec", default="mcts:seconds=1,rule=rave,bias=0.01,prior=50,rollout=mogo"
+        "--spec", default="mcts:seconds=1,rule=rave,bias=0.01,prior=50,rollout=mogo-hand"
     )
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)

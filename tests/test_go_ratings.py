@@ -17,7 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import playout
 from playout import MCTS, RAVE, Budget, Rollout
+from playout._src.arena.players import MctsPlayer
+from playout._src.arena.specs import parse_player
 from playout._src.errors import InvalidParameterError
 from playout.games.go import GoGame
 from playout.games.go import features as F
@@ -25,7 +28,11 @@ from playout.games.go import ratings as R
 from playout.games.go.board import default_max_length, point_from_name
 from playout.games.go.heavy import GoPlayouts
 from playout.games.go.kernel import (
+    P_FEATURES,
+    P_POLICY,
+    P_PRIORS,
     P_RATINGS,
+    PRIORS_ALL,
     PRIORS_RATINGS,
     RATING_SCALE,
     encode,
@@ -274,6 +281,35 @@ def test_a_kernel_with_ratings_searches_and_refuses_bad_tables() -> None:
     # The scale a player's playouts name reaches the kernel (thousandths).
     kernel = GoPlayouts("mogo", PRIORS_RATINGS, rating_scale=3.0).compiled_kernel(go_kernel(9))
     assert kernel.params[kernel.params[P_RATINGS]] == 3000
+
+
+def test_the_mogo_playouts_take_the_learned_ratings_as_priors() -> None:
+    """``rollout=mogo|lgrf`` score moves with the shipped ratings; ``mogo-hand``,
+    ``lgrf-hand``, ``heavy`` and the game's own kernel (light playouts) with the hand-made
+    pieces."""
+    game = GoGame(9)
+    base = game.initial_state().compiled_kernel()
+    offered = game.rollout_policies()
+
+    def kernel_of(name: str) -> playout.Kernel:
+        player = parse_player(f"mcts:simulations=30,rule=rave,prior=50,rollout={name}", game)
+        assert isinstance(player, MctsPlayer)
+        policy = player.options.evaluator(game).policy
+        assert policy is offered[name]
+        return policy.compiled_kernel(base)
+
+    shipped = np.round(1000 * R.shipped_ratings()).astype(np.int64)
+    for name in ("mogo", "lgrf"):
+        params = kernel_of(name).params
+        assert params[P_PRIORS] == PRIORS_RATINGS and params[P_RATINGS] > 0
+        assert np.array_equal(params[params[P_RATINGS] + 1 + len(shape_ids()[0]) :], shipped)
+        hand = kernel_of(f"{name}-hand").params
+        assert hand[P_PRIORS] == PRIORS_ALL and hand[P_RATINGS] == 0
+        assert hand[P_FEATURES] == params[P_FEATURES] and hand[P_POLICY] == params[P_POLICY]
+    for params in (kernel_of("heavy").params, base.params):
+        assert params[P_PRIORS] == PRIORS_ALL and params[P_RATINGS] == 0
+    with pytest.raises(InvalidParameterError, match="lgrf-hand"):
+        parse_player("mcts:rule=rave,rollout=lgrf-hands", game)
 
 
 def test_features_without_ratings_leave_the_shape_out() -> None:

@@ -8,6 +8,7 @@ import math
 from typing import NoReturn
 
 import playout
+from playout._src.arena.players import GO_ROLLOUTS
 from playout._src.resignation import check_threshold
 from playout._src.results import MAX_EXPORT_DEPTH
 from playout.cli.analyze import cmd_analyze
@@ -164,11 +165,12 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=non_negative_int, metavar="K", help="random seed")
     parser.add_argument(
         "--rollout",
-        choices=("random", "neighbors", "heavy", "mogo", "lgrf"),
+        choices=("random", "neighbors", *GO_ROLLOUTS),
         default="random",
         help="rollout policy; neighbors (seed 004) only for grid games; heavy, mogo (MoGo's "
         "3x3 patterns) and lgrf (mogo with last good replies) only for Go, on the compiled "
-        "search",
+        "search; mogo and lgrf take the learned move ratings as --rave-prior's knowledge, "
+        "mogo-hand and lgrf-hand the hand-made priors",
     )
     parser.add_argument(
         "--rollouts", type=positive_int, default=1, metavar="N", help="rollouts per leaf"
@@ -617,7 +619,8 @@ def build_parser() -> argparse.ArgumentParser:
 PLAYERS_HELP = (
     "Players: 'random'; 'perfect' (exact play, boards up to 12 squares); "
     "'mcts[:key=value,...]' with keys simulations, seconds, "
-    "rollout (random|neighbors|heavy|mogo|lgrf), rollouts, rule (ucb1|puct|epsilon|rave|pb), c, "
+    "rollout (random|neighbors|heavy|mogo|lgrf|mogo-hand|lgrf-hand), rollouts, "
+    "rule (ucb1|puct|epsilon|rave|pb), c, "
     "bias (rave), prior (rave, go), weight (pb), "
     "reuse (yes|no), solver (yes|no), resign (a win rate: resign below it), e.g. "
     "mcts:simulations=400,rollout=neighbors; 'openspiel-mcts[:simulations=N,seconds=S,c=C]' "

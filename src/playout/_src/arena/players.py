@@ -36,6 +36,10 @@ The result must offer ``run() -> SearchResult`` and ``advance(action)`` like :cl
 NEIGHBOR_ALIASES = ("neighbors", "neighbours", "neighbor", "neighbour")
 """Spellings of the ``neighbors`` rollout accepted in ``rollout=``."""
 
+GO_ROLLOUTS = ("heavy", "mogo", "lgrf", "mogo-hand", "lgrf-hand")
+"""The rollout names Go offers (``GoGame.rollout_policies()``), for help texts and early
+checks of a spec."""
+
 
 @runtime_checkable
 class Player(Protocol):

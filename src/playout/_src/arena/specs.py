@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from playout._src.arena.players import (
+    GO_ROLLOUTS,
     NEIGHBOR_ALIASES,
     EngineFactory,
     MctsOptions,
@@ -289,12 +290,12 @@ def check_player_spec(spec: str) -> None:
     elif kind == "mcts":
         options = parse_mcts_options(rest)
         if (
-            options.rollout not in ("random", "heavy", "mogo", "lgrf")
+            options.rollout not in ("random", *GO_ROLLOUTS)
             and options.rollout not in NEIGHBOR_ALIASES
         ):
             raise InvalidParameterError(
-                f"unknown rollout {options.rollout!r}; choose random, neighbors, heavy, mogo or "
-                "lgrf (go)"
+                f"unknown rollout {options.rollout!r}; choose random, neighbors, or "
+                f"{', '.join(GO_ROLLOUTS)} (go)"
             )
     elif kind in ("openspiel-mcts", "openspiel_mcts"):
         from playout.interop.openspiel_bot import parse_openspiel_options
@@ -326,7 +327,8 @@ def describe_players() -> Mapping[str, str]:
     """Player kinds and a one-line description of each (for help texts)."""
     return {
         "random": "uniformly random legal moves",
-        "mcts": "MCTS; options simulations=N, seconds=S, rollout=random|neighbors|heavy|mogo|lgrf, "
+        "mcts": "MCTS; options simulations=N, seconds=S, "
+        "rollout=random|neighbors|heavy|mogo|lgrf|mogo-hand|lgrf-hand, "
         "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), prior=N (rave), "
         "weight=W (pb), reuse=yes|no, solver=yes|no, resign=P (resign below win rate P), "
         "threads=N (root-parallel searches, compiled games), "

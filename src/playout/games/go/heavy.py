@@ -24,6 +24,7 @@ from playout.games.go.kernel import (
     PLAYOUT_LGRF,
     POLICIES,
     PRIORS_ALL,
+    PRIORS_RATINGS,
     RATING_SCALE,
     go_kernel,
 )
@@ -36,7 +37,8 @@ class GoPlayouts:
     Attributes:
         playouts: the kernel's playouts, ``light``, ``heavy`` or ``mogo``.
         priors: the pieces of the kernel's prior knowledge (``PRIORS_*`` bits of
-            :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``.
+            :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``: the learned move
+            ratings by default (``PRIORS_RATINGS``), ``PRIORS_ALL`` for the hand-made pieces.
         features: what the heavier playouts add (``PLAYOUT_*`` bits: answer the tree's last
             move, leave chains caught in a ladder, fill an enclosure with a self-atari, play
             a liberty of a chain with two, answer with the last good reply, capture anywhere
@@ -47,7 +49,7 @@ class GoPlayouts:
     """
 
     playouts: str = "heavy"
-    priors: int = PRIORS_ALL
+    priors: int = PRIORS_RATINGS
     features: int = PLAYOUT_DEFAULT
     rating_scale: float = RATING_SCALE
 
@@ -82,12 +84,29 @@ class GoPlayouts:
 HeavyPlayouts = GoPlayouts
 """The former name of :class:`GoPlayouts`."""
 
-HEAVY_PLAYOUTS = GoPlayouts("heavy")
-"""``GoGame.rollout_policies()["heavy"]``."""
+HEAVY_PLAYOUTS = GoPlayouts("heavy", PRIORS_ALL)
+"""``GoGame.rollout_policies()["heavy"]``: the heavy playouts with the hand-made priors (as
+they were measured)."""
 MOGO_PLAYOUTS = GoPlayouts("mogo")
-"""``GoGame.rollout_policies()["mogo"]``."""
+"""``GoGame.rollout_policies()["mogo"]``: the MoGo playouts with the learned move ratings as
+priors."""
 LGRF_PLAYOUTS = GoPlayouts("mogo", features=PLAYOUT_DEFAULT | PLAYOUT_LGRF)
 """``GoGame.rollout_policies()["lgrf"]``: the MoGo playouts with the last good replies
-(:data:`~playout.games.go.kernel.PLAYOUT_LGRF`)."""
+(:data:`~playout.games.go.kernel.PLAYOUT_LGRF`) and the learned move ratings as priors: the
+player that won 325 of 400 games against GNU Go 3.8 at level 10 (``docs/how-to/go-gnugo.md``)
+where the hand-made priors' won 260 of 337."""
+MOGO_HAND_PLAYOUTS = dataclasses.replace(MOGO_PLAYOUTS, priors=PRIORS_ALL)
+"""``GoGame.rollout_policies()["mogo-hand"]``: the MoGo playouts with the hand-made priors
+(``rollout=mogo`` before the learned ratings became its priors)."""
+LGRF_HAND_PLAYOUTS = dataclasses.replace(LGRF_PLAYOUTS, priors=PRIORS_ALL)
+"""``GoGame.rollout_policies()["lgrf-hand"]``: the same with the last good replies."""
 
-__all__ = ["HEAVY_PLAYOUTS", "LGRF_PLAYOUTS", "MOGO_PLAYOUTS", "GoPlayouts", "HeavyPlayouts"]
+__all__ = [
+    "HEAVY_PLAYOUTS",
+    "LGRF_HAND_PLAYOUTS",
+    "LGRF_PLAYOUTS",
+    "MOGO_HAND_PLAYOUTS",
+    "MOGO_PLAYOUTS",
+    "GoPlayouts",
+    "HeavyPlayouts",
+]

@@ -47,6 +47,7 @@ from playout.games.go.features import (
     shipped_ratings,
 )
 from playout.games.go.kernel import (
+    PRIORS_ALL,
     PRIORS_RATINGS,
     encode,
     go_move_features,
@@ -168,7 +169,7 @@ def competitions(
 
 @functools.cache
 def _hand_parameters(size: int, komi: float) -> np.ndarray:
-    return kernel_params(size, komi, default_max_length(size))
+    return kernel_params(size, komi, default_max_length(size), priors=PRIORS_ALL)
 
 
 def _group_slots(slots: np.ndarray) -> np.ndarray:

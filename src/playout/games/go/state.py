@@ -142,10 +142,18 @@ class GoGame:
         """Rollout policies by name for ``mcts:rollout=NAME`` players: ``heavy``, the
         kernel's heavy playouts, ``mogo``, its MoGo playouts with 3x3 patterns, and
         ``lgrf``, the MoGo playouts answering the last two moves with the last good reply
-        first (compiled driver only; :mod:`playout.games.go.heavy`)."""
-        from playout.games.go.heavy import HEAVY_PLAYOUTS, LGRF_PLAYOUTS, MOGO_PLAYOUTS
+        first; ``mogo`` and ``lgrf`` score moves for ``RAVE(prior=...)`` with the learned
+        ratings, ``mogo-hand`` and ``lgrf-hand`` with the hand-made priors, as ``heavy``
+        and the light playouts do (compiled driver only; :mod:`playout.games.go.heavy`)."""
+        from playout.games.go import heavy
 
-        return {"heavy": HEAVY_PLAYOUTS, "mogo": MOGO_PLAYOUTS, "lgrf": LGRF_PLAYOUTS}
+        return {
+            "heavy": heavy.HEAVY_PLAYOUTS,
+            "mogo": heavy.MOGO_PLAYOUTS,
+            "lgrf": heavy.LGRF_PLAYOUTS,
+            "mogo-hand": heavy.MOGO_HAND_PLAYOUTS,
+            "lgrf-hand": heavy.LGRF_HAND_PLAYOUTS,
+        }
 
     @property
     def pass_action(self) -> int:
