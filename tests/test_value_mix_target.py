@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -12,7 +13,14 @@ pytest.importorskip("torch")
 import playout
 from playout._src.game import value_for
 from playout.games import tictactoe
-from playout.zero.selfplay import SelfPlaySettings, ZeroSearch, _finish, _play_move, _Slot
+from playout.zero.selfplay import (
+    PlayoutCap,
+    SelfPlaySettings,
+    ZeroSearch,
+    _finish,
+    _play_move,
+    _Slot,
+)
 
 
 @pytest.mark.parametrize("mix", [0.0, 0.5, 1.0])
@@ -150,14 +158,14 @@ class _Largest:
         return self.inner.evaluate_batch(states, actions)  # type: ignore[attr-defined]
 
 
-def _side_games(rate: float, num_games: int = 12) -> list:
+def _side_games(rate: float, num_games: int = 12, cap: PlayoutCap | None = None) -> list:
     from playout.zero import Architecture, Model, NetworkEvaluator, self_play
 
     game = tictactoe()
     model = Model(game, Architecture(channels=8, blocks=1, value_hidden=8), seed=0)
     settings = SelfPlaySettings(
         search=ZeroSearch(simulations=8, leaf_batch=4), parallel_games=2, augment=False,
-        fork_rate=rate, opening_moves=0,
+        fork_rate=rate, opening_moves=0, playout_cap=cap,
     )  # fmt: skip
     evaluator = _Largest(NetworkEvaluator(model))
     games = self_play(evaluator, game, num_games, settings, seed=5)  # type: ignore[arg-type]
@@ -199,6 +207,34 @@ def test_side_games_start_where_a_random_other_move_leads_and_keep_their_outcome
             and other.moves[len(prefix) - 1] != prefix[-1]
             for other in games
             if other is not record
+        )
+
+
+def test_under_a_playout_cap_forks_follow_full_searches_and_are_searched_fully() -> None:
+    """As in KataGo: a side game is forked only where its game searched fully (the position
+    it forks from is one of that game's recorded positions), and its own first position
+    gets a full search, so it is recorded."""
+    games = _side_games(1.0, num_games=16, cap=PlayoutCap(full_fraction=0.3, fast_simulations=2))
+    side = [g for g in games if g.side]
+    assert len(side) >= 4
+    game = tictactoe()
+
+    def observation(moves: tuple[int, ...]) -> np.ndarray:
+        state = game.initial_state()
+        for move in moves:
+            state = state.play(move)
+        return np.asarray(state.observation())  # type: ignore[attr-defined]
+
+    for record in side:
+        start, fork = record.moves[: record.opening], record.moves[: record.opening - 1]
+        assert np.array_equal(record.examples[0].observation, observation(start))
+        parents = [
+            g for g in games
+            if g.moves[: len(fork)] == fork and len(g.moves) > len(fork)
+            and g.moves[len(fork)] != start[-1]
+        ]  # fmt: skip
+        assert any(
+            np.array_equal(e.observation, observation(fork)) for p in parents for e in p.examples
         )
 
 

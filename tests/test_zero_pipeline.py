@@ -393,3 +393,22 @@ def test_a_journal_file_keeps_the_reply_targets(tmp_path: Path) -> None:
                 assert (got.reply == want.reply).all()
         assert any(e.reply is not None for e in read[0]) == reply_head
         trainer.close()
+
+
+def test_side_games_come_on_top_of_a_jobs_games(tmp_path: Path) -> None:
+    """With a fork rate, a job plays its games and their side games; the journal (and so
+    the iteration's count toward ``games_per_iteration``) counts the games alone, while
+    every side game's positions are kept."""
+    from playout.zero.pipeline import read_journal
+
+    game = tictactoe()
+    config = dataclasses.replace(SMALL, fork_rate=1.0)
+    trainer = Trainer(game, tmp_path / "run", config, device="cpu")
+    job = ActorJob(0, 0, 3, 5)
+    result = play_job(game, trainer.config.self_play(), job, trainer.model.to_bytes())
+    assert sum(g.side for g in result.games) > 0
+    read = read_journal(write_journal(tmp_path / "journal", 1, result))
+    assert read is not None
+    assert read[1] == 3 == sum(not g.side for g in result.games)
+    assert len(read[0]) == sum(len(g.examples) for g in result.games)
+    trainer.close()

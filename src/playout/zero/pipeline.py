@@ -469,6 +469,7 @@ def write_journal(folder: Path, number: int, result: ActorResult) -> Path:
     path = folder / f"games-{number:09d}.npz"
     examples = [e for g in result.games for e in g.examples]
     moves = sum(g.searched for g in result.games)
+    games = sum(not g.side for g in result.games)  # side games come on top
     if examples:
         observations, policies, values = stack_examples(examples)
     else:
@@ -484,9 +485,7 @@ def write_journal(folder: Path, number: int, result: ActorResult) -> Path:
         np.savez(
             stream,
             **arrays,
-            meta=np.array(
-                [result.job.version, len(result.games), moves, result.job.number], dtype=np.int64
-            ),
+            meta=np.array([result.job.version, games, moves, result.job.number], dtype=np.int64),
         )
 
     write_or_fail(path, lambda target: write_atomic(target, write), "")
@@ -640,7 +639,7 @@ class AsyncPipeline:
             examples = [e for g in result.games for e in g.examples]
             self.trainer.buffer.add(examples)
             arrived = self._arrived
-            arrived.games += len(result.games)
+            arrived.games += sum(not g.side for g in result.games)  # side games extra
             arrived.positions += len(examples)
             arrived.moves += sum(g.searched for g in result.games)
             arrived.actor_seconds += result.seconds

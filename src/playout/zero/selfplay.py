@@ -172,16 +172,19 @@ class SelfPlaySettings:
             reply is no reply target. A random draw of the search's own move counts as
             none. :func:`expert_games` plays random moves the same way. 0 (the default):
             none.
-        fork_rate: after each searched move, with this probability a *side game* is
-            queued from the position a uniformly random other legal move would have made
-            (KataGo's forked side positions, ``forkSidePositionProb``, 0.04 per move): the
+        fork_rate: after each fully searched move (:class:`PlayoutCap`), with this
+            probability a *side game* is queued from the position a uniformly random other
+            legal move would have made (KataGo's forked side positions,
+            ``forkSidePositionProb``, 0.04 per move), whose first search is a full one: the
             game goes on with the search's move, so its positions keep their outcome, and
             the side game is played out like any other as soon as a lockstep slot is free
             (at most ``parallel_games`` play at once), its moves up to there its opening
             (not training positions), its temperature plies counted on from the game's. A
             call plays its ``num_games`` games and at most as many side games, side games'
             own forks included (forks past that are dropped: choose a rate that makes about
-            one a game, 0.04 on connect four); they count as games where games are counted.
+            one a game, 0.04 on connect four); an iteration's games
+            (``TrainConfig.games_per_iteration``) count the games alone, not their side
+            games.
             The same aim as ``random_move_rate``, positions a mistake leads to, without
             giving up any position's outcome. 0 (the default): none.
     """
@@ -361,6 +364,8 @@ def self_play(
             count = move_rng.randint(0, settings.opening_moves)
             state, opening = random_opening(game, count, move_rng)
         full, budget = _draw_budget(search.simulations, settings.playout_cap, move_rng)
+        if side is not None:  # a side position is searched fully and recorded (KataGo)
+            full, budget = True, search.simulations
         config = search.config(evaluator, seed * 100_003 + index)
         engine = MCTS(state, config if full else config.replace(root_noise=None))
         driver = engine.driver
@@ -406,7 +411,7 @@ def self_play(
                     prune_k=settings.forced_playouts, search=search,
                     random_rate=settings.random_move_rate,
                 )  # fmt: skip
-                if settings.fork_rate > 0.0:
+                if settings.fork_rate > 0.0 and slot.full:  # after full searches only
                     side = _side_game(slot, action, settings.fork_rate, move_rng)
                     if side is not None and side_games < num_games:
                         forked.append(side)

@@ -77,6 +77,7 @@ from playout.zero.rundir import (
 from playout.zero.selfplay import (
     Example,
     PlayoutCap,
+    SelfPlayGame,
     SelfPlaySettings,
     ZeroSearch,
     expert_games,
@@ -192,9 +193,9 @@ class TrainConfig:
         random_move_rate: after the opening, each self-play move is a uniformly random one
             with this probability (see :class:`~playout.zero.selfplay.SelfPlaySettings`);
             0 (the default): none.
-        fork_rate: after each searched self-play move, a side game is forked with this
-            probability from the position a random other move would have made, and played
-            out too (KataGo's side positions; see
+        fork_rate: after each fully searched self-play move, a side game is forked with
+            this probability from the position a random other move would have made, and
+            played out too, on top of the iteration's games (KataGo's side positions; see
             :class:`~playout.zero.selfplay.SelfPlaySettings`); 0 (the default): none.
         expert_iterations: the first iterations play rollout MCTS against itself instead of
             the network (:func:`~playout.zero.selfplay.expert_games`, a warm start).
@@ -1113,9 +1114,9 @@ class Trainer:
         began = time.perf_counter()
         finished = 0
 
-        def on_game(_: Any) -> None:
+        def on_game(record: SelfPlayGame) -> None:
             nonlocal finished
-            finished += 1
+            finished += not record.side  # side games come on top of the iteration's
             if progress is not None:
                 progress("self-play", finished, config.games_per_iteration)
 
