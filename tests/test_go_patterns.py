@@ -45,6 +45,7 @@ from playout.games.go.kernel import (
     PRIOR_SELF_ATARI,
     PRIORS_ALL,
     PRIORS_PATTERNS,
+    PRIORS_RATINGS,
     PRIORS_TACTICS,
     _cell_code,
     _global_capture,
@@ -645,7 +646,7 @@ def test_players_name_mogo_playouts() -> None:
     player = parse_player("mcts:simulations=30,rule=rave,prior=10,rollout=mogo", game)
     assert isinstance(player, MctsPlayer)
     evaluator = player.options.evaluator(game)
-    assert evaluator.policy == MOGO_PLAYOUTS == GoPlayouts("mogo")
+    assert evaluator.policy == MOGO_PLAYOUTS == GoPlayouts("mogo", PRIORS_RATINGS)
     engine = playout.MCTS(
         game.initial_state(), selection=RAVE(prior=10), evaluator=evaluator, seed=0
     )

@@ -19,9 +19,10 @@ from hypothesis import strategies as st
 
 import playout
 from playout import MCTS, RAVE, Budget, Rollout
-from playout._src.arena.players import MctsPlayer
+from playout._src.arena.players import GO_ROLLOUTS, MctsPlayer
 from playout._src.arena.specs import parse_player
 from playout._src.errors import InvalidParameterError
+from playout.cli import main
 from playout.games.go import GoGame
 from playout.games.go import features as F
 from playout.games.go import ratings as R
@@ -308,8 +309,11 @@ def test_the_mogo_playouts_take_the_learned_ratings_as_priors() -> None:
         assert hand[P_FEATURES] == params[P_FEATURES] and hand[P_POLICY] == params[P_POLICY]
     for params in (kernel_of("heavy").params, base.params):
         assert params[P_PRIORS] == PRIORS_ALL and params[P_RATINGS] == 0
-    with pytest.raises(InvalidParameterError, match="lgrf-hand"):
-        parse_player("mcts:rule=rave,rollout=lgrf-hands", game)
+    assert set(offered) == set(GO_ROLLOUTS)
+    with pytest.raises(InvalidParameterError, match=r"choose .*\blgrf-hand\b"):
+        parse_player("mcts:rule=rave,rollout=lgrf_hand", game)
+    args = ["analyze", "go", "--size", "5", "--simulations", "20", "--seed", "1", "--json"]
+    assert main([*args, "--rule", "rave", "--rave-prior", "10", "--rollout", "lgrf-hand"]) == 0
 
 
 def test_features_without_ratings_leave_the_shape_out() -> None:

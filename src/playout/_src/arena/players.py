@@ -165,11 +165,11 @@ def _game_rollout_policies(game: Game) -> Mapping[str, RolloutPolicy]:
 
 def rollout_policy(name: str, game: Game) -> RolloutPolicy | None:
     """The rollout policy called ``name`` for ``game``: ``random`` (None), ``neighbors``, or
-    another the game offers (Go: ``heavy``, ``mogo``).
+    another the game offers (Go: :data:`GO_ROLLOUTS`).
 
     Every name but ``random`` is asked of the game: a game offers rollout policies by name
     through an optional ``rollout_policies()`` method (the m,n,k games offer ``neighbors``,
-    Go ``heavy`` and ``mogo``).
+    Go :data:`GO_ROLLOUTS`).
 
     Raises:
         InvalidParameterError: an unknown name, or a name the game does not offer.

@@ -294,8 +294,8 @@ def check_player_spec(spec: str) -> None:
             and options.rollout not in NEIGHBOR_ALIASES
         ):
             raise InvalidParameterError(
-                f"unknown rollout {options.rollout!r}; choose random, neighbors, or "
-                f"{', '.join(GO_ROLLOUTS)} (go)"
+                f"unknown rollout {options.rollout!r}; choose random, neighbors (grid games), "
+                f"or for go: {', '.join(GO_ROLLOUTS)}"
             )
     elif kind in ("openspiel-mcts", "openspiel_mcts"):
         from playout.interop.openspiel_bot import parse_openspiel_options

@@ -37,8 +37,8 @@ class GoPlayouts:
     Attributes:
         playouts: the kernel's playouts, ``light``, ``heavy`` or ``mogo``.
         priors: the pieces of the kernel's prior knowledge (``PRIORS_*`` bits of
-            :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``: the learned move
-            ratings by default (``PRIORS_RATINGS``), ``PRIORS_ALL`` for the hand-made pieces.
+            :mod:`playout.games.go.kernel`), read by ``RAVE(prior=...)``: every hand-made
+            piece by default (``PRIORS_ALL``), ``PRIORS_RATINGS`` for the learned ratings.
         features: what the heavier playouts add (``PLAYOUT_*`` bits: answer the tree's last
             move, leave chains caught in a ladder, fill an enclosure with a self-atari, play
             a liberty of a chain with two, answer with the last good reply, capture anywhere
@@ -49,7 +49,7 @@ class GoPlayouts:
     """
 
     playouts: str = "heavy"
-    priors: int = PRIORS_RATINGS
+    priors: int = PRIORS_ALL
     features: int = PLAYOUT_DEFAULT
     rating_scale: float = RATING_SCALE
 
@@ -84,13 +84,13 @@ class GoPlayouts:
 HeavyPlayouts = GoPlayouts
 """The former name of :class:`GoPlayouts`."""
 
-HEAVY_PLAYOUTS = GoPlayouts("heavy", PRIORS_ALL)
+HEAVY_PLAYOUTS = GoPlayouts("heavy")
 """``GoGame.rollout_policies()["heavy"]``: the heavy playouts with the hand-made priors (as
 they were measured)."""
-MOGO_PLAYOUTS = GoPlayouts("mogo")
+MOGO_PLAYOUTS = GoPlayouts("mogo", PRIORS_RATINGS)
 """``GoGame.rollout_policies()["mogo"]``: the MoGo playouts with the learned move ratings as
 priors."""
-LGRF_PLAYOUTS = GoPlayouts("mogo", features=PLAYOUT_DEFAULT | PLAYOUT_LGRF)
+LGRF_PLAYOUTS = GoPlayouts("mogo", PRIORS_RATINGS, PLAYOUT_DEFAULT | PLAYOUT_LGRF)
 """``GoGame.rollout_policies()["lgrf"]``: the MoGo playouts with the last good replies
 (:data:`~playout.games.go.kernel.PLAYOUT_LGRF`) and the learned move ratings as priors: the
 player that won 325 of 400 games against GNU Go 3.8 at level 10 (``docs/how-to/go-gnugo.md``)
