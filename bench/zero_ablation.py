@@ -39,7 +39,8 @@ the moves after the opening, about one a game), ``async+openings+mix+timed+rando
 8%), ``async+openings+mix+timed+random12`` (on 12%),
 ``async+openings+mix+timed+random+wide`` (4%, with a 48x4 network instead of 32x3),
 ``async+openings+mix+timed+fork4`` (instead of the random moves, a side game forked on 4%
-of the searched moves, KataGo's rate, from where a random other move leads, the games
+of the searched moves, KataGo's rate, from where another move leads (drawn as KataGo
+draws it, mostly from the network's policy), the games
 themselves played as searched: ``--fork-rate``) and
 ``async+openings+mix+timed+random12+wd`` (the 12% recipe with AdamW's weight decay at 0.01
 instead of 1e-4) and ``async+openings+mix+timed+random12+64x4`` (the 12% recipe with the

@@ -258,6 +258,30 @@ def test_a_side_game_counts_its_plies_on_from_the_game_it_left() -> None:
     assert _side_game(slot, 0, 0.0, random.Random(1)) is None
 
 
+def test_a_forking_move_is_drawn_as_katago_draws_it() -> None:
+    """KataGo's ``chooseRandomForkingMove``: 70% from the policy at temperature 1, 25% at
+    temperature 2, 5% uniformly, the played move never. With priors 0.64 / 0.32 / 0.04 on
+    three moves (and 0 on a fourth) the first is drawn with probability
+    0.70 * 0.64 + 0.25 * 0.8 / (0.8 + 0.566 + 0.2) + 0.05 / 4 = 0.588, the fourth only by
+    the uniform draw (0.0125)."""
+    from playout.zero.selfplay import FORK_DRAWS, _fork_move
+
+    assert FORK_DRAWS == ((0.70, 1.0), (0.95, 2.0))
+    priors = {0: 0.64, 1: 0.32, 2: 0.04, 3: 0.0, 4: 0.9}  # 4: the move played
+    rng = random.Random(3)
+    draws = [_fork_move([0, 1, 2, 3], priors, rng) for _ in range(20_000)]
+    share = [draws.count(a) / len(draws) for a in range(5)]
+    policy = (0.64, 0.32, 0.04)
+    t2 = [p**0.5 for p in policy]
+    expected = [0.70 * p + 0.25 * q / sum(t2) + 0.05 / 4 for p, q in zip(policy, t2, strict=True)]
+    assert share[4] == 0.0
+    for got, want in zip(share, [*expected, 0.05 / 4], strict=False):
+        assert abs(got - want) < 0.012, (share, expected)
+    # Without any prior mass on the candidates, the draw is uniform.
+    flat = [_fork_move([5, 6], {}, random.Random(seed)) for seed in range(200)]
+    assert 60 < flat.count(5) < 140
+
+
 def test_the_command_line_sets_the_fork_rate_and_the_weight_decay() -> None:
     from playout.cli.parser import build_parser
     from playout.cli.train import train_config

@@ -312,7 +312,8 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         type=float,
         metavar="P",
         help="after each searched self-play move, with probability P a side game is forked "
-        "from the position a random other move would have made and played out too "
+        "from the position another move (drawn mostly from the network's policy) would "
+        "have made and played out too "
         "(default 0); the game itself goes on with the search's move",
     )
     settings.add_argument("--c", type=positive_float, metavar="X", help="PUCT's constant")

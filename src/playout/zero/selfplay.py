@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -173,9 +173,10 @@ class SelfPlaySettings:
             none. :func:`expert_games` plays random moves the same way. 0 (the default):
             none.
         fork_rate: after each fully searched move (:class:`PlayoutCap`), with this
-            probability a *side game* is queued from the position a uniformly random other
-            legal move would have made (KataGo's forked side positions,
-            ``forkSidePositionProb``, 0.04 per move), whose first search is a full one: the
+            probability a *side game* is queued from the position another legal move would
+            have made, drawn mostly from the network's policy (KataGo's forked side
+            positions, ``forkSidePositionProb``, 0.04 per move; :data:`FORK_DRAWS`), whose
+            first search is a full one: the
             game goes on with the search's move, so its positions keep their outcome, and
             the side game is played out like any other as soon as a lockstep slot is free
             (at most ``parallel_games`` play at once), its moves up to there its opening
@@ -461,17 +462,39 @@ class _SideGame:
     plies: int
 
 
+FORK_DRAWS = ((0.70, 1.0), (0.95, 2.0))
+"""How a forking move is drawn (KataGo's ``chooseRandomForkingMove``): below the first bound
+of a uniform draw from the network's policy at temperature 1, below the second at
+temperature 2, above it uniformly among the legal moves; never the move the game plays."""
+
+
+def _fork_move(others: Sequence[int], priors: Mapping[int, float], rng: random.Random) -> int:
+    """A forking move among ``others`` (the legal moves but the one played), drawn as
+    :data:`FORK_DRAWS` says from ``priors`` (the network's policy at the root, by action)."""
+    r = rng.random()
+    for bound, temperature in FORK_DRAWS:
+        if r < bound:
+            weights = [max(priors.get(a, 0.0), 0.0) ** (1.0 / temperature) for a in others]
+            if sum(weights) > 0.0:
+                return int(rng.choices(others, weights=weights)[0])
+            break
+    return int(rng.choice(others))
+
+
 def _side_game(slot: _Slot, action: int, rate: float, rng: random.Random) -> _SideGame | None:
     """With probability ``rate``, a side game forked from the position before ``action``
-    (the move the game plays): the position after a uniformly random other legal move;
-    ``None`` otherwise, or when no other move exists or the side position is over."""
+    (the move the game plays): the position after another legal move (:func:`_fork_move`,
+    from the root's priors); ``None`` otherwise, or when no other move exists or the side
+    position is over."""
     if rng.random() >= rate:
         return None
     state = slot.engine.root_state
     others = [a for a in state.legal_actions() if a != action]
     if not others:
         return None
-    drawn = int(rng.choice(others))
+    result = slot.engine.result()
+    priors = dict(zip(result.actions, result.priors, strict=True))
+    drawn = _fork_move(others, priors, rng)
     side = state.play(drawn)
     if side.is_terminal():
         return None

@@ -194,7 +194,8 @@ class TrainConfig:
             with this probability (see :class:`~playout.zero.selfplay.SelfPlaySettings`);
             0 (the default): none.
         fork_rate: after each fully searched self-play move, a side game is forked with
-            this probability from the position a random other move would have made, and
+            this probability from the position another move would have made (drawn mostly
+            from the network's policy, as KataGo draws it), and
             played out too, on top of the iteration's games (KataGo's side positions; see
             :class:`~playout.zero.selfplay.SelfPlaySettings`); 0 (the default): none.
         expert_iterations: the first iterations play rollout MCTS against itself instead of
