@@ -106,6 +106,16 @@ class ActorResult:
     seconds: float
     where: str
 
+    @property
+    def num_games(self) -> int:
+        """The job's games, its side games left out (they come on top of an iteration's)."""
+        return sum(not g.side for g in self.games)
+
+    @property
+    def moves(self) -> int:
+        """The moves its searches chose, side games' included."""
+        return sum(g.searched for g in self.games)
+
 
 class Actors(Protocol):
     """Self-play actors: each plays one job at a time, with the newest weights published."""
@@ -468,8 +478,6 @@ def write_journal(folder: Path, number: int, result: ActorResult) -> Path:
     folder.mkdir(exist_ok=True)
     path = folder / f"games-{number:09d}.npz"
     examples = [e for g in result.games for e in g.examples]
-    moves = sum(g.searched for g in result.games)
-    games = sum(not g.side for g in result.games)  # side games come on top
     if examples:
         observations, policies, values = stack_examples(examples)
     else:
@@ -485,7 +493,10 @@ def write_journal(folder: Path, number: int, result: ActorResult) -> Path:
         np.savez(
             stream,
             **arrays,
-            meta=np.array([result.job.version, games, moves, result.job.number], dtype=np.int64),
+            meta=np.array(
+                [result.job.version, result.num_games, result.moves, result.job.number],
+                dtype=np.int64,
+            ),
         )
 
     write_or_fail(path, lambda target: write_atomic(target, write), "")
@@ -639,9 +650,9 @@ class AsyncPipeline:
             examples = [e for g in result.games for e in g.examples]
             self.trainer.buffer.add(examples)
             arrived = self._arrived
-            arrived.games += sum(not g.side for g in result.games)  # side games extra
+            arrived.games += result.num_games
             arrived.positions += len(examples)
-            arrived.moves += sum(g.searched for g in result.games)
+            arrived.moves += result.moves
             arrived.actor_seconds += result.seconds
             self.largest_staleness = max(self.largest_staleness, version - result.job.version)
             self.jobs_taken.append(result.job.number)

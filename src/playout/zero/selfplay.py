@@ -359,14 +359,13 @@ def self_play(
     side_games = 0  # side games forked (started or waiting)
 
     def start(index: int, side: _SideGame | None = None) -> _Slot:
-        if side is not None:
+        if side is not None:  # searched fully, so recorded (KataGo's side positions)
             state, opening = side.state, side.moves
+            full, budget = True, search.simulations
         else:
             count = move_rng.randint(0, settings.opening_moves)
             state, opening = random_opening(game, count, move_rng)
-        full, budget = _draw_budget(search.simulations, settings.playout_cap, move_rng)
-        if side is not None:  # a side position is searched fully and recorded (KataGo)
-            full, budget = True, search.simulations
+            full, budget = _draw_budget(search.simulations, settings.playout_cap, move_rng)
         config = search.config(evaluator, seed * 100_003 + index)
         engine = MCTS(state, config if full else config.replace(root_noise=None))
         driver = engine.driver
