@@ -2,7 +2,10 @@
 """Fit Go move ratings (Coulom 2007) to kept game records, and measure how well they predict.
 
     python bench/go_ratings.py bench/records/go_gnugo_*.jsonl \\
-        --table src/playout/games/go/ratings-9x9.json --json bench/results/go_ratings.json
+        --table /tmp/ratings-9x9.json
+
+(The shipped table was fitted to the seven files named in ``bench/results/go_ratings.json``'s
+command, the records kept before it; a glob now reads the matches played with it too.)
 
 Reads the records (``playout match --save`` files of 9x9 Go), makes each move that is not a
 pass a competition among its position's legal moves (:func:`playout.games.go.ratings.

@@ -311,7 +311,7 @@ def add_train_parser(commands: Any, add_game_arguments: Any, types: dict[str, An
         "--fork-rate",
         type=float,
         metavar="P",
-        help="after each searched self-play move, with probability P a side game is forked "
+        help="after each fully searched self-play move, with probability P a side game is forked "
         "from the position another move (drawn mostly from the network's policy) would "
         "have made and played out too "
         "(default 0); the game itself goes on with the search's move",

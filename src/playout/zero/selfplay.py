@@ -256,7 +256,7 @@ class SelfPlayGame:
     player 0, its examples, how many of the moves were its opening's (played without a
     search; the searched moves are the rest), and whether it is a side game
     (:attr:`SelfPlaySettings.fork_rate`: its opening is the moves of the game it was forked
-    from, up to the random move that forked it)."""
+    from, up to the forking move)."""
 
     moves: tuple[int, ...]
     outcome0: float
