@@ -9,7 +9,7 @@ else ``pass``. MODE changes one thing:
 * ``crash``: exits (code 3, a line on standard error) at its first ``genmove``;
 * ``garbage``: answers its first ``genmove`` with a line that is no GTP reply;
 * ``silent``: never answers its first ``genmove``;
-* ``slowstart``: waits 2 seconds before it reads its first command (an engine loading);
+* ``slowstart``: waits 6 seconds before it reads its first command (an engine loading);
 * ``illegal``: answers its second ``genmove`` with the point of its first (occupied);
 * ``score:TEXT``: answers ``final_score`` with TEXT, and ``final_status_list dead`` with
   ``A1 B1`` (in every mode it knows that command).
@@ -30,7 +30,7 @@ def main() -> None:
     state = game.initial_state()
     played: list[int] = []
     if mode == "slowstart":
-        time.sleep(2)
+        time.sleep(6)
     for line in sys.stdin:
         words = line.split()
         if not words:

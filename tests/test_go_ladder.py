@@ -275,6 +275,7 @@ def test_playouts_with_every_feature_are_games_of_go(size: int) -> None:
     state = game.initial_state()
     # One scratch for all: the last good replies learned in one playout are read in the next.
     scratch = np.zeros(kernel.scratch_size, dtype=np.int64)
+    checked = 0
     for _ in range(12):
         for _ in range(int(rng.integers(3, 12))):
             legal = state.legal_actions()[:-1]  # no passes
@@ -291,3 +292,5 @@ def test_playouts_with_every_feature_are_games_of_go(size: int) -> None:
         assert 0 < scratch[LAST_LENGTH] <= kernel.max_length - state.num_moves
         if count and out_players[0] == state.current_player():
             assert points[0] in light.legal(light.encode(state))
+            checked += 1
+    assert checked >= 6  # the mover's own first stone, not a pass, in most positions

@@ -570,6 +570,7 @@ def test_mogo_playouts_are_games_of_go() -> None:
     out_actions = np.zeros(kernel.max_length, dtype=np.int64)
     out_players = np.zeros(kernel.max_length, dtype=np.int64)
     light = go_kernel(9)
+    checked = 0
     for seed in range(20):
         state = random_position(9, seed, seed)
         compact = kernel.encode(state)
@@ -583,8 +584,10 @@ def test_mogo_playouts_are_games_of_go() -> None:
         assert 0 < scratch[LAST_LENGTH] <= kernel.max_length - state.num_moves
         assert np.array_equal(compact, before)
         # The first recorded stone is a legal move of the position.
-        if count and out_players[0] == state.current_player:
+        if count and out_players[0] == state.current_player():
             assert points[0] in light.legal(light.encode(state))
+            checked += 1
+    assert checked >= 10  # the mover's own first stone, not a pass, in most positions
 
 
 def test_light_playouts_are_unchanged() -> None:

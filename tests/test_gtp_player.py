@@ -129,14 +129,15 @@ def test_a_silent_engine_times_out_and_is_killed() -> None:
 
 def test_the_first_reply_may_take_longer_than_the_timeout() -> None:
     # An engine that loads before it answers gets STARTUP_TIMEOUT for its first reply;
-    # every later reply keeps the timeout asked for.
+    # every later reply keeps the timeout asked for (3 s: the fake engine's replies take
+    # milliseconds, its start 6 s).
     game = GoGame(5, 0.5)
     engine = GtpPlayer(game, f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} slowstart",
-                       name="loading", timeout=0.5)  # fmt: skip
+                       name="loading", timeout=3)  # fmt: skip
     try:
         engine.reset(game.initial_state(), 0)
         assert engine.choose(game.initial_state()) in game.initial_state().legal_actions()
-        assert engine._connection.timeout == 0.5  # type: ignore[union-attr]
+        assert engine._connection.timeout == 3  # type: ignore[union-attr]
     finally:
         engine.close()
 

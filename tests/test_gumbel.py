@@ -677,7 +677,12 @@ def test_a_gumbel_training_iteration_runs(tmp_path: object) -> None:
     )  # fmt: skip
     with zero.Trainer(game, tmp_path, config, device="cpu") as trainer:  # type: ignore[attr-defined]
         (report,) = trainer.run(iterations=1, log=None)
-    assert report.iteration == 1
+        buffer = trainer.buffer
+    assert report.iteration == 1 and report.games == 4 and report.positions > 0
+    assert np.isfinite(report.policy_loss) and np.isfinite(report.value_loss)
+    # The stored policy targets are distributions over the moves.
+    targets = buffer.policies[: buffer.size]
+    assert buffer.size > 0 and np.allclose(targets.sum(axis=1), 1.0, atol=1e-5)
 
 
 # --------------------------------------------------------------------------------------------

@@ -52,3 +52,35 @@ def test_every_data_file_is_in_the_wheel() -> None:
     assert "zero/models/connect4-7x6-4.pt" in files and "py.typed" in files
     missing = [name for name in files if name not in included]
     assert missing == [], f"add to [tool.setuptools.package-data]: {missing}"
+
+
+def test_the_test_extra_is_installed() -> None:
+    """Every distribution of the ``test`` extra (and of the extras it names) is installed:
+    many tests start with ``pytest.importorskip`` so that a partial install still runs the
+    rest, and this one fails instead where the test command's install fell short (a run
+    that skipped the network or Ray tests would otherwise pass)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from packaging.requirements import Requirement
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    wanted, pending, seen = [], ["test"], set()
+    while pending:
+        extra = pending.pop()
+        seen.add(extra)
+        for line in extras[extra]:
+            requirement = Requirement(line)
+            if requirement.name == "playout":
+                pending += [e for e in requirement.extras if e not in seen]
+            else:
+                wanted.append(requirement.name)
+    assert {"torch", "ray", "sgfmill", "hypothesis"} <= set(wanted)
+    missing = []
+    for name in sorted(set(wanted)):
+        try:
+            version(name)
+        except PackageNotFoundError:
+            missing.append(name)
+    assert not missing, f"not installed: {missing} (pip install -e '.[test]')"

@@ -18,6 +18,7 @@ tests skip, except in CI (``CI`` set), where they must run.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -274,7 +275,15 @@ def test_go_on_three_board_sizes_with_pass_captures_heat_map_and_evaluation(
         wait_for(page, f"app.view && app.view.id !== {old!r}")
         assert page.locator("#board .point").count() == points
         assert page.locator("#board .point.star").count() == (5 if size == "13" else 9)
-    page.screenshot(path=str(screenshots / "go-19x19.png"), full_page=True)
+        # Analyse: the search's heat map and evaluation bar on this board too.
+        assert page.inner_text("#eval-text") == "\u2013"  # a new game: no evaluation yet (a dash)
+        page.check("#analyse")
+        page.wait_for_selector("#board .heat")
+        assert re.fullmatch("Black [+\u2212]\\d\\.\\d\\d.*", page.inner_text("#eval-text"))
+        page.screenshot(path=str(screenshots / f"go-{size}x{size}-analysis.png"), full_page=True)
+        page.uncheck("#analyse")  # stops it, and no streamed view ticks it again
+        wait_idle(page, 0)
+        assert not page.is_checked("#analyse")
 
 
 def test_the_zero_ai_is_offered_where_a_network_is_shipped(page: Page, screenshots: Path) -> None:

@@ -708,6 +708,8 @@ def test_a_stop_between_the_buffer_and_the_checkpoint_rewinds_the_buffer(
     assert trainer.buffer.added > kept.added
     resumed = Trainer(game, out).buffer
     assert (resumed.added, resumed.size, resumed.next) == (kept.added, kept.size, kept.next)
+    # The wrapped case overwrote rows (the test means it to); the filling one did not.
+    assert (trainer.buffer.added > capacity) == (capacity == 300)
     if trainer.buffer.added <= capacity:  # nothing overwritten: the rows saved before
         rows = slice(0, kept.size)
         assert np.array_equal(resumed.values[rows], kept.values[rows])
@@ -877,18 +879,29 @@ def test_random_openings_never_end_the_game() -> None:
     from playout.zero.selfplay import random_opening
 
     rng = random.Random(3)
+    game = tictactoe()
     for moves in range(12):
-        state, played = random_opening(tictactoe(), moves, rng)
+        state, played = random_opening(game, moves, rng)
         assert not state.is_terminal()
-        assert len(played) <= moves
+        replayed = game.initial_state()
+        for action in played:
+            replayed = replayed.play(action)
+        assert replayed.grid() == state.grid()  # the moves played are the position's
+        if moves <= 4:  # no tic-tac-toe game ends within four moves: all of them played
+            assert len(played) == moves
+        else:  # stopped short only where every continuation would end the game
+            assert len(played) == moves or all(
+                state.play(a).is_terminal() for a in state.legal_actions()
+            )
 
 
 def test_expert_games_record_search_targets() -> None:
     from playout.zero.selfplay import expert_games
 
     games = expert_games(tictactoe(), 2, SelfPlaySettings(augment=False), simulations=200, seed=4)
+    assert len(games) == 2
     for record in games:
-        assert len(record.examples) == len(record.moves)
+        assert len(record.examples) == len(record.moves) > 0
         for example in record.examples:
             assert example.policy.sum() == pytest.approx(1.0, abs=1e-5)
 

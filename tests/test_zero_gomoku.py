@@ -104,7 +104,7 @@ def test_play_gomoku_with_the_zero_ai(
     out, err = capsys.readouterr()
     assert err == "" and "Traceback" not in out
     # The AI moved (its move is announced), the human answered, then quit.
-    assert "bye" in out
+    assert "AI (" in out and " plays " in out and "bye" in out
     # Another size: one line naming the file it looked for, exit 2.
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["play", "gomoku", "--width", "9", "--height", "9", "--ai", "zero"]) == 2

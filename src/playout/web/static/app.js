@@ -14,6 +14,7 @@ const app = {
   redo: [], // moves taken back, last first to replay
   preview: null, // {line: [actions]} of a top move shown on the board
   analysedKey: null,
+  analyseOff: false, // the user unticked Analyse: a streamed analysis view must not tick it again
   chess: { from: null, promo: null, dragging: false }, // the square picked, a promotion asked
 };
 
@@ -992,7 +993,7 @@ function renderControls() {
   $("redo").disabled = !app.redo.length || busy;
   $("ai-move").disabled = !v || v.board.terminal || busy;
   $("stop").disabled = !v || !v.thinking;
-  $("analyse").checked = $("analyse").checked || (v && v.thinking === "analysis");
+  $("analyse").checked = $("analyse").checked || (v && v.thinking === "analysis" && !app.analyseOff);
 }
 
 // ------------------------------------------------------------------------------ wiring
@@ -1008,6 +1009,7 @@ function wire() {
   });
   $("analyse").addEventListener("change", () => {
     if (!app.view) return;
+    app.analyseOff = !$("analyse").checked;
     if ($("analyse").checked) { app.analysedKey = null; maybeAnalyse(); }
     else if (app.view.thinking === "analysis") api("POST", gamePath("/stop")).then((view) => show(view, false)).catch((e) => say(e.message));
   });
