@@ -7,6 +7,7 @@ Boards are drawn top row first: ``X`` Black, ``O`` White, ``.`` empty
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 
 import playout
 from playout import MCTS, RAVE, Budget, Rollout
-from playout._src.arena.players import GO_ROLLOUTS, MctsPlayer
+from playout._src.arena.players import GO_ROLLOUTS, MctsOptions, MctsPlayer
 from playout._src.arena.specs import parse_player
 from playout._src.errors import InvalidParameterError
 from playout.cli import main
@@ -439,3 +440,37 @@ def test_tables_are_saved_loaded_and_checked(tmp_path: Path) -> None:
         R.load_ratings(json.dumps(document))
     shipped = R.shipped_ratings()
     assert shipped.shape == (F.NUM_SLOTS,) and np.all(np.isfinite(shipped))
+
+
+def test_the_gnugo_matches_player_is_the_lgrf_spec() -> None:
+    """The 325-of-400 player of bench/go_knowledge.py (``mogo:ratings:nakade+lgrf`` with its
+    defaults: RAVE bias 0.01, 50 virtual samples) is ``mcts:...,rule=rave,bias=0.01,
+    prior=50,rollout=lgrf``: the same search options, the same kernel parameters, and so,
+    seeded alike, the same moves."""
+    import importlib.util
+
+    script = Path(__file__).resolve().parent.parent / "bench" / "go_knowledge.py"
+    spec = importlib.util.spec_from_file_location("go_knowledge", script)
+    assert spec is not None and spec.loader is not None
+    knowledge = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(knowledge)
+    game = GoGame(9)
+    base = game.initial_state().compiled_kernel()
+    named = parse_player("mcts:simulations=300,rule=rave,bias=0.01,prior=50,rollout=lgrf", game)
+    assert isinstance(named, MctsPlayer)
+    # The options go_knowledge.main() makes (its --bias and --prior defaults).
+    options = MctsOptions(budget=Budget(simulations=300), rule="rave", bias=0.01, prior=50)
+    assert dataclasses.replace(named.options, rollout="random") == options
+    bench = knowledge.KnowledgePlayer(
+        game, options, knowledge.parse_player("mogo:ratings:nakade+lgrf"), name="bench"
+    )
+    ours = named.options.evaluator(game).policy.compiled_kernel(base).params
+    theirs = bench._evaluator.policy.compiled_kernel(base).params
+    assert np.array_equal(ours, theirs)
+    state = game.initial_state()
+    for player in (named, bench):
+        player.reset(state, 5)
+    for _ in range(4):
+        move = named.choose(state)
+        assert bench.choose(state) == move
+        state = state.play(move)
