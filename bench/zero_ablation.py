@@ -13,7 +13,9 @@ positions it learned from. Every iteration's network is kept (``--keep-models``)
 ``--evaluate 60 120`` can score afterwards, on every labelled position (or an even subset,
 ``--evaluate-positions``), the network each variant had after 60 and 120 minutes of training
 time: the policy alone and PUCT with ``--evaluate-simulations`` (default 800), one process
-per (variant, time) pair up to ``--workers``, the table to stdout and to ``--json``.
+per (variant, time) pair up to ``--workers``, the table to stdout and to ``--json``;
+``--plot FILE`` draws the variants' learning curves side by side
+(:func:`playout.plots.plot_learning_curves`).
 Variants: ``baseline`` (the plain recipe, :data:`RECIPES`), ``cap`` (playout cap
 randomisation, a full search on a quarter of the moves), ``forced`` (forced playouts and
 policy-target pruning, k = 2), ``reply`` (the auxiliary opponent-reply head), ``all``;
@@ -260,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--evaluate-positions", type=int, default=0, help="0: every one")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--json", type=Path, help="the evaluation's result file")
+    parser.add_argument(
+        "--plot", type=Path, help="the variants' learning curves side by side (.png or .svg)"
+    )
     args = parser.parse_args(argv)
     env = dict(os.environ)
     if not args.report_only:
@@ -300,6 +305,11 @@ def main(argv: list[str] | None = None) -> int:
             f"| {variant} | " + " | ".join(cells) + f" | {end['seconds'] / 60:.1f}, "
             f"{end['positions']:,.0f}, {len(points)} |"
         )
+    if args.plot is not None:
+        from playout.plots import plot_learning_curves
+
+        runs = {v: args.out / v / "metrics.csv" for v in args.variants}
+        print(f"learning curves: {plot_learning_curves(runs, args.plot)}")
     if args.evaluate:
         return report_evaluation(args)
     return 0

@@ -760,8 +760,10 @@ def test_zero_ablation(tmp_path: Path) -> None:
         "zero_ablation.py", "--smoke", "--minutes", "0.01", "--variants", "baseline", "all",
         "--out", str(tmp_path), "--evaluate", "1000", "0", "--evaluate-simulations", "4",
         "--evaluate-positions", "6", "--json", str(tmp_path / "evaluation.json"),
+        "--plot", str(tmp_path / "curves.png"),
     )  # fmt: skip
     assert "| baseline |" in out and "| all |" in out
+    assert (tmp_path / "curves.png").stat().st_size > 0
     for variant in ("baseline", "all"):
         assert (tmp_path / variant / "metrics.csv").exists()
         assert list((tmp_path / variant / "models").glob("iteration-*.pt"))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from playout import LabelledDataError
+from playout import InvalidParameterError, LabelledDataError
 from playout.games import Connect4Game, tictactoe
 from playout.games.connect4 import labelled, solver
 from playout.games.connect4.labelled import LabelledPosition, labelled_positions
@@ -263,3 +263,18 @@ def test_plots_of_new_and_old_metrics(tmp_path: Path) -> None:
         writer.writeheader()
         writer.writerows(rows)
     assert plot_training(tmp_path / "old.csv", tmp_path / "old.png").stat().st_size
+    # Runs side by side: the run twice under two labels; the older file measured nothing.
+    from playout.plots import plot_learning_curves
+
+    run = tmp_path / "run" / "metrics.csv"
+    svg = plot_learning_curves({"a": run, "b": run}, tmp_path / "curves.svg").read_text()
+    assert "a: policy" in svg and "b: search" in svg  # the legend names each run's lines
+    for runs, message in (
+        ({"old": tmp_path / "old.csv"}, "no value-losing moves measured"),
+        ({"gone": tmp_path / "missing.csv"}, "cannot read the metrics"),
+        ({}, "no runs to plot"),
+    ):
+        with pytest.raises(InvalidParameterError, match=message):
+            plot_learning_curves(runs, tmp_path / "x.png")
+    with pytest.raises(InvalidParameterError, match=r"\.png or \.svg"):
+        plot_learning_curves({"a": run}, tmp_path / "x.pdf")

@@ -2,7 +2,8 @@
 
 Rendering only: every function takes results or files that the library wrote and returns
 the path of the image it saved (``.png`` or ``.svg``, chosen by the file name):
-:func:`plot_training` (``playout train --plot``), :func:`plot_search` (``playout analyze
+:func:`plot_training` (``playout train --plot``), :func:`plot_learning_curves` (runs side
+by side, ``bench/zero_ablation.py --plot``), :func:`plot_search` (``playout analyze
 --plot``), :func:`plot_match` (``playout match --plot``) and :func:`plot_tournament`
 (``playout tournament --plot``). Every image is written to a temporary file beside ``path``
 and renamed over it, so a reader never sees half a file (``match --plot`` rewrites its image
@@ -14,7 +15,7 @@ from __future__ import annotations
 import csv
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,55 @@ def plot_training(metrics: str | os.PathLike[str], path: str | os.PathLike[str])
             axis.set_ylim(bottom=0)
             axis.legend()
         axes[2].set_title("value-losing moves on labelled positions")
+    figure.tight_layout()
+    return _save(plt, figure, path)
+
+
+def plot_learning_curves(
+    runs: Mapping[str, str | os.PathLike[str]], path: str | os.PathLike[str]
+) -> Path:
+    """Training runs side by side: each run's share of value-losing moves on labelled
+    positions (its ``metrics.csv``'s ``benchmark_policy`` and ``benchmark_search``) against
+    its training hours (self-play and learning, the measurements left out) and against the
+    positions it learned from, one line per run (``runs``: label to metrics file), the
+    policy alone solid and with search dashed, in the run's colour.
+
+    Raises:
+        InvalidParameterError: no runs, an unreadable metrics file, one that measured no
+            value-losing moves, or a bad image name.
+        MissingDependencyError: matplotlib is not installed.
+    """
+    path = check_image_path(path)
+    if not runs:
+        raise InvalidParameterError("no runs to plot")
+    curves = {}
+    for label, metrics in runs.items():
+        try:
+            with Path(metrics).open(newline="") as handle:
+                points = _benchmark_points(list(csv.DictReader(handle)))
+        except OSError as error:
+            raise InvalidParameterError(f"{metrics}: cannot read the metrics ({error})") from error
+        except (KeyError, TypeError, ValueError) as error:
+            raise InvalidParameterError(f"{metrics}: bad benchmark columns ({error})") from None
+        if not points:
+            raise InvalidParameterError(f"{metrics}: no value-losing moves measured")
+        curves[label] = points
+    plt = _pyplot()
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    for index, (label, points) in enumerate(curves.items()):
+        hours, positions, policy, search = zip(*points, strict=True)
+        colour = f"C{index % 10}"
+        for axis, along in ((axes[0], hours), (axes[1], [p / 1e6 for p in positions])):
+            axis.plot(along, [100 * p for p in policy], color=colour, label=f"{label}: policy")
+            axis.plot(
+                along, [100 * s for s in search], color=colour, ls="--", label=f"{label}: search"
+            )
+    axes[0].set_xlabel("training hours (self-play and learning)")
+    axes[1].set_xlabel("training positions added (millions, symmetric images included)")
+    axes[0].set_ylabel("value-losing moves (%)")
+    axes[0].set_ylim(bottom=0)
+    axes[0].set_title("value-losing moves on labelled positions")
+    axes[1].legend(fontsize="small")
     figure.tight_layout()
     return _save(plt, figure, path)
 
