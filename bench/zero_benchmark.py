@@ -13,12 +13,15 @@ averaged with the mirror image's), ``zero:N`` (the network with N simulations of
 search per position, seeded with ``--seed``. ``--positions N`` scores an even subset
 (:func:`playout.zero.benchmark.subset`); the default is every position. The table goes to
 stdout and, with ``--json`` (default ``bench/results/zero_benchmark.json``), to a JSON file
-with the command, the date and the machine.
+with the command, the date and the machine. Each chooser after the first is compared with
+the first position by position (:func:`playout.zero.benchmark.compare`: the positions only one
+of the two lost, and McNemar's exact p-value).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -107,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         scores.append(bm.score_chooser(chooser, positions, name=name))
         print(f"  {name}: {100 * scores[-1].rate:.1f}%", flush=True)
     print(table(scores))
+    comparisons = [bm.compare(scores[0], other) for other in scores[1:]]
+    for c in comparisons:
+        print(
+            f"paired with {c.first}: {c.second} alone lost value in {c.second_only} positions, "
+            f"{c.first} alone in {c.first_only} (both in {c.both}; McNemar exact p = "
+            f"{c.p_value:.3g})"
+        )
     if args.json:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from results import write_results  # bench/results.py, beside this script
@@ -124,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                 "positions": len(positions),
                 "stage_positions": counts,
                 "scores": [s.to_json() for s in scores],
+                "paired_with_first": [dataclasses.asdict(c) for c in comparisons],
             },
         )
         print(f"written to {args.json}")

@@ -752,6 +752,13 @@ def test_zero_benchmark(tmp_path: Path) -> None:
     for row in report["details"]["scores"]:
         assert row["losing"] == sum(s["losing"] for s in row["stages"].values())
         assert sum(s["positions"] for s in row["stages"].values()) == 6
+        assert len(row["lost_at"]) == row["losing"]
+    first, *others = report["details"]["scores"]
+    for score, paired in zip(others, report["details"]["paired_with_first"], strict=True):
+        assert paired["first_only"] == len(set(first["lost_at"]) - set(score["lost_at"]))
+        assert paired["second_only"] == len(set(score["lost_at"]) - set(first["lost_at"]))
+        assert 0 < paired["p_value"] <= 1
+    assert out.count("paired with policy alone:") == 2
 
 
 def test_zero_ablation(tmp_path: Path) -> None:

@@ -325,8 +325,12 @@ def check_zero_benchmark(ns: dict[str, Any], printed: list[str]) -> None:
 
     # -> at least 1,500 labelled positions, the first one's stage, a losing move in it
     assert printed[0].split() == ["True", "8-14", "True"]
-    # -> the 30 positions of the subset, split by stage without loss
-    assert printed[1].split() == ["30", "30", "True"]
+    # -> the 30 positions of the subset, split by stage without loss; the paired comparison
+    # with the mirror-averaged policy counts the first chooser's losses
+    assert printed[1].split() == ["30", "30", "True", "True", "True"]
+    paired, score, mirrored = ns["paired"], ns["score"], ns["mirrored"]
+    assert paired.second_only + paired.both == mirrored.losing
+    assert paired.first_only + paired.both == score.losing
     # -> Wu's n_forced = sqrt(2 * P * 100): 10 and 4 playouts; the pruned targets
     assert [math.sqrt(2 * p * 100) for p in (0.5, 0.08)] == [10.0, 4.0]
     assert printed[2].split("\n")[:2] == ["[10.0, 4.0]", "[80.0, 8.0, 3.0]"]

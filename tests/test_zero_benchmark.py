@@ -151,6 +151,42 @@ def test_known_answers_perfect_zero_losing_all_and_stage_counts() -> None:
     assert mixed.losing == mixed.stage("8-14").positions == worst.stage("8-14").positions
 
 
+def test_paired_comparison_counts_discordant_positions_and_tests_them_exactly() -> None:
+    """McNemar's exact test by hand: of 20 positions the first chooser loses only 1 and the
+    second only 9 (3 both, 7 neither); the two-sided binomial probability of a split of 10
+    at least as uneven as 1-9 is 2 * (1 + 10) / 1024 = 22/1024."""
+    positions = bm.subset(bm.benchmark_positions(GAME) or (), 20)
+    by_state = {p.state: i for i, p in enumerate(positions)}
+    first_loses = {0, 1, 2, 3}  # 3 shared, 1 of its own
+    second_loses = {0, 1, 2, *range(4, 13)}  # 3 shared, 9 of its own
+
+    def chooser(losing: set[int]) -> bm.Chooser:
+        def choose(state: object) -> int:
+            i = by_state[state]  # type: ignore[index]
+            position = positions[i]
+            return min(position.losing_actions) if i in losing else _best(position)
+
+        return choose
+
+    first = bm.score_chooser(chooser(first_loses), positions, name="a")
+    second = bm.score_chooser(chooser(second_loses), positions, name="b")
+    assert first.lost == tuple(i in first_loses for i in range(20))
+    assert first.to_json()["lost_at"] == [0, 1, 2, 3]
+    result = bm.compare(first, second)
+    assert (result.first_only, result.second_only, result.both) == (1, 9, 3)
+    assert result.p_value == pytest.approx(22 / 1024)
+    assert bm.compare(second, first).p_value == pytest.approx(22 / 1024)
+    same = bm.compare(first, first)
+    assert (same.first_only, same.second_only, same.p_value) == (0, 0, 1.0)
+    # The rate's interval (Wilson 95%): 4 of 20 -> 0.081-0.416.
+    low, high = first.interval()
+    assert (round(low, 3), round(high, 3)) == (0.081, 0.416)
+    with pytest.raises(InvalidParameterError, match="different positions"):
+        bm.compare(first, bm.score_chooser(chooser(set()), positions[:10]))
+    with pytest.raises(InvalidParameterError, match="per-position outcomes"):
+        bm.compare(first, bm.BenchmarkScore("old", 20, 4, first.stages, 0.0))
+
+
 def test_an_illegal_choice_and_no_positions_are_errors() -> None:
     from playout import InvalidParameterError
 

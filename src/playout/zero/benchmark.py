@@ -7,7 +7,9 @@ all and per stage, and the seconds its moves took. Choosers for the usual player
 :func:`policy_chooser` (the network's most probable move, no search; optionally averaged over
 the board's mirror image), :func:`network_chooser` (the network with a PUCT or Gumbel search
 of ``N`` simulations), :func:`rollout_chooser` (rollout MCTS at ``N`` simulations or a time
-budget). Every searching chooser starts a fresh, seeded search per position.
+budget). Every searching chooser starts a fresh, seeded search per position. A score keeps
+which positions were lost, so that :func:`compare` can tell whether one chooser loses value
+less often than another on the same positions (an exact paired test, not two intervals).
 
 :func:`benchmark_positions` gives the labelled set of a game where one exists: connect four
 7x6 ships solver-labelled positions (:mod:`playout.games.connect4.labelled`); a game small
@@ -19,10 +21,12 @@ first use.
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from playout._src.arena.match import wilson_interval
 from playout._src.config import Gumbel
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
@@ -71,6 +75,8 @@ class BenchmarkScore:
         losing: positions where its move lost value.
         stages: the same counts per stage, in the order stages first appear.
         seconds_per_move: mean wall-clock seconds of one call of the chooser.
+        lost: per position, in the order scored, whether the move lost value (empty in a
+            score made without them).
     """
 
     name: str
@@ -78,11 +84,16 @@ class BenchmarkScore:
     losing: int
     stages: tuple[StageScore, ...]
     seconds_per_move: float
+    lost: tuple[bool, ...] = ()
 
     @property
     def rate(self) -> float:
         """The share of positions where the chooser lost value (0 to 1)."""
         return self.losing / self.positions if self.positions else 0.0
+
+    def interval(self) -> tuple[float, float]:
+        """The Wilson 95% interval of :attr:`rate` (the positions as independent trials)."""
+        return wilson_interval(self.rate, self.positions)
 
     def stage(self, name: str) -> StageScore:
         """The count of one stage.
@@ -102,12 +113,62 @@ class BenchmarkScore:
             "positions": self.positions,
             "losing": self.losing,
             "rate": self.rate,
+            "interval": list(self.interval()),
             "stages": {
                 s.stage: {"positions": s.positions, "losing": s.losing, "rate": s.rate}
                 for s in self.stages
             },
             "seconds_per_move": self.seconds_per_move,
+            "lost_at": [i for i, lost in enumerate(self.lost) if lost],
         }
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """Two choosers on the same positions, position by position (McNemar's exact test).
+
+    Attributes:
+        first, second: the choosers' labels.
+        first_only: positions where only the first lost value.
+        second_only: positions where only the second did.
+        both: positions where both did.
+        p_value: the two-sided exact binomial probability, were each discordant position as
+            likely to be either chooser's, of a split at least as uneven (1.0 with none).
+    """
+
+    first: str
+    second: str
+    first_only: int
+    second_only: int
+    both: int
+    p_value: float
+
+
+def compare(first: BenchmarkScore, second: BenchmarkScore) -> Comparison:
+    """Whether ``first`` loses value less (or more) often than ``second`` on the same
+    positions: the positions where only one of them lost value, and McNemar's exact test
+    (a two-sided binomial test with probability 1/2 on those positions). Paired, it sees a
+    difference that two overlapping intervals hide.
+
+    Raises:
+        InvalidParameterError: a score without its per-position outcomes, or scores of
+            different position lists (their lengths differ).
+    """
+    if not first.lost or not second.lost:
+        raise InvalidParameterError("compare needs scores with their per-position outcomes")
+    if len(first.lost) != len(second.lost):
+        raise InvalidParameterError(
+            f"scores of different positions: {len(first.lost)} against {len(second.lost)}"
+        )
+    pairs = list(zip(first.lost, second.lost, strict=True))
+    a = sum(x and not y for x, y in pairs)
+    b = sum(y and not x for x, y in pairs)
+    n = a + b
+    tail = sum(math.comb(n, k) for k in range(min(a, b) + 1)) / 2.0**n if n else 0.5
+    return Comparison(
+        first=first.name, second=second.name, first_only=a, second_only=b,
+        both=sum(x and y for x, y in pairs), p_value=min(1.0, 2.0 * tail),
+    )  # fmt: skip
 
 
 def score_chooser(
@@ -119,6 +180,7 @@ def score_chooser(
         InvalidParameterError: no positions, or the chooser returned an illegal move.
     """
     counts: dict[str, list[int]] = {}
+    lost: list[bool] = []
     seconds = 0.0
     for position in positions:
         state = position.state
@@ -128,8 +190,9 @@ def score_chooser(
         if action not in state.legal_actions():
             raise InvalidParameterError(f"{name} chose {action!r}, illegal in {state!r}")
         count = counts.setdefault(position.stage, [0, 0])
+        lost.append(int(action) in position.losing_actions)
         count[0] += 1
-        count[1] += int(action) in position.losing_actions
+        count[1] += lost[-1]
     if not counts:
         raise InvalidParameterError("no positions to score")
     stages = tuple(StageScore(stage, n, losing) for stage, (n, losing) in counts.items())
@@ -140,6 +203,7 @@ def score_chooser(
         losing=sum(s.losing for s in stages),
         stages=stages,
         seconds_per_move=seconds / total,
+        lost=tuple(lost),
     )
 
 
