@@ -181,6 +181,17 @@ def test_paired_comparison_counts_discordant_positions_and_tests_them_exactly() 
     # The rate's interval (Wilson 95%): 4 of 20 -> 0.081-0.416.
     low, high = first.interval()
     assert (round(low, 3), round(high, 3)) == (0.081, 0.416)
+
+    # Over a thousand discordant positions (2**n no longer fits a float): 540 against 560
+    # of 1,100 is no evidence, McNemar's normal approximation with continuity correction
+    # gives p = 0.567; 1,100 against none, p = 2 / 2**1100, below the smallest float.
+    def score(lost: list[bool]) -> bm.BenchmarkScore:
+        return bm.BenchmarkScore("s", len(lost), sum(lost), (), 0.0, tuple(lost))
+
+    close = bm.compare(score([True] * 540 + [False] * 560), score([False] * 540 + [True] * 560))
+    assert close.p_value == pytest.approx(0.567, abs=0.01)
+    apart = bm.compare(score([False] * 1100), score([True] * 1100))
+    assert apart.second_only == 1100 and apart.p_value == 0.0
     with pytest.raises(InvalidParameterError, match="different positions"):
         bm.compare(first, bm.score_chooser(chooser(set()), positions[:10]))
     with pytest.raises(InvalidParameterError, match="per-position outcomes"):

@@ -164,10 +164,12 @@ def compare(first: BenchmarkScore, second: BenchmarkScore) -> Comparison:
     a = sum(x and not y for x, y in pairs)
     b = sum(y and not x for x, y in pairs)
     n = a + b
-    tail = sum(math.comb(n, k) for k in range(min(a, b) + 1)) / 2.0**n if n else 0.5
+    # Whole numbers to the end: 2.0**n overflows a float from n = 1024 discordant positions,
+    # while Python divides two integers to the nearest float whatever their size.
+    tail = sum(math.comb(n, k) for k in range(min(a, b) + 1))
     return Comparison(
         first=first.name, second=second.name, first_only=a, second_only=b,
-        both=sum(x and y for x, y in pairs), p_value=min(1.0, 2.0 * tail),
+        both=sum(x and y for x, y in pairs), p_value=min(1.0, 2 * tail / 2**n),
     )  # fmt: skip
 
 
