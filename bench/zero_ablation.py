@@ -266,6 +266,15 @@ def main(argv: list[str] | None = None) -> int:
         "--plot", type=Path, help="the variants' learning curves side by side (.png or .svg)"
     )
     args = parser.parse_args(argv)
+    if args.plot is not None:  # a bad name or no matplotlib: said now, not after the runs
+        from playout import PlayoutError
+        from playout.plots import check_image_path, require_matplotlib
+
+        try:
+            check_image_path(args.plot)
+            require_matplotlib()
+        except PlayoutError as error:
+            parser.error(str(error))
     env = dict(os.environ)
     if not args.report_only:
         commands = [

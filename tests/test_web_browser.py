@@ -278,12 +278,17 @@ def test_go_on_three_board_sizes_with_pass_captures_heat_map_and_evaluation(
         # Analyse: the search's heat map and evaluation bar on this board too.
         assert page.inner_text("#eval-text") == "\u2013"  # a new game: no evaluation yet (a dash)
         page.check("#analyse")
-        page.wait_for_selector("#board .heat")
+        page.wait_for_selector("#board .heat", timeout=PATIENCE_MS)
         assert re.fullmatch("Black [+\u2212]\\d\\.\\d\\d.*", page.inner_text("#eval-text"))
         page.screenshot(path=str(screenshots / f"go-{size}x{size}-analysis.png"), full_page=True)
         page.uncheck("#analyse")  # stops it, and no streamed view ticks it again
         wait_idle(page, 0)
         assert not page.is_checked("#analyse")
+        # A view of an analysis arriving after the untick (a late one) leaves the box
+        # unticked and stops that analysis.
+        page.evaluate("show({...app.view, thinking: 'analysis'}, false)")
+        assert not page.is_checked("#analyse")
+        wait_for(page, "app.view.thinking === null || app.view.thinking === ''")
 
 
 def test_the_zero_ai_is_offered_where_a_network_is_shipped(page: Page, screenshots: Path) -> None:

@@ -196,6 +196,9 @@ def test_paired_comparison_counts_discordant_positions_and_tests_them_exactly() 
         bm.compare(first, bm.score_chooser(chooser(set()), positions[:10]))
     with pytest.raises(InvalidParameterError, match="per-position outcomes"):
         bm.compare(first, bm.BenchmarkScore("old", 20, 4, first.stages, 0.0))
+    assert bm.BenchmarkScore("old", 20, 4, first.stages, 0.0).to_json()["lost_at"] is None
+    with pytest.raises(InvalidParameterError, match="do not match 20 positions with 5 lost"):
+        bm.BenchmarkScore("bad", 20, 5, first.stages, 0.0, first.lost)
 
 
 def test_an_illegal_choice_and_no_positions_are_errors() -> None:

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from playout._src.arena.match import wilson_interval
+from playout._src.arena.match import Z_95, wilson_interval
 from playout._src.config import Gumbel
 from playout._src.errors import InvalidParameterError
 from playout._src.game import GameState
@@ -86,14 +86,22 @@ class BenchmarkScore:
     seconds_per_move: float
     lost: tuple[bool, ...] = ()
 
+    def __post_init__(self) -> None:
+        if self.lost and (len(self.lost) != self.positions or sum(self.lost) != self.losing):
+            raise InvalidParameterError(
+                f"{len(self.lost)} per-position outcomes with {sum(self.lost)} lost do not "
+                f"match {self.positions} positions with {self.losing} lost"
+            )
+
     @property
     def rate(self) -> float:
         """The share of positions where the chooser lost value (0 to 1)."""
         return self.losing / self.positions if self.positions else 0.0
 
-    def interval(self) -> tuple[float, float]:
-        """The Wilson 95% interval of :attr:`rate` (the positions as independent trials)."""
-        return wilson_interval(self.rate, self.positions)
+    def interval(self, *, z: float = Z_95) -> tuple[float, float]:
+        """The Wilson score interval (Wilson 1927) of :attr:`rate`, the positions as
+        independent trials; ``z`` standard normal deviates wide (default: 95%)."""
+        return wilson_interval(self.rate, self.positions, z)
 
     def stage(self, name: str) -> StageScore:
         """The count of one stage.
@@ -119,13 +127,14 @@ class BenchmarkScore:
                 for s in self.stages
             },
             "seconds_per_move": self.seconds_per_move,
-            "lost_at": [i for i, lost in enumerate(self.lost) if lost],
+            "lost_at": [i for i, lost in enumerate(self.lost) if lost] if self.lost else None,
         }
 
 
 @dataclasses.dataclass(frozen=True)
 class Comparison:
-    """Two choosers on the same positions, position by position (McNemar's exact test).
+    """Two choosers on the same positions, position by position (McNemar's test, McNemar
+    1947, in its exact binomial form).
 
     Attributes:
         first, second: the choosers' labels.
@@ -133,7 +142,8 @@ class Comparison:
         second_only: positions where only the second did.
         both: positions where both did.
         p_value: the two-sided exact binomial probability, were each discordant position as
-            likely to be either chooser's, of a split at least as uneven (1.0 with none).
+            likely to be either chooser's, of a split at least as uneven (1.0 with none; 0.0
+            where it is below the smallest float).
     """
 
     first: str

@@ -15,6 +15,7 @@ const app = {
   preview: null, // {line: [actions]} of a top move shown on the board
   analysedKey: null,
   analyseOff: false, // the user unticked Analyse: a streamed analysis view must not tick it again
+  stopping: false, // a stop of an unwanted analysis is on the way
   chess: { from: null, promo: null, dragging: false }, // the square picked, a promotion asked
 };
 
@@ -300,7 +301,20 @@ function show(view, autoplay = true) {
   if (current && (current.ply !== view.ply || current.move_string !== view.move_string)) clearChess();
   app.view = view;
   render();
+  if (app.analyseOff && view.thinking === "analysis") stopUnwantedAnalysis();
   if (autoplay) maybeAi();
+}
+
+// An analysis the user no longer wants (Analyse unticked while its request was on the way,
+// or a stop that failed): stop it once, so that it neither runs on unseen nor resumes after
+// the next move.
+function stopUnwantedAnalysis() {
+  if (app.stopping) return;
+  app.stopping = true;
+  api("POST", gamePath("/stop"))
+    .then((view) => show(view, false))
+    .catch((e) => say(e.message))
+    .finally(() => { app.stopping = false; });
 }
 
 function render() {
@@ -1008,10 +1022,10 @@ function wire() {
     if (app.view) api("POST", gamePath("/stop")).then((view) => show(view, false)).catch((e) => say(e.message));
   });
   $("analyse").addEventListener("change", () => {
-    if (!app.view) return;
     app.analyseOff = !$("analyse").checked;
+    if (!app.view) return;
     if ($("analyse").checked) { app.analysedKey = null; maybeAnalyse(); }
-    else if (app.view.thinking === "analysis") api("POST", gamePath("/stop")).then((view) => show(view, false)).catch((e) => say(e.message));
+    else if (app.view.thinking === "analysis") stopUnwantedAnalysis();
   });
   $("hints").addEventListener("change", () => app.view && render());
   $("ai-side").addEventListener("change", () => app.view && (render(), maybeAi()));
