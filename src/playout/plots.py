@@ -86,17 +86,9 @@ def plot_training(metrics: str | os.PathLike[str], path: str | os.PathLike[str])
         MissingDependencyError: matplotlib is not installed.
     """
     path = check_image_path(path)
-    try:
-        with Path(metrics).open(newline="") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as error:
-        raise InvalidParameterError(f"{metrics}: cannot read the metrics ({error})") from error
+    rows, benchmarked = _read_metrics(metrics)
     if not rows:
         raise InvalidParameterError(f"{metrics}: no iterations recorded yet")
-    try:
-        benchmarked = _benchmark_points(rows)
-    except (KeyError, TypeError, ValueError) as error:
-        raise InvalidParameterError(f"{metrics}: bad benchmark columns ({error})") from None
     plt = _pyplot()
     x = [int(r["iteration"]) for r in rows]
     columns = 4 if benchmarked else 2
@@ -154,13 +146,7 @@ def plot_learning_curves(
         raise InvalidParameterError("no runs to plot")
     curves = {}
     for label, metrics in runs.items():
-        try:
-            with Path(metrics).open(newline="") as handle:
-                points = _benchmark_points(list(csv.DictReader(handle)))
-        except OSError as error:
-            raise InvalidParameterError(f"{metrics}: cannot read the metrics ({error})") from error
-        except (KeyError, TypeError, ValueError) as error:
-            raise InvalidParameterError(f"{metrics}: bad benchmark columns ({error})") from None
+        _, points = _read_metrics(metrics)
         if not points:
             raise InvalidParameterError(f"{metrics}: no value-losing moves measured")
         curves[label] = points
@@ -182,6 +168,26 @@ def plot_learning_curves(
     axes[1].legend(fontsize="small")
     figure.tight_layout()
     return _save(plt, figure, path)
+
+
+def _read_metrics(
+    metrics: str | os.PathLike[str],
+) -> tuple[list[dict[str, str]], list[tuple[float, int, float, float]]]:
+    """A training run's ``metrics.csv``: its rows, and the points of those that measured
+    value-losing moves (:func:`_benchmark_points`).
+
+    Raises:
+        InvalidParameterError: the file cannot be read, or its benchmark columns are bad.
+    """
+    try:
+        with Path(metrics).open(newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError as error:
+        raise InvalidParameterError(f"{metrics}: cannot read the metrics ({error})") from error
+    try:
+        return rows, _benchmark_points(rows)
+    except (KeyError, TypeError, ValueError) as error:
+        raise InvalidParameterError(f"{metrics}: bad benchmark columns ({error})") from None
 
 
 def _benchmark_points(rows: list[dict[str, str]]) -> list[tuple[float, int, float, float]]:
