@@ -48,6 +48,21 @@ def test_parse_player_rejects_bad_specs(spec: str) -> None:
         arena.parse_player(spec, tictactoe())
 
 
+def test_player_help_names_every_key_of_every_kind() -> None:
+    """The help of ``match`` and ``tournament`` (and the reference page built from
+    ``describe_players``) names each option a spec accepts, as ``key=``."""
+    from playout._src.arena.specs import MCTS_KEYS
+    from playout.cli.parser import PLAYERS_HELP
+    from playout.zero.player import ZERO_KEYS
+
+    described = arena.describe_players()
+    for kind, keys in (("mcts", MCTS_KEYS), ("zero", ZERO_KEYS)):
+        missing = [key for key in keys if f"{key}=" not in described[kind]]
+        assert missing == [], (kind, missing)
+    for kind in described:
+        assert f"{kind}: " in PLAYERS_HELP
+
+
 def test_neighbors_only_for_grid_games() -> None:
     with pytest.raises(playout.InvalidParameterError, match="grid game"):
         arena.parse_player("mcts:rollout=neighbors", Connect4Game())

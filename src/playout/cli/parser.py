@@ -9,6 +9,7 @@ from typing import NoReturn
 
 import playout
 from playout._src.arena.players import GO_ROLLOUTS
+from playout._src.arena.specs import describe_players
 from playout._src.resignation import check_threshold
 from playout._src.results import MAX_EXPORT_DEPTH
 from playout.cli.analyze import cmd_analyze
@@ -129,7 +130,9 @@ def add_game_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--height", type=positive_int, help="board height (rows)")
     group.add_argument("--k", type=positive_int, help="stones in a row needed to win")
     group.add_argument(
-        "--size", type=positive_int, help="go: the board's side (9, 13 or 19; default 9)"
+        "--size",
+        type=positive_int,
+        help="go: the board's side (2 to 19, usually 9, 13 or 19; default 9)",
     )
     group.add_argument("--komi", type=finite_float, help="go: points White receives (default 7.5)")
 
@@ -180,8 +183,8 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("ucb1", "puct", "epsilon", "rave", "pb"),
         default=None,
         help="selection rule (default ucb1, or the game's own: puct for chess); rave: MC-RAVE, "
-        "pb: UCB1 with progressive bias from the game's move heuristic (both run on the "
-        "Python search)",
+        "pb: UCB1 with progressive bias from the game's move heuristic (pb runs on the "
+        "Python search; rave is compiled for games with a kernel)",
     )
     parser.add_argument(
         "--c",
@@ -239,12 +242,13 @@ def add_tree_arguments(parser: argparse.ArgumentParser, *, defaults_for: str = "
     chooses and descends. ``defaults_for`` names the players they are defaults for
     (``match`` / ``tournament``); empty for the search of ``play`` / ``analyze``."""
     scope = f" ({defaults_for})" if defaults_for else ""
+    solver_scope = f" ({defaults_for}; a spec's solver=yes|no wins)" if defaults_for else ""
     parser.add_argument(
         "--solver",
         action=argparse.BooleanOptionalAction,
         default=None,
         help="MCTS-Solver: prove wins, losses and draws in the tree and stop once the root "
-        f"is proven (default: the library's, on for deterministic games){scope}",
+        f"is proven (default: the library's, on for deterministic games){solver_scope}",
     )
     parser.add_argument(
         "--final",
@@ -617,15 +621,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 PLAYERS_HELP = (
-    "Players: 'random'; 'perfect' (exact play, boards up to 12 squares); "
-    "'mcts[:key=value,...]' with keys simulations, seconds, "
-    "rollout (random|neighbors|heavy|mogo|lgrf|mogo-hand|lgrf-hand), rollouts, "
-    "rule (ucb1|puct|epsilon|rave|pb), c, "
-    "bias (rave), prior (rave, go), weight (pb), "
-    "reuse (yes|no), solver (yes|no), resign (a win rate: resign below it), e.g. "
-    "mcts:simulations=400,rollout=neighbors; 'openspiel-mcts[:simulations=N,seconds=S,c=C]' "
-    "(OpenSpiel's C++ MCTS with random rollouts, needs open-spiel)."
+    "Players (KIND or KIND:key=value,...): "
+    + "; ".join(f"{kind}: {text}" for kind, text in describe_players().items())
+    + "; e.g. mcts:simulations=400,rollout=neighbors."
 )
+"""The player kinds for ``match`` and ``tournament``, from :func:`describe_players`."""
 
 
 def add_arena_arguments(parser: argparse.ArgumentParser) -> None:
@@ -684,9 +684,7 @@ def add_arena_arguments(parser: argparse.ArgumentParser) -> None:
         help="search implementation (default: auto); 'ray' is short for --executor ray "
         "with the auto search backend",
     )
-    add_tree_arguments(
-        parser, defaults_for="default for every mcts player; a spec's solver=yes|no wins"
-    )
+    add_tree_arguments(parser, defaults_for="for every mcts player")
 
 
 __all__ = [

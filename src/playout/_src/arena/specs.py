@@ -329,13 +329,16 @@ def describe_players() -> Mapping[str, str]:
         "random": "uniformly random legal moves",
         "mcts": "MCTS; options simulations=N, seconds=S, "
         "rollout=random|neighbors|heavy|mogo|lgrf|mogo-hand|lgrf-hand, "
-        "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, bias=B (rave), prior=N (rave), "
-        "weight=W (pb), reuse=yes|no, solver=yes|no, resign=P (resign below win rate P), "
+        "rollouts=N, rule=ucb1|puct|epsilon|rave|pb, c=X, epsilon=E (rule=epsilon), "
+        "bias=B (rave), prior=N (rave), weight=W (pb), reuse=yes|no, solver=yes|no, "
+        "symmetry=yes|no, transpositions=yes|no, resign=P (resign below win rate P), "
         "threads=N (root-parallel searches, compiled games), "
         "early=yes|no (stop once the move cannot change)",
         "perfect": "exact game-theoretic play (tic-tac-toe and boards up to 12 squares)",
         "zero": "network-guided search (AlphaZero); options simulations=N (0: the policy "
-        "alone), seconds=S, model=PATH, c=X, batch=N, device=cpu|cuda (needs playout[zero])",
+        "alone), seconds=S, model=PATH, c=X, batch=N, device=cpu|cuda, symmetries=yes|no "
+        "(evaluations averaged over the board's symmetries), gumbel=K (Gumbel root search, "
+        "K actions sampled) (needs playout[zero])",
         "openspiel-mcts": "OpenSpiel's C++ MCTS with random rollouts; options simulations=N, "
         "seconds=S, c=X, rollouts=N, solve=yes|no, memory=MB (needs open-spiel)",
         "gtp": "a Go engine speaking GTP, run as a child process: gtp:COMMAND, e.g. "
