@@ -188,6 +188,9 @@ def test_time_limit_is_honoured() -> None:
     assert (
         MCTS(C4.initial_state(), backend="compiled", seed=7).run(Budget(seconds=0)).simulations == 0
     )
+    # A time limit too long to size the arrays for (1e308 s) ends on the node cap instead.
+    capped = MCTS(C4.initial_state(), backend="compiled", seed=7, solver=False)
+    assert capped.run(Budget(seconds=1e308, max_nodes=500)).stop_reason == "max_nodes"
 
 
 def test_max_depth_limits_the_tree() -> None:

@@ -67,6 +67,9 @@ def test_the_game_and_its_parameters() -> None:
             GoGame(**bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="komi"):
         playout.make_game("go", komi="lots")
+    for huge in (1e308, -1e308):  # doubled, infinite: checked before rounding
+        with pytest.raises(InvalidParameterError, match=r"within -361\.\.361"):
+            GoGame(9, komi=huge)
 
 
 def test_notation_is_the_board_labels() -> None:

@@ -423,10 +423,14 @@ class MCTS:
                 if not reserved and elapsed > 0:
                     # Size the arrays for the whole time limit at the rate just measured, so
                     # that no growth (a copy of the whole tree) falls near the deadline.
-                    expected = int(2 * ran * (deadline - time.perf_counter()) / elapsed)
-                    expected = min(expected, limit - done, max_nodes - driver.tree.num_nodes)
-                    if expected > 0:
-                        driver.reserve(expected)
+                    # In floats first: a time limit of 1e308 s would overflow int().
+                    expected = min(
+                        2 * ran * (deadline - time.perf_counter()) / elapsed,
+                        limit - done,
+                        max_nodes - driver.tree.num_nodes,
+                    )
+                    if 0 < expected < math.inf:
+                        driver.reserve(int(expected))
                     reserved = True
                 chunk = _next_timed_chunk(ran, elapsed, deadline)
                 if stop is not None:

@@ -70,12 +70,14 @@ def check_komi(komi: object) -> float:
     if isinstance(komi, bool) or not isinstance(komi, int | float | np.integer | np.floating):
         raise InvalidParameterError(f"komi must be a number, got {komi!r}")
     value = float(komi)
-    if not math.isfinite(value) or value * 2 != round(value * 2):
+    if not math.isfinite(value):
         raise InvalidParameterError(f"komi must be a multiple of 0.5, got {komi!r}")
-    if abs(value) > MAX_SIZE * MAX_SIZE:
+    if abs(value) > MAX_SIZE * MAX_SIZE:  # before doubling it: 1e308 * 2 is infinite
         raise InvalidParameterError(
             f"komi must be within -{MAX_SIZE * MAX_SIZE}..{MAX_SIZE * MAX_SIZE}, got {value:g}"
         )
+    if value * 2 != round(value * 2):
+        raise InvalidParameterError(f"komi must be a multiple of 0.5, got {komi!r}")
     return value
 
 
