@@ -200,6 +200,16 @@ def test_max_depth_limits_the_tree() -> None:
     assert result.total_simulations == 3000
 
 
+def test_limits_past_64_bits_mean_no_limit() -> None:
+    # Counts too large for the compiled driver's integers (a --max-depth of 10**23) are no
+    # limit at all, not an overflow.
+    huge = 10**23
+    engine = MCTS(C4.initial_state(), backend="compiled", seed=8, solver=False)
+    result = engine.run(Budget(simulations=300, max_depth=huge, max_nodes=huge, max_memory=huge))
+    assert result.total_simulations == 300
+    assert result.max_depth >= 3
+
+
 def test_progress_is_reported() -> None:
     seen: list[int] = []
     MCTS(C4.initial_state(), backend="compiled", seed=9).run(

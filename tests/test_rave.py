@@ -400,6 +400,7 @@ def test_a_seed_reproduces_the_search(rule: object, backend: str) -> None:
         lambda: RAVE(bias=-1.0),
         lambda: RAVE(bias=math.nan),
         lambda: RAVE(bias="0.1"),
+        lambda: RAVE(prior=1e19),  # past MAX_PRIOR_SAMPLES: would overflow the sample counts
         lambda: ProgressiveBias(weight=-2.0),
         lambda: ProgressiveBias(c=math.nan),
         lambda: ProgressiveBias(heuristic=3),

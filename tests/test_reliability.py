@@ -315,6 +315,42 @@ def test_save_appends_and_overwrite_empties(
     assert_one_error_line(code, err, "--overwrite needs --save")
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        ("notes.txt", "my notes\n", "saved games (JSON lines)"),
+        ("list.jsonl", "[1, 2]\n", "saved games (JSON lines)"),
+        ("go.sgf", "not a game tree\n", "SGF game records"),
+    ],
+)
+def test_games_are_not_appended_to_another_kind_of_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, text: str, kind: str
+) -> None:
+    save = tmp_path / name
+    save.write_text(text)
+    game = ["go", "--size", "5"] if name.endswith(".sgf") else ["tictactoe"]
+    argv = ["match", *game, "--p1", "random", "--p2", "random", "--games", "1", "--workers", "1"]
+    code, _, err = run_main(capsys, *argv, "--save", str(save))
+    assert_one_error_line(code, err, f"is not a file of {kind}: games are not appended to it")
+    assert save.read_text() == text  # untouched
+    if name.endswith(".sgf"):
+        return
+    assert main([*argv, "--save", str(save), "--overwrite"]) == 0  # asked for: replaced
+    assert len(playout.read_records(save)) == 1
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_play_refuses_a_save_file_that_cannot_be_made_before_the_game(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # /proc passes a permission check yet no file can be made there; the game must not be
+    # played only to be lost.
+    monkeypatch.setattr("sys.stdin", io.StringIO("A1\n"))
+    code, out, err = run_main(capsys, "play", "go", "--size", "5", "--save", "/proc/game.sgf")
+    assert_one_error_line(code, err, "cannot write '/proc/game.sgf'")
+    assert out == ""  # no board drawn: refused before the game
+
+
 def test_appending_after_an_interrupted_write_keeps_every_intact_game(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

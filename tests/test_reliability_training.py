@@ -381,6 +381,10 @@ DAMAGED = {
     "settings.json not an object": (
         _write("settings.json", b"[1, 2]"), "settings.json: not a run's settings", "",
     ),
+    "settings.json an empty object": (
+        _write("settings.json", b"{}"),
+        "settings.json: not a run's settings (it lacks architecture, seed, buffer_size)", "",
+    ),
     "settings.json of a newer version": (
         _edit_settings(lambda s: s | {"warp_drive": 9}),
         "settings.json: unreadable settings (unknown training setting(s) warp_drive)", "",

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import playout
 from playout import MCTS, PUCT, UCB1, Budget, EpsilonGreedy, Rollout, ValueFunction
+from playout._src.evaluation import MAX_ROLLOUTS
 from playout._src.tree import layout as T
 from playout.games import Connect4Game, MnkGame, tictactoe
 from playout.games.bandit import BanditTreeGame, get_future_value
@@ -404,6 +405,14 @@ def test_chance_nodes_are_sampled_by_probability(p: float, best: int) -> None:
 def test_bad_parameters_raise_typed_errors(kwargs: dict[str, object]) -> None:
     with pytest.raises(playout.InvalidParameterError):
         playout.search(TTT.initial_state(), **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("num_rollouts", [0, MAX_ROLLOUTS + 1, 10**8])
+def test_rollouts_per_leaf_are_bounded(num_rollouts: int) -> None:
+    # A search checks its time limit between simulations: a leaf may not play 10**8 games.
+    with pytest.raises(playout.InvalidParameterError, match="num_rollouts"):
+        Rollout(num_rollouts=num_rollouts)
+    assert Rollout(num_rollouts=MAX_ROLLOUTS).num_rollouts == MAX_ROLLOUTS
 
 
 def test_finished_game_and_foreign_objects_are_rejected() -> None:

@@ -119,23 +119,27 @@ class Budget:
     def simulation_limit(self) -> int:
         """Simulations to run at most (:data:`UNLIMITED` for a time limit alone)."""
         if self.simulations is not None:
-            return int(self.simulations)
+            return min(int(self.simulations), UNLIMITED)
         return UNLIMITED if self.seconds is not None else DEFAULT_SIMULATIONS
 
     @property
     def node_limit(self) -> int:
         """Nodes the tree may hold (:data:`UNLIMITED` when not bounded)."""
-        return UNLIMITED if self.max_nodes is None else int(self.max_nodes)
+        return UNLIMITED if self.max_nodes is None else min(int(self.max_nodes), UNLIMITED)
 
     @property
     def memory_limit(self) -> int:
         """Bytes the tree may take (:func:`default_max_memory` when not given)."""
-        return default_max_memory() if self.max_memory is None else int(self.max_memory)
+        return (
+            default_max_memory()
+            if self.max_memory is None
+            else min(int(self.max_memory), UNLIMITED)
+        )
 
     @property
     def depth_limit(self) -> int:
         """Edges below the root a simulation may descend (:data:`UNLIMITED` when not bounded)."""
-        return UNLIMITED if self.max_depth is None else int(self.max_depth)
+        return UNLIMITED if self.max_depth is None else min(int(self.max_depth), UNLIMITED)
 
 
 BUDGET_FIELDS = tuple(f.name for f in dataclasses.fields(Budget))

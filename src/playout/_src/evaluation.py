@@ -87,13 +87,20 @@ ROLLOUT_CAP = 10_000
 :class:`Rollout` has no ``max_depth``): such a game may never end."""
 
 
+MAX_ROLLOUTS = 1_000
+"""The most games one :class:`Rollout` evaluation may play. A search checks its time limit
+between simulations, so one leaf's games must stay short: a thousand 19x19 Go playouts take
+about a tenth of a second on one core."""
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Rollout:
     """Monte Carlo evaluation by playing games to the end.
 
     Args:
         policy: chooses rollout moves; ``None`` means uniformly random legal moves.
-        num_rollouts: games played per evaluation; their mean is the value.
+        num_rollouts: games played per evaluation, 1 to :data:`MAX_ROLLOUTS`; their mean is
+            the value.
         max_depth: stop a game after this many moves and score it with ``heuristic``
             (0 when no heuristic is given); ``None`` plays to the end.
         heuristic: value of a cut-off state for the player to move in it.
@@ -105,8 +112,10 @@ class Rollout:
     heuristic: Heuristic | None = None
 
     def __post_init__(self) -> None:
-        if self.num_rollouts < 1:
-            raise InvalidParameterError(f"num_rollouts must be >= 1, got {self.num_rollouts}")
+        if not 1 <= self.num_rollouts <= MAX_ROLLOUTS:
+            raise InvalidParameterError(
+                f"num_rollouts must be between 1 and {MAX_ROLLOUTS:,}, got {self.num_rollouts}"
+            )
         if self.max_depth is not None and self.max_depth < 0:
             raise InvalidParameterError(f"max_depth must be >= 0, got {self.max_depth}")
 

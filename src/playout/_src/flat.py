@@ -59,7 +59,7 @@ def flat_monte_carlo(
     if state.is_terminal():
         raise GameOverError("the game is over: there are no moves to evaluate")
     rng = random.Random(seed)
-    rollout = Rollout(policy=policy, num_rollouts=playouts)
+    rollout = Rollout(policy=policy)  # one game per call: any number of playouts per move
     player = state.current_player()
     rewards = state.game.spec.has_intermediate_rewards
     base = float(state.returns()[0]) if rewards else 0.0
@@ -71,7 +71,7 @@ def flat_monte_carlo(
         if child.is_terminal():
             value0 = float(child.returns()[0]) - base
         else:
-            future = rollout.evaluate(child, rng)
+            future = sum(rollout.evaluate(child, rng) for _ in range(playouts)) / playouts
             value0 = gained0 + value_for(child.current_player(), future)
         values.append(value_for(player, value0))
     return FlatResult(actions=actions, values=tuple(values), playouts=playouts, player=player)

@@ -127,6 +127,12 @@ A score is how promising the move is for the player to move in ``state`` (larger
 """
 
 
+MAX_PRIOR_SAMPLES = 1_000_000
+"""The most virtual AMAF samples :class:`RAVE`'s ``prior`` may give a new edge: far more than
+any search's real samples (published values are tens), and small enough that the compiled
+driver's 64-bit sample counts cannot overflow."""
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class RAVE:
     """MC-RAVE (Gelly & Silver 2007, 2011): UCB1 on a mix of the edge's mean value and its
@@ -167,8 +173,8 @@ class RAVE:
         c: UCB1 exploration constant (Kocsis & Szepesvari 2006), >= 0; MoGo used none with
             RAVE.
         bias: the RAVE bias ``b`` of the beta schedule, >= 0.
-        prior: virtual AMAF samples per new edge from the kernel's move scores, >= 0 (0: no
-            prior knowledge).
+        prior: virtual AMAF samples per new edge from the kernel's move scores, 0 to
+            :data:`MAX_PRIOR_SAMPLES` (0: no prior knowledge).
     """
 
     c: float = 0.1
@@ -179,6 +185,11 @@ class RAVE:
         _check_constant("RAVE", "c", self.c)
         _check_constant("RAVE", "bias", self.bias)
         _check_constant("RAVE", "prior", self.prior)
+        if self.prior > MAX_PRIOR_SAMPLES:
+            raise InvalidParameterError(
+                f"RAVE prior must be at most {MAX_PRIOR_SAMPLES:,} virtual samples, got "
+                f"{self.prior!r}"
+            )
 
     def parameters(self) -> np.ndarray:
         """The parameter array of the compiled selection (:mod:`playout._src.rave`)."""

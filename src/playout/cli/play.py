@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sys
+from pathlib import Path
 from typing import Any
 
 from playout import render
@@ -155,7 +157,29 @@ def check_sgf_save(game: Any, path: str, actions: list[int]) -> None:
     if not isinstance(game, GoGame) or not is_sgf_path(path):
         raise InvalidParameterError("--save writes Go games as SGF: play go --save FILE.sgf")
     check_writable(path)
+    _try_writing_beside(path)
     game_to_sgf(game, actions)
+
+
+def _try_writing_beside(path: str) -> None:
+    """Create and remove the temporary file that :func:`save_sgf` writes first, so that a
+    place where files cannot be made (``/proc``, a read-only mount that says otherwise) is
+    refused before the game rather than after it.
+
+    Raises:
+        InvalidParameterError: the file cannot be created.
+    """
+    from playout._src.files import temporary_path
+
+    temporary = temporary_path(Path(path))
+    try:
+        temporary.open("xb").close()
+    except FileExistsError:
+        return  # another save under way there: the directory is writable
+    except OSError as error:
+        raise InvalidParameterError(f"cannot write {path!r}: {error.strerror}") from None
+    with contextlib.suppress(OSError):
+        temporary.unlink()
 
 
 def save_sgf(game: Any, path: str, actions: list[int], names: tuple[str, str]) -> None:

@@ -41,11 +41,18 @@ RESTORE_SETTINGS = f"restore the run's {SETTINGS}, {START_ANEW}"
 """What to do about a damaged ``settings.json``."""
 
 
+RECORDED_SETTINGS = ("architecture", "seed", "buffer_size")
+"""Settings every run's ``settings.json`` has recorded from the start. The network, the
+random streams and the buffer depend on them, so a file without them is refused rather
+than read with defaults (settings added later may be absent: an older run's defaults)."""
+
+
 def read_settings(out_dir: Path) -> dict[str, Any] | None:
     """The JSON object in ``out_dir/settings.json``, or ``None`` when there is none.
 
     Raises:
-        RunError: the file is unreadable or not a JSON object.
+        RunError: the file is unreadable, not a JSON object, or lacks one of
+            :data:`RECORDED_SETTINGS`.
     """
     path = out_dir / SETTINGS
     if not path.exists():
@@ -58,6 +65,11 @@ def read_settings(out_dir: Path) -> dict[str, Any] | None:
         ) from error
     if not isinstance(data, dict):
         raise RunError(f"{path}: not a run's settings (a JSON object); {RESTORE_SETTINGS}")
+    lacking = [name for name in RECORDED_SETTINGS if name not in data]
+    if lacking:  # filled with defaults, they might not be the run's own
+        raise RunError(
+            f"{path}: not a run's settings (it lacks {', '.join(lacking)}); {RESTORE_SETTINGS}"
+        )
     return data
 
 

@@ -304,7 +304,7 @@ def run_match(
     batch = games if sprt is None else max(1, runner.workers)
     if save is not None:
         check_writable(save)
-        check_save_format(save, game)
+        check_save_format(save, game, overwrite=overwrite)
     writer: RecordWriter | None = None
     try:
         with running(runner, own_executor):

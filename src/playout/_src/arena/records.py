@@ -201,7 +201,7 @@ class SgfWriter(RecordWriter):
         from playout.games.go import GoGame
         from playout.games.go.sgf import game_to_sgf
 
-        check_save_format(path, game)
+        check_save_format(path, game, overwrite=overwrite)
         assert isinstance(game, GoGame)  # checked just above
         self._game = game
         self._to_sgf = game_to_sgf
@@ -223,18 +223,54 @@ class SgfWriter(RecordWriter):
         self.written += 1
 
 
-def check_save_format(path: str | os.PathLike[str], game: Game) -> None:
-    """Refuse a ``.sgf`` save file for a game that is not Go, before any game is played.
+def check_save_format(path: str | os.PathLike[str], game: Game, *, overwrite: bool = False) -> None:
+    """Refuse, before any game is played, a ``.sgf`` save file for a game that is not Go, and
+    a file to append to (``overwrite`` false) that is not a file of saved games.
+
+    A file to append to must be empty, missing, or begin like its format: a JSON object for
+    JSON lines, an SGF game tree (``(``) for ``.sgf``. Anything else is the user's other
+    file, which games must not be appended to.
 
     Raises:
-        InvalidParameterError: an SGF name for another game.
+        InvalidParameterError: an SGF name for another game, or a file of something else.
     """
     from playout.games.go import GoGame
 
-    if is_sgf_path(path) and not isinstance(game, GoGame):
+    sgf = is_sgf_path(path)
+    if sgf and not isinstance(game, GoGame):
         raise InvalidParameterError(
             f"SGF files hold Go games, not {game.spec.name}: save to a .jsonl file"
         )
+    if overwrite:
+        return
+    first = _first_line(Path(path))
+    if not first.strip():
+        return
+    if sgf:
+        games_file = first.lstrip().startswith(b"(")
+    else:
+        try:
+            games_file = isinstance(json.loads(first), dict)
+        except ValueError:
+            games_file = False
+    if not games_file:
+        kind = "SGF game records" if sgf else "saved games (JSON lines)"
+        raise InvalidParameterError(
+            f"{os.fspath(path)!r} is not a file of {kind}: games are not appended to it; "
+            "save to another file (--overwrite would replace it)"
+        )
+
+
+def _first_line(path: Path, limit: int = 1 << 20) -> bytes:
+    """The file's first line (at most ``limit`` bytes); empty when it is missing, empty or not
+    a regular file (a device or a pipe is written to as it is)."""
+    try:
+        if not path.is_file():
+            return b""
+        with open(path, "rb") as reader:
+            return reader.readline(limit)
+    except OSError:
+        return b""
 
 
 def open_writer(

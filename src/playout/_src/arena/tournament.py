@@ -259,7 +259,7 @@ def run_tournament(
     records: dict[int, GameRecord] = {}
     if save is not None:
         check_writable(save)
-        check_save_format(save, game)
+        check_save_format(save, game, overwrite=overwrite)
     writer: RecordWriter | None = None
     try:
         with running(runner, own_executor):
