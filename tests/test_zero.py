@@ -565,6 +565,7 @@ def test_a_new_run_starts_from_a_model_files_weights(tmp_path: object) -> None:
     ("make", "match"),
     [
         (lambda game, d: str(d / "missing.pt"), "no such model file"),
+        (lambda game, d: str(d), "a directory, not a model file"),
         (lambda game, d: str(small_model(Connect4Game()).save(d / "c4.pt")), "trained for"),
         (
             lambda game, d: str(Model(game, Architecture(channels=4, blocks=1)).save(d / "m.pt")),

@@ -220,7 +220,12 @@ def test_bad_pipeline_settings_are_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["--staleness", "2"], ["--pipeline", "async", "--staleness", "0"], ["--pipeline", "later"]],
+    [
+        ["--staleness", "2"],
+        ["--pipeline", "async", "--staleness", "0"],
+        ["--pipeline", "later"],
+        ["--pipeline", "async", "--executor", "local"],
+    ],
 )
 def test_pipeline_option_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]

@@ -448,9 +448,9 @@ class MCTS:
         )
         if reason == "memory":
             warnings.warn(
-                f"the search stopped at its memory bound ({budget.memory_limit / 2**20:.0f} MiB,"
-                f" {driver.tree.num_nodes} nodes) after {done} simulations; raise "
-                "Budget(max_memory=...) or search less",
+                f"the search stopped at its memory bound ({budget.memory_limit / 2**20:.3g} MiB,"
+                f" {driver.tree.num_nodes} nodes) after {done} simulations; raise the bound "
+                "(Budget(max_memory=...), --max-memory on the command line) or search less",
                 PlayoutWarning,
                 stacklevel=2,
             )

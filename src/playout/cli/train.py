@@ -122,6 +122,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     executor = None if args.executor == "auto" else args.executor
     if args.staleness is not None and args.pipeline != "async":
         raise InvalidParameterError("--staleness applies to --pipeline async only")
+    if args.pipeline == "async" and args.executor == "local":
+        raise InvalidParameterError(
+            "--pipeline async plays apart from the learner, in other processes: "
+            "--executor pool or ray, not local"
+        )
     changes = given_settings(args)
     if "schedule_iterations" in changes:  # a schedule in iterations, on a resumed run too
         changes.setdefault("schedule_hours", 0.0)

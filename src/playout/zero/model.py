@@ -531,6 +531,8 @@ def read_model_file(path: Any) -> dict[str, Any]:
         ModelFileError: missing, unreadable, or not a playout model file.
     """
     name = str(path) if isinstance(path, Path) else "<model bytes>"
+    if isinstance(path, Path) and path.is_dir():
+        raise ModelFileError(f"{name}: a directory, not a model file (give the .pt file in it)")
     if isinstance(path, Path) and not path.is_file():
         raise ModelFileError(f"{name}: no such model file")
     try:
