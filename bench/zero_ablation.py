@@ -138,6 +138,16 @@ VARIANTS = {
     "async+openings+mix+timed+random12+64x4": [
         *TIMED, "--random-move-rate", "0.12", "--channels", "64", "--blocks", "4",
     ],
+    "async+openings+mix+timed+random12+cap": [
+        *TIMED, "--random-move-rate", "0.12", "--full-search-fraction", "0.25",
+        "--fast-simulations", "16",
+    ],
+    "async+openings+mix+timed+random12+forced": [
+        *TIMED, "--random-move-rate", "0.12", "--forced-playouts", "2",
+    ],
+    "async+openings+mix+timed+random12+reply": [
+        *TIMED, "--random-move-rate", "0.12", "--reply-head",
+    ],
     "async+openings+mix+timed+random12+wd": [
         *TIMED, "--random-move-rate", "0.12", "--weight-decay", "0.01",
     ],

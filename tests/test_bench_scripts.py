@@ -811,6 +811,27 @@ def test_zero_ablation_random_moves_on_the_plain_recipe() -> None:
     assert "--pipeline" not in argv
 
 
+@pytest.mark.parametrize(
+    ("trick", "options"),
+    [
+        ("cap", ["--full-search-fraction", "0.25", "--fast-simulations", "16"]),
+        ("forced", ["--forced-playouts", "2"]),
+        ("reply", ["--reply-head"]),
+    ],
+)
+def test_zero_ablation_tricks_one_at_a_time_on_the_12_percent_recipe(
+    trick: str, options: list[str]
+) -> None:
+    """Each KataGo trick's variant is the 12% recipe with that one trick's options added."""
+    script: Any = _bench_module("zero_ablation")
+    recipe = "async+openings+mix+timed+random12"
+    base = script.command("connect4", recipe, Path("o"), 60, 0)
+    argv = script.command("connect4", f"{recipe}+{trick}", Path("o"), 60, 0)
+    out = argv.index("--out") + 2
+    assert argv[out : len(base)] == base[out:]
+    assert argv[len(base) :] == options
+
+
 def test_web_load() -> None:
     pytest.importorskip("fastapi", reason="fastapi (the web extra) not installed")
     out, err = run_bench(
