@@ -9,7 +9,8 @@ time the process spent waiting for a core.
 
 The implementations (:data:`IMPLEMENTATIONS`):
 
-* ``playout-compiled``: :class:`playout._src.compiled.CompiledMCTS`, the loop in numba;
+* ``playout-compiled``: :class:`playout.MCTS` on the compiled driver
+  (:class:`playout._src.compiled.CompiledDriver`), the loop in numba;
 * ``playout-python``: :class:`playout.MCTS`, the Python driver;
 * ``openspiel-cpp``: OpenSpiel's C++ ``pyspiel.MCTSBot`` with ``RandomRolloutEvaluator(1)``;
 * ``openspiel-python``: OpenSpiel's ``open_spiel.python.algorithms.mcts.MCTSBot`` with

@@ -4,7 +4,9 @@ explicit chance nodes), and adapters: :func:`from_seed_state` for games written 
 :func:`from_env` for seed 002's reset/step environments with rewards.
 
 Find them by name with :func:`playout.make_game` (``"tictactoe"``, ``"mnk"``, ``"gomoku"``,
-``"connect4"``, ``"bandit"``, ``"pig"``) or build them directly from the classes below.
+``"connect4"``, ``"bandit"``, ``"pig"``, ``"go"``, ``"chess"``) or build them directly from the
+classes below. Go (:mod:`playout.games.go`) and chess (:mod:`playout.games.chess`, extra
+``chess``) are imported from their own modules, not re-exported here.
 """
 
 from playout.games.bandit import BanditState, BanditTreeGame, get_future_value

@@ -1,8 +1,9 @@
 """Player specs: the strings that name a player, such as ``"mcts:simulations=200"``.
 
 :func:`parse_player` builds any player from its spec (``random``, ``mcts[:options]``,
-``perfect``, ``openspiel-mcts[:options]``); :func:`parse_mcts_options` reads the options of
-``mcts:``; :func:`describe_players` lists the kinds for help texts.
+``perfect``, ``openspiel-mcts[:options]``, ``zero[:options]``, ``gtp:COMMAND``);
+:func:`parse_mcts_options` reads the options of ``mcts:``; :func:`describe_players` lists
+the kinds for help texts.
 """
 
 from __future__ import annotations

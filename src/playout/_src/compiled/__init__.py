@@ -4,7 +4,8 @@
   ``uint64`` state, :func:`make_kernel` for writing your own, and what kernels share
   (:func:`empty_state`, :func:`alternating_player`, :func:`move_status`); the built-in
   kernels live with their games (``playout.games.connect4.kernel``,
-  ``playout.games.mnk.kernel``), offered through their states' ``compiled_kernel()`` hook;
+  ``playout.games.mnk.kernel``, ``playout.games.go.kernel``), offered through their
+  states' ``compiled_kernel()`` hook;
 * :mod:`.driver`: :func:`kernel_driver`, the compiled simulation loop;
 * :mod:`.memory`: the driver's tree arrays (32-bit ids, recycled between searches);
 * :mod:`.engine`: :class:`CompiledDriver`, the engine's driver over that loop, and

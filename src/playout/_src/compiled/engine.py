@@ -2,7 +2,7 @@
 
 :class:`CompiledDriver` runs the compiled loop (:func:`playout._src.compiled.driver.
 kernel_driver`) on the game's :class:`~playout._src.compiled.kernel.Kernel`, found through
-the state's ``compiled_kernel()`` hook (the built-in m,n,k and connect-four states have one;
+the state's ``compiled_kernel()`` hook (the built-in m,n,k, connect-four and Go states have one;
 ``examples/numba_nim.py`` shows a game of one's own). It runs the built-in selection rules and
 random-rollout evaluation, and RAVE on its own loop (:mod:`playout._src.compiled.rave_driver`,
 AMAF rows in an :class:`~playout._src.rave.AmafTable`); :func:`compiled_support` says why a
@@ -47,7 +47,7 @@ def compiled_kernel_for(state: GameState) -> Kernel | None:
     """The compiled kernel of ``state``'s game, or ``None`` if it has none.
 
     Asks the state's ``compiled_kernel()`` hook: the built-in m,n,k states (tic-tac-toe,
-    gomoku, any m,n,k up to 32x32) and connect-four states have one, and so can a game of
+    gomoku, any m,n,k up to 32x32), connect-four and Go states have one, and so can a game of
     one's own (see ``examples/numba_nim.py``). ``kernel.encode(state)`` converts the state
     into the kernel's compact state array.
     """
