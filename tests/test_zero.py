@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import os
@@ -358,6 +359,15 @@ def test_bad_model_files_name_the_file(tmp_path: object) -> None:
     torch.save({"weights": {}}, foreign)
     with pytest.raises(playout.ModelFileError, match=r"foreign.pt: not a playout model"):
         Model.load(foreign, game)
+    objects = tmp_path / "objects.pt"  # type: ignore[operator]
+    torch.save({"format": datetime.date(2026, 1, 1)}, objects)  # a class no model holds
+    with pytest.raises(playout.ModelFileError) as caught:
+        Model.load(objects, game)
+    # One plain line, not PyTorch's advice to load the file unsafely.
+    assert str(caught.value).endswith(
+        "objects.pt: not a playout model file (it holds Python objects other than tensors "
+        "and plain values, which playout does not load)"
+    )
     other = small_model(tictactoe()).save(tmp_path / "ttt.pt")  # type: ignore[operator]
     with pytest.raises(playout.ModelFileError, match=r"ttt.pt: the network was trained for"):
         Model.load(other, game)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pickle
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -537,6 +538,13 @@ def read_model_file(path: Any) -> dict[str, Any]:
         raise ModelFileError(f"{name}: no such model file")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:  # PyTorch's advice there is to load unsafely
+        if "Unsupported global" in str(error):
+            raise ModelFileError(
+                f"{name}: not a playout model file (it holds Python objects other than "
+                "tensors and plain values, which playout does not load)"
+            ) from error
+        raise ModelFileError(f"{name}: not a readable model file (damaged data)") from error
     except Exception as error:  # torch raises many types for a corrupt file
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ModelFileError(f"{name}: not a readable model file ({detail})") from error
