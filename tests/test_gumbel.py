@@ -523,6 +523,8 @@ def test_gumbel_settings_pickle_and_compare() -> None:
         ({"c_scale": math.inf}, "c_scale"),
         ({"scale": math.nan}, "scale"),
         ({"scale": "1"}, "scale"),
+        ({"c_scale": 1e308}, "c_scale"),  # sigma would overflow: the policy NaN
+        ({"c_visit": 10**400}, "c_visit"),
     ],
 )
 def test_bad_gumbel_values_are_refused(fields: dict[str, object], match: str) -> None:
@@ -548,6 +550,20 @@ def test_settings_gumbel_cannot_run_with_are_refused(
 ) -> None:
     with pytest.raises(playout.InvalidParameterError, match=match):
         playout.search(tictactoe().initial_state(), simulations=10, **options)  # type: ignore[arg-type]
+
+
+def test_a_round_is_bounded_and_its_value_within_the_values() -> None:
+    state = tictactoe().initial_state()
+    # The schedule is laid out before the first simulation: a round is bounded, time limit
+    # or not.
+    with pytest.raises(playout.InvalidParameterError, match="at most 1,000,000 simulations"):
+        playout.search(state, gumbel=Gumbel(), simulations=10**7, seconds=0.05)
+    # With hardly a visit the value is the root's own: a mean of values in [-1, 1] stays
+    # there (the weighted sum rounded to 1.0000000000000002).
+    for seed in range(12):
+        for simulations in (0, 1, 2):
+            result = playout.search(state, gumbel=Gumbel(), simulations=simulations, seed=seed)
+            assert -1.0 <= result.value <= 1.0
 
 
 def test_a_time_limit_alone_is_refused() -> None:

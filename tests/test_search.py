@@ -415,6 +415,17 @@ def test_rollouts_per_leaf_are_bounded(num_rollouts: int) -> None:
     assert Rollout(num_rollouts=MAX_ROLLOUTS).num_rollouts == MAX_ROLLOUTS
 
 
+@pytest.mark.parametrize("backend", ["python", "compiled"])
+def test_stop_early_under_a_time_limit_too_long_to_count(backend: str) -> None:
+    # The simulations left are the measured rate times the time left: with 1e305 s that is
+    # infinity, which the count must not try to be.
+    result = playout.search(
+        TTT.initial_state(), seconds=1e305, simulations=3000, stop_early=True, backend=backend
+    )
+    assert result.stop_reason in ("decided", "simulations")
+    assert 0 < result.simulations <= 3000
+
+
 def test_finished_game_and_foreign_objects_are_rejected() -> None:
     won = ttt((0, 0), (0, 1), (1, 0), (1, 1), (2, 0))
     with pytest.raises(playout.GameOverError):

@@ -359,6 +359,18 @@ def test_bad_model_files_name_the_file(tmp_path: object) -> None:
     torch.save({"weights": {}}, foreign)
     with pytest.raises(playout.ModelFileError, match=r"foreign.pt: not a playout model"):
         Model.load(foreign, game)
+    # A small file that records a huge architecture is refused before any network is built.
+    saved = torch.load(small_model(game).save(tmp_path / "small.pt"), weights_only=True)  # type: ignore[operator]
+    for sizes, detail in (
+        ({"channels": 1024, "blocks": 1024, "value_hidden": 1024}, "tensors"),
+        ({"channels": 1024, "blocks": saved["architecture"]["blocks"]}, "more differ"),
+    ):
+        bomb = tmp_path / "bomb.pt"  # type: ignore[operator]
+        torch.save({**saved, "architecture": {**saved["architecture"], **sizes}}, bomb)
+        with pytest.raises(
+            playout.ModelFileError, match=f"weights do not fit the file's .*{detail}"
+        ):
+            Model.load(bomb, game)
     objects = tmp_path / "objects.pt"  # type: ignore[operator]
     torch.save({"format": datetime.date(2026, 1, 1)}, objects)  # a class no model holds
     with pytest.raises(playout.ModelFileError) as caught:

@@ -33,6 +33,11 @@ BACKENDS: tuple[Backend, ...] = ("auto", "python", "compiled")
 UNLIMITED = 2**62
 """Stands for "no limit" in counts handed to compiled code."""
 
+GUMBEL_CONSTANT_BOUND = 1e6
+"""The largest ``c_visit``, ``c_scale`` and ``scale`` of :class:`Gumbel` (the paper's are 50,
+1 and 1): beyond, ``sigma`` of completed Q-values and the noisy logits overflow to infinity
+and the improved policy to NaN."""
+
 DEFAULT_SIMULATIONS = 1000
 """Simulations of a search given neither a simulation count nor a time limit."""
 
@@ -228,11 +233,11 @@ class Gumbel:
             if (
                 isinstance(value, bool)
                 or not isinstance(value, int | float)
-                or not math.isfinite(value)
-                or value < 0
+                or not 0 <= value <= GUMBEL_CONSTANT_BOUND
             ):
                 raise InvalidParameterError(
-                    f"Gumbel {name} must be a finite number >= 0, got {value!r}"
+                    f"Gumbel {name} must be a number in [0, {GUMBEL_CONSTANT_BOUND:g}], got "
+                    f"{value!r}"
                 )
 
 

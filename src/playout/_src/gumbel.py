@@ -84,16 +84,17 @@ def considered_visits(num_considered: int, num_simulations: int) -> np.ndarray:
     if num_considered <= 1:
         return np.arange(num_simulations, dtype=np.int64)
     num_phases = math.ceil(math.log2(num_considered))
-    sequence: list[int] = []
+    pieces = [np.zeros(0, dtype=np.int64)]
+    length = 0
     visits = 0  # every action still considered has this many visits
     considered = num_considered
-    while len(sequence) < num_simulations:
+    while length < num_simulations:
         rounds = max(1, num_simulations // (num_phases * considered))
-        for _ in range(rounds):
-            sequence.extend([visits] * considered)
-            visits += 1
+        pieces.append(np.repeat(np.arange(visits, visits + rounds, dtype=np.int64), considered))
+        length += rounds * considered
+        visits += rounds
         considered = max(2, considered // 2)
-    return np.asarray(sequence[:num_simulations], dtype=np.int64)
+    return np.concatenate(pieces)[:num_simulations]
 
 
 # --------------------------------------------------------------------------------------------

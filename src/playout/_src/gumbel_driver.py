@@ -39,6 +39,11 @@ from playout._src.evaluation import BatchEvaluator, Evaluator, Rollout
 from playout._src.game import CHANCE, GameState, value_for
 from playout._src.tree import layout as T
 
+MAX_ROUND = 1_000_000
+"""The most simulations of one Gumbel round: its sequential-halving schedule is laid out
+before the first (8 bytes a simulation), and published Gumbel searches run tens to
+hundreds."""
+
 
 class OneByOne:
     """A :class:`~playout.BatchEvaluator` over an evaluator that values one state at a time
@@ -149,6 +154,11 @@ class GumbelDriver(BatchedDriver):
             raise InvalidParameterError(
                 "Gumbel search needs a simulation count (sequential halving divides a known "
                 "budget); give simulations=N, alone or with a time limit"
+            )
+        if simulations > MAX_ROUND:
+            raise InvalidParameterError(
+                f"a Gumbel search runs at most {MAX_ROUND:,} simulations a round (sequential "
+                f"halving lays them all out first), got {simulations:,}"
             )
         if self._pending:
             raise InvalidParameterError("a Gumbel search began while leaves were pending")
@@ -275,7 +285,8 @@ class GumbelDriver(BatchedDriver):
         q, priors = scratch[gumbel.Q_ROW], scratch[gumbel.PRIOR_ROW]
         raw = gumbel.raw_value(nodes, tree.node_values, T.ROOT)
         completed = gumbel.completed_q(q, visits, gumbel.mixed_value(raw, q, visits, priors))
-        value = float(policy @ completed)
+        # A mean of the completed Q-values, kept within them (the sum's rounding may not).
+        value = min(max(float(policy @ completed), completed.min()), completed.max())
         current = self._round
         if current is None:
             logits = scratch[gumbel.LOGIT_ROW]

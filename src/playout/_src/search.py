@@ -390,7 +390,7 @@ class MCTS:
                 left = limit - done
                 if timed:  # what the rate since the first chunk would run in the time left
                     rate = (done - rate_done) / max(now - rate_clock, 1e-9)
-                    left = min(left, int(rate * (deadline - now)))
+                    left = int(min(left, rate * (deadline - now)))  # no int() of infinity
                 lead = root_lead(driver.tree)
                 if lead > left:
                     decided = True

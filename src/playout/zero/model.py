@@ -509,6 +509,7 @@ class Model:
             architecture = Architecture(**data["architecture"])
         except (TypeError, InvalidParameterError) as error:
             raise ModelFileError(f"{path}: bad architecture: {error}") from error
+        _check_weight_shapes(path, signature, architecture, data["weights"])
         model = cls(game, architecture, device=device, seed=None, runtime=runtime)
         try:
             model.net.load_state_dict(data["weights"])
@@ -523,6 +524,50 @@ class Model:
             raise ModelFileError(f"{path}: bad metadata {metadata!r}")
         model.metadata = {k: float(v) for k, v in metadata.items()}
         return model
+
+
+def _check_weight_shapes(
+    path: str, signature: GameSignature, architecture: Architecture, weights: Any
+) -> None:
+    """Refuse a file whose weights are not those of its recorded architecture before the
+    network is built: the architecture is read from the file, and a small file must not make
+    playout allocate a huge network. The network is laid out on PyTorch's ``meta`` device,
+    which holds shapes and no memory.
+
+    Raises:
+        ModelFileError: a tensor missing, extra, or of another shape.
+    """
+    shape = signature.observation_shape
+
+    def layout(blocks: int) -> dict[str, tuple[int, ...]]:
+        sizes = dataclasses.replace(architecture, blocks=blocks)
+        with torch.device("meta"):
+            net = PolicyValueNet((shape[0], shape[1], shape[2]), signature.num_actions, sizes)
+        return {name: tuple(tensor.shape) for name, tensor in net.state_dict().items()}
+
+    if not isinstance(weights, dict):
+        raise ModelFileError(f"{path}: the weights do not fit: not a dictionary of tensors")
+    one, two = len(layout(1)), len(layout(2))  # the tensor count first: cheap for any depth
+    if len(weights) != one + (two - one) * (architecture.blocks - 1):
+        raise ModelFileError(
+            f"{path}: the weights do not fit the file's architecture ({architecture.channels} "
+            f"channels x {architecture.blocks} blocks, value head {architecture.value_hidden}): "
+            f"{len(weights)} tensors"
+        )
+    expected = layout(architecture.blocks)
+    found = {
+        name: tuple(tensor.shape) if isinstance(tensor, torch.Tensor) else None
+        for name, tensor in weights.items()
+    }
+    if found != expected:
+        wrong = sorted(set(expected) ^ set(found)) or sorted(
+            name for name in expected if found[name] != expected[name]
+        )
+        raise ModelFileError(
+            f"{path}: the weights do not fit the file's architecture ({architecture.channels} "
+            f"channels x {architecture.blocks} blocks, value head {architecture.value_hidden}): "
+            f"{wrong[0]} and {len(wrong) - 1} more differ"
+        )
 
 
 def read_model_file(path: Any) -> dict[str, Any]:
