@@ -100,6 +100,11 @@ def test_refuses_large_boards() -> None:
     with pytest.raises(playout.InvalidParameterError, match="too large"):
         arena.parse_player("perfect", Connect4Game())
     assert MAX_SQUARES < 16
+    # Go gives its board by its side, chess by no board at all: both refused at once.
+    with pytest.raises(playout.InvalidParameterError, match="a 9x9 board"):
+        arena.parse_player("perfect", playout.make_game("go"))
+    with pytest.raises(playout.InvalidParameterError, match="4240 action ids"):
+        arena.parse_player("perfect", playout.make_game("chess"))
     with pytest.raises(playout.InvalidParameterError, match="more than 1,000 positions"):
         solve(MnkGame(4, 3, 4), max_nodes=1000)
     with pytest.raises(playout.InvalidParameterError):

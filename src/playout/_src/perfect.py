@@ -24,6 +24,10 @@ MAX_SQUARES = 12
 """Largest board (``width * height``) :func:`solve` accepts: 4x3 takes about a second and
 112,000-142,000 positions, 4x4 has about ten million (minutes in pure Python)."""
 
+MAX_ACTIONS = 64
+"""The most action ids of a game without a board size that :func:`solve` tries (chess has
+4,240)."""
+
 DEFAULT_MAX_NODES = 1_000_000
 """Positions :func:`solve` may store before giving up (about 200 MB at most)."""
 
@@ -77,7 +81,8 @@ def check_solvable(game: Game, *, max_squares: int = MAX_SQUARES) -> None:
     """Raise :class:`InvalidParameterError` unless ``game`` is a small enough game to solve.
 
     Needs a deterministic two-player zero-sum game without intermediate rewards; a board game
-    (with ``width`` and ``height``) may have at most ``max_squares`` squares.
+    (with ``width`` and ``height``, or a square board's ``size``) may have at most
+    ``max_squares`` squares, any other game at most :data:`MAX_ACTIONS` action ids.
     """
     spec = game.spec
     if spec.num_players != 2 or not spec.is_deterministic or spec.has_intermediate_rewards:
@@ -85,10 +90,20 @@ def check_solvable(game: Game, *, max_squares: int = MAX_SQUARES) -> None:
             f"perfect play needs a deterministic two-player game, not {spec.name}"
         )
     width, height = getattr(game, "width", None), getattr(game, "height", None)
-    if isinstance(width, int) and isinstance(height, int) and width * height > max_squares:
+    size = getattr(game, "size", None)
+    if not (isinstance(width, int) and isinstance(height, int)) and isinstance(size, int):
+        width = height = size  # a square board given by its side (Go)
+    if isinstance(width, int) and isinstance(height, int):
+        if width * height > max_squares:
+            raise InvalidParameterError(
+                f"perfect play: a {width}x{height} board ({width * height} squares) is too "
+                f"large to solve exactly; at most {max_squares} squares"
+            )
+    elif spec.num_actions is None or spec.num_actions > MAX_ACTIONS:
         raise InvalidParameterError(
-            f"perfect play: a {width}x{height} board ({width * height} squares) is too large to "
-            f"solve exactly; at most {max_squares} squares"
+            f"perfect play: {spec.name} ({spec.num_actions or 'unbounded'} action ids) is too "
+            f"large to solve exactly; games without a board size may have at most "
+            f"{MAX_ACTIONS} actions"
         )
 
 
