@@ -115,6 +115,10 @@ def copy_of(good_run: Path, tmp_path: Path) -> Path:
         ({"eval_games": 2.5}, "eval_games must be a whole number, got 2.5"),
         ({"seed": -1}, "seed must be >= 0, got -1"),
         ({"seed": 2**64}, "seed must be <= "),
+        ({"threads": 10**6}, "threads must be <= 256, got 1000000"),  # crashed PyTorch's pool
+        ({"buffer_size": 10**12}, "buffer_size must be <= 10,000,000"),  # terabytes of arrays
+        ({"batch_size": 10**30}, "batch_size must be <= 65,536"),
+        ({"c": 10**400}, "c must be a finite number > 0"),  # past any float
         ({"games_per_iteration": True}, "games_per_iteration must be a whole number, got True"),
         ({"eval_previous": "yes"}, "eval_previous must be true or false"),
         ({"architecture": {"channels": 4}}, "architecture must be an Architecture"),

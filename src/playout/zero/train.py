@@ -127,6 +127,19 @@ _LOWEST = {
 }  # fmt: skip
 """The smallest value of each whole-number setting."""
 
+_HIGHEST = {
+    "games_per_iteration": 10**6, "simulations": 10**6, "leaf_batch": 1024,
+    "parallel_games": 65_536, "temperature_moves": 10**6, "opening_moves": 10**6,
+    "expert_iterations": 10**6, "expert_simulations": 10**7, "gumbel": 4096,
+    "buffer_size": 10**7, "batch_size": 65_536, "steps_per_iteration": 10**6,
+    "schedule_iterations": 10**9, "eval_games": 10**5, "eval_simulations": 10**7,
+    "threads": 256, "benchmark_positions": 10**6, "benchmark_simulations": 10**6,
+    "fast_simulations": 10**6,
+}  # fmt: skip
+"""The largest value of each whole-number setting but the seed (:data:`MAX_SEED`): far past
+any run's, and small enough that a typo cannot ask for a buffer of terabytes or a million
+threads."""
+
 MAX_SEED = 2**63 - 1
 """The largest seed (PyTorch's generators take 64-bit seeds)."""
 
@@ -153,11 +166,16 @@ def _check_setting(name: str, kind: str, value: Any) -> None:
             raise SettingError(name, f"must be a whole number, got {value!r}")
         if value < _LOWEST[name]:
             raise SettingError(name, f"must be >= {_LOWEST[name]}, got {value}")
+        if name in _HIGHEST and value > _HIGHEST[name]:
+            raise SettingError(name, f"must be <= {_HIGHEST[name]:,}, got {value}")
     elif kind == "float":
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise SettingError(name, f"must be a number, got {value!r}")
         low, high, phrase = _RANGES[name]
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # a whole number past any float
+            number = math.inf
         inside = low <= number <= high if phrase.startswith(("in [", ">=")) else low < number
         if phrase.startswith("in ("):
             inside = low < number <= high
