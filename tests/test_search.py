@@ -407,12 +407,14 @@ def test_bad_parameters_raise_typed_errors(kwargs: dict[str, object]) -> None:
         playout.search(TTT.initial_state(), **kwargs)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("num_rollouts", [0, MAX_ROLLOUTS + 1, 10**8])
-def test_rollouts_per_leaf_are_bounded(num_rollouts: int) -> None:
+@pytest.mark.parametrize("num_rollouts", [0, MAX_ROLLOUTS + 1, 10**8, 1.5, True, "2"])
+def test_rollouts_per_leaf_are_bounded(num_rollouts: object) -> None:
     # A search checks its time limit between simulations: a leaf may not play 10**8 games.
     with pytest.raises(playout.InvalidParameterError, match="num_rollouts"):
-        Rollout(num_rollouts=num_rollouts)
+        Rollout(num_rollouts=num_rollouts)  # type: ignore[arg-type]
     assert Rollout(num_rollouts=MAX_ROLLOUTS).num_rollouts == MAX_ROLLOUTS
+    with pytest.raises(playout.InvalidParameterError, match="max_depth"):
+        Rollout(max_depth=math.nan)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("backend", ["python", "compiled"])

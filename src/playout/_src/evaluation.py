@@ -82,6 +82,11 @@ def _player0_value(state: GameState, value: float) -> float:
     return value_for(state.current_player(), value)
 
 
+def _is_whole(value: object) -> bool:
+    """A whole number (numpy's included), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 ROLLOUT_CAP = 10_000
 """Moves a rollout plays at most in a game that declares no ``max_length`` (and whose
 :class:`Rollout` has no ``max_depth``): such a game may never end."""
@@ -112,12 +117,14 @@ class Rollout:
     heuristic: Heuristic | None = None
 
     def __post_init__(self) -> None:
-        if not 1 <= self.num_rollouts <= MAX_ROLLOUTS:
+        count = self.num_rollouts
+        if not _is_whole(count) or not 1 <= count <= MAX_ROLLOUTS:
             raise InvalidParameterError(
-                f"num_rollouts must be between 1 and {MAX_ROLLOUTS:,}, got {self.num_rollouts}"
+                f"num_rollouts must be a whole number between 1 and {MAX_ROLLOUTS:,}, got {count!r}"
             )
-        if self.max_depth is not None and self.max_depth < 0:
-            raise InvalidParameterError(f"max_depth must be >= 0, got {self.max_depth}")
+        depth = self.max_depth
+        if depth is not None and (not _is_whole(depth) or depth < 0):
+            raise InvalidParameterError(f"max_depth must be a whole number >= 0, got {depth!r}")
 
     def evaluate(self, state: GameState, rng: random.Random) -> float:
         """Mean outcome of ``num_rollouts`` games from ``state``, for the player to move."""

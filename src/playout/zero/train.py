@@ -166,7 +166,7 @@ def _check_setting(name: str, kind: str, value: Any) -> None:
             raise SettingError(name, f"must be a whole number, got {value!r}")
         if value < _LOWEST[name]:
             raise SettingError(name, f"must be >= {_LOWEST[name]}, got {value}")
-        if name in _HIGHEST and value > _HIGHEST[name]:
+        if name in _HIGHEST and int(value) > _HIGHEST[name]:
             raise SettingError(name, f"must be <= {_HIGHEST[name]:,}, got {value}")
     elif kind == "float":
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
