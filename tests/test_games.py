@@ -18,7 +18,9 @@ from playout import (
     InvalidParameterError,
     MoveError,
     MoveParseError,
+    Proven,
     UnknownGameError,
+    search,
 )
 from playout._src import registry
 from playout._src.registry import game_names, game_summary, make_game, register_game
@@ -486,6 +488,16 @@ def test_bandit_notation_and_value_function() -> None:
     assert get_future_value(root.play(1)) == 0.5
     assert "[2]" in game.render(root.play(1))
     assert game.state_at(6).returns() == (1.0,)
+
+
+def test_a_sampled_bandit_move_is_never_one_proven_worse() -> None:
+    # Left is proven to end with 0, right with 1: the classes of the moves (their rewards
+    # included), not those of the return still to come below them, rule the final move.
+    root = BanditTreeGame().initial_state()
+    for seed in range(20):
+        result = search(root, simulations=50, seed=seed, final="sample")
+        assert result.outcomes == (Proven.LOSS, Proven.WIN)
+        assert result.best_action == 1
 
 
 # -------------------------------------------------------------------------- neighbor policy

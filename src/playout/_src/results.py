@@ -177,6 +177,16 @@ def result_from_tree(
     rows = slice(first, first + visits.shape[0])
     total = int(visits.sum())
     value = float(tree.edge_values[rows, T.EV_VALUE_SUM].sum() / total) if total else 0.0
+    move_outcomes = tuple(_OUTCOME_OF_CODE[int(o)] for o in outcomes)
+    if spec.has_intermediate_rewards:
+        # A child's class is that of the return still to come; a move's is that of its
+        # exact value, the reward into the child included (as the root's is). The move is
+        # chosen on the moves' classes: a sample must not draw a move proven worse.
+        move_outcomes = tuple(
+            None if o is None else proven_of(float(q), spec)
+            for o, q in zip(move_outcomes, means, strict=True)
+        )
+        outcomes = np.array([_CODE_OF_OUTCOME[o] for o in move_outcomes], dtype=outcomes.dtype)
     index = int(
         final_move.choose_among(
             visits, means, outcomes, plies, final_code(final), temperature, rng_state
@@ -189,14 +199,6 @@ def result_from_tree(
         proven = proven_of(value, spec)
     pv_buffer = np.zeros(max(1, max_depth + 1), dtype=np.int64)
     pv_length = final_move.principal_variation(nodes, edges, tree.edge_values, pv_buffer)
-    move_outcomes = tuple(_OUTCOME_OF_CODE[int(o)] for o in outcomes)
-    if spec.has_intermediate_rewards:
-        # A child's class is that of the return still to come; a move's is that of its
-        # exact value, the reward into the child included (as the root's is).
-        move_outcomes = tuple(
-            None if o is None else proven_of(float(q), spec)
-            for o, q in zip(move_outcomes, means, strict=True)
-        )
     return SearchResult(
         best_action=int(edges[first + index, T.E_ACTION]),
         actions=tuple(int(a) for a in edges[rows, T.E_ACTION]),
