@@ -455,6 +455,13 @@ def test_threads_search_side_by_side_and_merge() -> None:
         playout.parallel_search(state, simulations=10, threads=2, workers=2)
     with pytest.raises(InvalidParameterError, match="threads must be"):
         playout.parallel_search(state, simulations=10, threads=0)
+    # Every search's tree and seed is made before any runs: their count is bounded.
+    with pytest.raises(
+        InvalidParameterError, match=r"threads must be a whole number in \[1, 1024\]"
+    ):
+        playout.parallel_search(state, simulations=1, threads=3 * 10**6)
+    with pytest.raises(InvalidParameterError, match="workers must be"):
+        playout.parallel_search(state, simulations=1, workers=10**6)
 
 
 def test_a_failed_thread_stops_the_others() -> None:

@@ -14,6 +14,7 @@ import concurrent.futures
 import dataclasses
 import math
 import multiprocessing
+import numbers
 import os
 import random
 import threading
@@ -65,10 +66,22 @@ def _thread_pool(size: int) -> concurrent.futures.ThreadPoolExecutor:
         return _THREAD_POOL
 
 
+MAX_SEARCHES = 1024
+"""The most searches (threads or worker processes) :func:`parallel_search` runs at once, as
+many as ``SearchConfig.tree_threads`` allows: each gets its own tree and seed, made before
+any runs."""
+
+
 def _count(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParameterError(f"{name} must be a whole number >= 1, got {value!r}")
-    return value
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or not 1 <= value <= MAX_SEARCHES
+    ):
+        raise InvalidParameterError(
+            f"{name} must be a whole number in [1, {MAX_SEARCHES}], got {value!r}"
+        )
+    return int(value)
 
 
 def parallel_search(
