@@ -35,7 +35,11 @@ def test_registry_spec_and_conformance() -> None:
     assert capped.max_length_seen <= PigGame(100, 3).spec.max_length
 
 
-@pytest.mark.parametrize(("target", "max_turns"), [(0, 5), (5, 0), (2.5, 5), (True, 5)])
+@pytest.mark.parametrize(
+    ("target", "max_turns"),
+    # Past the bounds a rollout (or the search's path buffer) outlasts any time limit.
+    [(0, 5), (5, 0), (2.5, 5), (True, 5), (10**6, 5), (5, 10**6), (10**20, 5)],
+)
 def test_bad_parameters(target: object, max_turns: object) -> None:
     with pytest.raises(playout.InvalidParameterError):
         PigGame(target, max_turns)  # type: ignore[arg-type]

@@ -163,8 +163,12 @@ class BatchedDriver(PythonDriver):
             raise InvalidParameterError("select_leaves called twice without finish_leaves")
         limit = max(1, min(int(limit), self._leaf_batch))
         self._tree = T.reserve(self._tree, limit, limit * self._max_actions)
-        depth_room = min(max_depth, self._spec.max_length or 4096) + 1
+        # No walk is deeper than the tree has nodes: room grows with the tree (doubling), not
+        # with the game's max_length, which may be huge.
+        deepest = min(max_depth, self._spec.max_length or 4096) + 1
+        depth_room = min(deepest, self._tree.num_nodes + 1)
         if self._paths.shape[1] < depth_room:
+            depth_room = min(max(depth_room, 2 * self._paths.shape[1]), deepest)
             self._paths = np.zeros((self._leaf_batch, depth_room), dtype=np.int64)
             self._saved = np.zeros((self._leaf_batch, depth_room), dtype=np.float64)
         max_depth = min(max_depth, self._paths.shape[1] - 1)

@@ -76,7 +76,7 @@ def _count(name: str, value: object) -> int:
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Integral)
-        or not 1 <= value <= MAX_SEARCHES
+        or not 1 <= int(value) <= MAX_SEARCHES
     ):
         raise InvalidParameterError(
             f"{name} must be a whole number in [1, {MAX_SEARCHES}], got {value!r}"

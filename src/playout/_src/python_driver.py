@@ -730,10 +730,15 @@ class PythonDriver:
         return state
 
     def _path_buffer(self, max_depth: int) -> np.ndarray:
-        size = min(max_depth, self._spec.max_length or 4096) + 1
+        """Room for the edges of one descent. No descent is deeper than the tree has nodes
+        (each edge but the last leads to one), so the buffer grows with the tree, not with
+        the game's ``max_length``, which may be huge (a Pig to a million points)."""
+        deepest = min(max_depth, self._spec.max_length or 4096) + 1
+        size = min(deepest, self._tree.num_nodes + 1)
         buffer = getattr(self, "_path", None)
         if buffer is None or buffer.shape[0] < size:
-            buffer = np.zeros(max(size, 64), dtype=np.int64)
+            grown = 64 if buffer is None else 2 * buffer.shape[0]
+            buffer = np.zeros(min(max(size, grown), deepest), dtype=np.int64)
             self._path = buffer
         return buffer
 

@@ -68,11 +68,19 @@ def face_action(face: int) -> int:
     return face + FACE_OFFSET
 
 
-def _check_int(name: str, value: object, lowest: int) -> int:
+MAX_TARGET = 1000
+"""The largest ``target`` (the classic game plays to 100): a random game to it already lasts
+thousands of moves, and one rollout must end within a search's time."""
+
+MAX_TURNS = 10_000
+"""The largest ``max_turns``."""
+
+
+def _check_int(name: str, value: object, lowest: int, highest: int = 2**62) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidParameterError(f"{name} must be an integer, got {value!r}")
-    if value < lowest:
-        raise InvalidParameterError(f"{name} must be at least {lowest}, got {value}")
+    if not lowest <= value <= highest:
+        raise InvalidParameterError(f"{name} must be between {lowest} and {highest:,}, got {value}")
     return value
 
 
@@ -191,20 +199,20 @@ class PigGame:
     """Pig to ``target`` points with at most ``max_turns`` turns (see the module docstring).
 
     Args:
-        target: points that win (>= 1); 20 by default, small enough for fast tests (the
-            classic game plays to 100).
+        target: points that win (1 to :data:`MAX_TARGET`); 20 by default, small enough for
+            fast tests (the classic game plays to 100).
         max_turns: turns (both players' together) after which the game ends on the banked
-            scores (>= 1).
+            scores (1 to :data:`MAX_TURNS`).
 
     Raises:
-        InvalidParameterError: a parameter that is not an integer or is too small.
+        InvalidParameterError: a parameter that is not an integer, too small or too large.
     """
 
     __slots__ = ("_initial", "max_turns", "spec", "target")
 
     def __init__(self, target: int = 20, max_turns: int = 100) -> None:
-        self.target = _check_int("target", target, 1)
-        self.max_turns = _check_int("max_turns", max_turns, 1)
+        self.target = _check_int("target", target, 1, MAX_TARGET)
+        self.max_turns = _check_int("max_turns", max_turns, 1, MAX_TURNS)
         self.spec = GameSpec(
             name="pig",
             num_players=2,
