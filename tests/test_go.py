@@ -67,7 +67,7 @@ def test_the_game_and_its_parameters() -> None:
             GoGame(**bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="komi"):
         playout.make_game("go", komi="lots")
-    for huge in (1e308, -1e308):  # doubled, infinite: checked before rounding
+    for huge in (1e308, -1e308, 10**400):  # doubled, infinite, past any float: checked first
         with pytest.raises(InvalidParameterError, match=r"within -361\.\.361"):
             GoGame(9, komi=huge)
 

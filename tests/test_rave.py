@@ -401,6 +401,9 @@ def test_a_seed_reproduces_the_search(rule: object, backend: str) -> None:
         lambda: RAVE(bias=math.nan),
         lambda: RAVE(bias="0.1"),
         lambda: RAVE(prior=1e19),  # past MAX_PRIOR_SAMPLES: would overflow the sample counts
+        lambda: RAVE(bias=10**400),  # past any float
+        lambda: playout.UCB1(c=10**400),
+        lambda: playout.DirichletNoise(alpha=10**400),
         lambda: ProgressiveBias(weight=-2.0),
         lambda: ProgressiveBias(c=math.nan),
         lambda: ProgressiveBias(heuristic=3),

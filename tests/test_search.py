@@ -394,6 +394,8 @@ def test_chance_nodes_are_sampled_by_probability(p: float, best: int) -> None:
         {"simulations": -1},
         {"seconds": -0.5},
         {"seconds": math.nan},
+        {"seconds": 10**400},  # past any float
+        {"temperature": 10**400},
         {"max_nodes": -3},
         {"max_depth": 0},
         {"simulations": 1.5},

@@ -11,7 +11,6 @@ a selection rule) are applied in one place, :meth:`SearchConfig.for_game`.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from typing import Any, Literal
 
@@ -19,7 +18,7 @@ import numpy as np
 
 from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import Evaluator
-from playout._src.rules import RAVE, ProgressiveBias, SelectionRule
+from playout._src.rules import RAVE, ProgressiveBias, SelectionRule, is_finite
 
 FinalChoice = Literal["most_visits", "best_value", "sample"]
 """The final-move rule: most visits (default), best mean value, or sampled by visits."""
@@ -107,7 +106,7 @@ class Budget:
         if seconds is not None and not (
             isinstance(seconds, int | float)
             and not isinstance(seconds, bool)
-            and math.isfinite(seconds)
+            and is_finite(seconds)
             and seconds >= 0
         ):
             raise InvalidParameterError(f"seconds must be a number >= 0, got {seconds!r}")
@@ -171,7 +170,7 @@ class DirichletNoise:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InvalidParameterError(f"Dirichlet {name} must be a number, got {value!r}")
-        if not (math.isfinite(self.alpha) and self.alpha > 0):
+        if not (is_finite(self.alpha) and self.alpha > 0):
             raise InvalidParameterError(f"Dirichlet alpha must be > 0, got {self.alpha!r}")
         if not 0.0 <= self.fraction <= 1.0:
             raise InvalidParameterError(
@@ -332,7 +331,7 @@ class SearchConfig:
         if not (
             isinstance(temperature, int | float)
             and not isinstance(temperature, bool)
-            and math.isfinite(temperature)
+            and is_finite(temperature)
             and temperature > 0
         ):
             raise InvalidParameterError(f"temperature must be a number > 0, got {temperature!r}")

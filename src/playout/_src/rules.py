@@ -47,10 +47,19 @@ class EdgeStatistics(NamedTuple):
     rng: random.Random
 
 
+def is_finite(value: float) -> bool:
+    """:func:`math.isfinite` that calls a whole number past any float (``10**400``, which
+    ``math.isfinite`` cannot convert) infinite instead of raising."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _check_number(rule: str, name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise InvalidParameterError(f"{rule} {name} must be a number, got {value!r}")
-    if not math.isfinite(value):
+    if not is_finite(value):  # type: ignore[arg-type]
         raise InvalidParameterError(f"{rule} {name} must be finite, got {value!r}")
 
 

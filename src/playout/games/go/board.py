@@ -69,7 +69,11 @@ def check_komi(komi: object) -> float:
     """
     if isinstance(komi, bool) or not isinstance(komi, int | float | np.integer | np.floating):
         raise InvalidParameterError(f"komi must be a number, got {komi!r}")
-    value = float(komi)
+    limit = MAX_SIZE * MAX_SIZE
+    try:
+        value = float(komi)
+    except OverflowError:  # a whole number past any float
+        raise InvalidParameterError(f"komi must be within -{limit}..{limit}") from None
     if not math.isfinite(value):
         raise InvalidParameterError(f"komi must be a multiple of 0.5, got {komi!r}")
     if abs(value) > MAX_SIZE * MAX_SIZE:  # before doubling it: 1e308 * 2 is infinite
