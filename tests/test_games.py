@@ -490,6 +490,42 @@ def test_bandit_notation_and_value_function() -> None:
     assert game.state_at(6).returns() == (1.0,)
 
 
+@pytest.mark.parametrize("name", ["tictactoe", "connect4", "go", "pig", "bandit", "chess"])
+def test_an_action_is_a_whole_number(name: str) -> None:
+    # True == 1 and 1.0 == 1: each compares equal to a legal action id yet is none.
+    import numpy as np
+
+    game = make_game(name)
+    state = game.initial_state()
+    legal = state.legal_actions()
+    for action in (True, False, float(legal[0]), complex(legal[0]), str(legal[0]), None):
+        with pytest.raises(IllegalMoveError):
+            state.play(action)  # type: ignore[arg-type]
+    assert state.play(np.int64(legal[0])) == state.play(int(legal[0]))
+
+
+def test_a_player_must_answer_an_action_id() -> None:
+    from playout._src.arena import play_game
+
+    class Sloppy:
+        name = "sloppy"
+
+        def __init__(self, answer: object) -> None:
+            self.answer = answer
+
+        def reset(self, state: object, seed: int) -> None: ...
+
+        def choose(self, state: object) -> object:
+            return self.answer
+
+        def notify(self, action: int) -> None: ...
+
+    game = make_game("tictactoe")
+    for answer in (4.9, "4", True):
+        with pytest.raises(GameError, match="not an action id"):
+            play_game(game, Sloppy(answer), Sloppy(0))  # type: ignore[arg-type]
+
+
 def test_a_sampled_bandit_move_is_never_one_proven_worse() -> None:
     # Left is proven to end with 0, right with 1: the classes of the moves (their rewards
     # included), not those of the return still to come below them, rule the final move.

@@ -59,10 +59,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from numbers import Real
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, Protocol, Self, TypeVar, runtime_checkable
 
-from playout._src.errors import GameError
+from playout._src.errors import GameError, IllegalMoveError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -224,6 +224,18 @@ class Game(Protocol):
         ...
 
 
+def check_action_type(action: object) -> None:
+    """Refuse an action that is not a whole number: a bool, a float or a complex number may
+    compare equal to a legal action id (``True == 1``, ``1.0 == 1``) yet mean nothing. Games
+    call it from ``play`` when ``type(action) is not int`` (numpy's integers pass).
+
+    Raises:
+        IllegalMoveError: not a whole number.
+    """
+    if isinstance(action, bool) or not isinstance(action, Integral):
+        raise IllegalMoveError(f"an action is a whole number (an action id), got {action!r}")
+
+
 def value_for(player: int, value_for_player0: float) -> float:
     """Convert a value seen by player 0 into the value seen by ``player``.
 
@@ -247,4 +259,13 @@ def grid_planes(grid: Sequence[Sequence[int]], second_to_move: bool) -> np.ndarr
 
 S = TypeVar("S", bound=GameState)
 
-__all__ = ["CHANCE", "TERMINAL", "Game", "GameSpec", "GameState", "grid_planes", "value_for"]
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "Game",
+    "GameSpec",
+    "GameState",
+    "check_action_type",
+    "grid_planes",
+    "value_for",
+]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from playout._src.errors import GameError, IllegalMoveError, MoveParseError
-from playout._src.game import TERMINAL, GameSpec, GameState
+from playout._src.game import TERMINAL, GameSpec, GameState, check_action_type
 
 CHILDREN: dict[int, tuple[int, int]] = {0: (1, 2), 1: (3, 4), 2: (5, 6)}
 """The tree of seed 002: ``CHILDREN[node] = (left child, right child)`` for inner nodes."""
@@ -75,7 +75,9 @@ class BanditState:
         """
         if self.node in TERMINAL_NODES:
             raise IllegalMoveError(f"node {self.node} is a leaf: the game is over")
-        if action not in (LEFT, RIGHT) or isinstance(action, bool):
+        if type(action) is not int:
+            check_action_type(action)
+        if action not in (LEFT, RIGHT):
             raise IllegalMoveError(f"action must be 0 (left) or 1 (right), got {action!r}")
         child = CHILDREN[self.node][action]
         gain = 1.0 if child == REWARDING_NODE else 0.0
@@ -132,7 +134,9 @@ class BanditTreeGame:
 
     def action_to_string(self, state: GameState, action: int) -> str:
         """``"left"`` for 0, ``"right"`` for 1."""
-        if action not in (LEFT, RIGHT) or isinstance(action, bool):
+        if type(action) is not int:
+            check_action_type(action)
+        if action not in (LEFT, RIGHT):
             raise IllegalMoveError(f"action must be 0 (left) or 1 (right), got {action!r}")
         return _ACTION_NAMES[action]
 

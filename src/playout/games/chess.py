@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
-from playout._src.game import TERMINAL, GameSpec, GameState
+from playout._src.game import TERMINAL, GameSpec, GameState, check_action_type
 from playout._src.optional import missing_dependency
 from playout._src.rules import PUCT
 
@@ -433,6 +433,8 @@ class ChessState:
         Raises:
             IllegalMoveError: the action is not legal here, or the game is over.
         """
+        if type(action) is not int:
+            check_action_type(action)
         move = self._move_map().get(action)
         if move is None:
             if self.is_terminal():

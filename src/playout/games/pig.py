@@ -36,7 +36,7 @@ import math
 from fractions import Fraction
 
 from playout._src.errors import GameError, IllegalMoveError, InvalidParameterError, MoveParseError
-from playout._src.game import CHANCE, TERMINAL, GameSpec, GameState
+from playout._src.game import CHANCE, TERMINAL, GameSpec, GameState, check_action_type
 
 ROLL = 0
 """Action id: throw the die (the next state is a chance state)."""
@@ -146,7 +146,9 @@ class PigState:
         Raises:
             IllegalMoveError: ``action`` is not among :meth:`legal_actions`.
         """
-        if action not in self.legal_actions() or isinstance(action, bool):
+        if type(action) is not int:
+            check_action_type(action)
+        if action not in self.legal_actions():
             raise IllegalMoveError(_illegal_reason(self, action))
         if action == ROLL:
             return dataclasses.replace(self, rolling=True)

@@ -9,6 +9,7 @@ workers or the order in which games finish.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import random
 import time
 
@@ -193,7 +194,10 @@ def _chosen_action(player: Player, state: GameState) -> int:
     Raises:
         GameError: an illegal action.
     """
-    action = int(player.choose(state))
+    chosen = player.choose(state)
+    if isinstance(chosen, bool) or not isinstance(chosen, numbers.Integral):
+        raise GameError(f"player {player.name!r} chose {chosen!r}, not an action id")
+    action = int(chosen)
     if action not in state.legal_actions():
         raise GameError(f"player {player.name!r} chose illegal action {action}")
     return action

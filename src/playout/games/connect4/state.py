@@ -21,7 +21,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import IllegalMoveError, MoveParseError
-from playout._src.game import GameSpec, GameState
+from playout._src.game import GameSpec, GameState, check_action_type
 from playout.games._stones import StoneGame, StoneState, line_shifts, observation_index
 from playout.games.connect4.board import check_size, windows_through_cells
 from playout.games.connect4.kernel import cached_connect4_kernel
@@ -213,6 +213,8 @@ class Connect4State(StoneState):
         Raises:
             IllegalMoveError: the column is full or does not exist, or the game is over.
         """
+        if type(action) is not int:
+            check_action_type(action)
         legal = self.legal
         if action not in legal:
             raise IllegalMoveError(_illegal_reason(self, action))

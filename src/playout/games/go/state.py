@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, MoveParseError
-from playout._src.game import TERMINAL, GameSpec, GameState
+from playout._src.game import TERMINAL, GameSpec, GameState, check_action_type
 from playout.games.go.board import (
     BLACK,
     COLUMN_LETTERS,
@@ -457,6 +457,8 @@ class GoState:
             IllegalMoveError: the game is over, or the move is not legal (the message says
                 why: off the board, occupied, suicide, a repeated position).
         """
+        if type(action) is not int:
+            check_action_type(action)
         if action not in self.legal_actions():
             raise IllegalMoveError(self.illegal_reason(action))
         game = self.game

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, MoveParseError
-from playout._src.game import GameSpec, GameState
+from playout._src.game import GameSpec, GameState, check_action_type
 from playout.games._stones import StoneGame, StoneState, line_shifts, observation_index
 from playout.games.mnk.board import check_size, windows_through_squares
 from playout.games.mnk.kernel import mnk_kernel
@@ -419,6 +419,8 @@ class MnkState(StoneState):
         Raises:
             IllegalMoveError: the square is occupied or off the board, or the game is over.
         """
+        if type(action) is not int:
+            check_action_type(action)
         legal = self.legal
         try:
             index = _bisect_left(legal, action)  # legal is sorted: O(log n) instead of .index
