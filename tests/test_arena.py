@@ -137,6 +137,34 @@ def test_run_match_progress_and_errors() -> None:
         arena.run_match(game, "random", "random", games=0)
     with pytest.raises(playout.InvalidParameterError):
         arena.run_match(playout.make_game("bandit"), "random", "random", games=1)
+    # The jobs are laid out before the first game: a match is bounded.
+    with pytest.raises(playout.InvalidParameterError, match=r"games must be a whole number in"):
+        arena.run_match(game, "random", "random", games=10**8)
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"prior_draws": math.nan}, "prior_draws"),  # the ratings were all NaN
+        ({"prior_draws": "x"}, "prior_draws"),  # a TypeError after the whole tournament
+        ({"anchor": True}, "anchor"),
+        ({"anchor": "x"}, "anchor"),
+    ],
+)
+def test_tournament_settings_are_checked_before_any_game(
+    options: dict[str, object], match: str
+) -> None:
+    with pytest.raises(playout.InvalidParameterError, match=match):
+        arena.run_tournament(tictactoe(), ["random", "random"], 2, **options)  # type: ignore[arg-type]
+
+
+def test_merged_results_check_their_temperature_and_seed() -> None:
+    parts = [playout.search(tictactoe().initial_state(), simulations=50, seed=k) for k in range(2)]
+    for bad in ({"temperature": -1.0}, {"temperature": 0}, {"temperature": math.nan}):
+        with pytest.raises(playout.InvalidParameterError, match="temperature"):
+            playout.merge_results(parts, final="sample", **bad)  # type: ignore[arg-type]
+    with pytest.raises(playout.InvalidParameterError, match="seed"):
+        playout.merge_results(parts, seed=-1)
 
 
 def test_openings_give_deterministic_players_different_games_in_pairs() -> None:

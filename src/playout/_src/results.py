@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
+import numbers
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -239,10 +241,21 @@ def merge_results(
     searches and ``max_depth`` the largest.
 
     Raises:
-        InvalidParameterError: no results, or results for different root actions.
+        InvalidParameterError: no results, results for different root actions, or a bad
+            temperature or seed.
     """
     if not results:
         raise InvalidParameterError("merge_results needs at least one result")
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, numbers.Real)
+        or not 0 < temperature < math.inf
+    ):
+        raise InvalidParameterError(f"temperature must be a number > 0, got {temperature!r}")
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64
+    ):
+        raise InvalidParameterError(f"seed must be None or a whole number >= 0, got {seed!r}")
     actions = sorted(set(results[0].actions))
     for result in results[1:]:
         if sorted(set(result.actions)) != actions:

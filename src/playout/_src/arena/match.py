@@ -193,14 +193,20 @@ class MatchResult:
         }
 
 
+MAX_GAMES = 1_000_000
+"""The most games of one match (a match's jobs are laid out before the first game)."""
+
+
 def check_match_args(game: Game, games: int, seed: int) -> None:
     """Refuse a game count below 1, a bad seed, or a game that is not for two players.
 
     Raises:
         InvalidParameterError: the first problem found, in that order.
     """
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise InvalidParameterError(f"games must be a whole number >= 1, got {games!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise InvalidParameterError(
+            f"games must be a whole number in [1, {MAX_GAMES:,}], got {games!r}"
+        )
     check_seed(seed)
     check_two_players(game)
 

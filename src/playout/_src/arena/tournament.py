@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import itertools
+import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -170,14 +171,30 @@ def distinct_names(names: Sequence[str]) -> tuple[str, ...]:
 
 
 def _check_tournament_args(
-    game: Game, specs: Sequence[str | Player], games_per_pair: int, seed: int, anchor: int | None
+    game: Game,
+    specs: Sequence[str | Player],
+    games_per_pair: int,
+    seed: int,
+    anchor: int | None,
+    prior_draws: float,
 ) -> None:
-    """Refuse fewer than two players, bad match arguments, or an anchor out of range."""
+    """Refuse fewer than two players, bad match arguments, an anchor out of range or a bad
+    prior, before any game is played."""
     if len(specs) < 2:
         raise InvalidParameterError(f"a tournament needs at least two players, got {len(specs)}")
     check_match_args(game, games_per_pair, seed)
-    if anchor is not None and not 0 <= anchor < len(specs):
-        raise InvalidParameterError(f"anchor must be a player's position, got {anchor}")
+    if anchor is not None and (
+        isinstance(anchor, bool) or not isinstance(anchor, int) or not 0 <= anchor < len(specs)
+    ):
+        raise InvalidParameterError(f"anchor must be a player's position, got {anchor!r}")
+    if (
+        isinstance(prior_draws, bool)
+        or not isinstance(prior_draws, int | float)
+        or not 0 <= prior_draws < math.inf
+    ):
+        raise InvalidParameterError(
+            f"prior_draws must be a finite number >= 0, got {prior_draws!r}"
+        )
 
 
 def _tournament_jobs(
@@ -248,7 +265,7 @@ def run_tournament(
     Raises:
         InvalidParameterError: fewer than two players, or bad arguments.
     """
-    _check_tournament_args(game, specs, games_per_pair, seed, anchor)
+    _check_tournament_args(game, specs, games_per_pair, seed, anchor, prior_draws)
     check_openings(openings)
     players = [as_player(spec, game, engine_factory) for spec in specs]
     total = len(specs) * (len(specs) - 1) // 2 * games_per_pair
