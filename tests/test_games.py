@@ -502,6 +502,8 @@ def test_an_action_is_a_whole_number(name: str) -> None:
         with pytest.raises(IllegalMoveError):
             state.play(action)  # type: ignore[arg-type]
     assert state.play(np.int64(legal[0])) == state.play(int(legal[0]))
+    with pytest.raises(MoveParseError):  # past Python's 4,300 digits: no raw ValueError
+        game.string_to_action(state, "1" * 5000)
 
 
 def test_a_player_must_answer_an_action_id() -> None:

@@ -76,6 +76,7 @@ GOOD = {"game": "tictactoe", "params": {}, "actions": [0, 3, 1, 4, 2]}
     ("content", "message"),
     [
         (["{not json"], "not valid JSON"),
+        (['{"game": "tictactoe", "actions": [' + "1" * 5000 + "]}"], "not valid JSON"),
         (["[1, 2]"], "expected a JSON object"),
         ([json.dumps({"params": {}, "actions": []})], "missing 'game'"),
         ([json.dumps(GOOD | {"actions": "0 1"})], "'actions' must be a list"),

@@ -301,7 +301,7 @@ class PigGame:
         word = text.strip().lower()
         action = _WORDS.get(word)
         if action is None:
-            if word.isdigit() and 1 <= int(word) <= NUM_FACES:
+            if word.isdigit() and len(word) == 1 and 1 <= int(word) <= NUM_FACES:
                 action = face_action(int(word))
             else:
                 raise MoveParseError(

@@ -342,6 +342,8 @@ def _parse_line(line: str, where: str) -> tuple[dict[str, Any], Game, list[int]]
         raise RecordError(f"{where}: not valid JSON ({error.msg})") from None
     except RecursionError:
         raise RecordError(f"{where}: JSON nested too deeply") from None
+    except ValueError as error:  # a number of more digits than Python converts
+        raise RecordError(f"{where}: not valid JSON ({error})") from None
     if not isinstance(data, dict):
         raise RecordError(f"{where}: expected a JSON object")
     name, params, actions = data.get("game"), data.get("params", {}), data.get("actions")

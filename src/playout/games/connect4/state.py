@@ -161,7 +161,7 @@ class Connect4Game(StoneGame["Connect4State"]):
             IllegalMoveError: no such column, the column is full, or the game is over.
         """
         stripped = text.strip()
-        if not stripped.isdecimal():
+        if not stripped.isdecimal() or len(stripped) > 9:
             raise MoveParseError(
                 f"cannot read move {text!r}: write a column number 1..{self.width} from the left"
             )
