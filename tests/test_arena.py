@@ -158,6 +158,14 @@ def test_tournament_settings_are_checked_before_any_game(
         arena.run_tournament(tictactoe(), ["random", "random"], 2, **options)  # type: ignore[arg-type]
 
 
+def test_names_that_are_not_strings_are_typed_errors() -> None:
+    with pytest.raises(playout.InvalidParameterError, match="a player spec is a string"):
+        arena.parse_player(None, tictactoe())  # type: ignore[arg-type]
+    for name in (None, ["x"], 5):
+        with pytest.raises(playout.UnknownGameError, match="a game's name is a string"):
+            playout.make_game(name)  # type: ignore[arg-type]
+
+
 def test_merged_results_check_their_temperature_and_seed() -> None:
     parts = [playout.search(tictactoe().initial_state(), simulations=50, seed=k) for k in range(2)]
     for bad in ({"temperature": -1.0}, {"temperature": 0}, {"temperature": math.nan}):

@@ -408,6 +408,7 @@ def test_a_seed_reproduces_the_search(rule: object, backend: str) -> None:
         lambda: ProgressiveBias(c=math.nan),
         lambda: ProgressiveBias(heuristic=3),
         lambda: playout.parse_rule("rave:abc"),
+        lambda: playout.parse_rule(None),  # an AttributeError before
         lambda: playout.parse_rule("ucb1", bias=0.1),
         lambda: playout.parse_rule("rave", weight=1.0),
         lambda: playout.parse_rule("rave", bias=-1.0),

@@ -71,6 +71,8 @@ def game_names() -> list[str]:
 
 
 def _entry(name: str) -> GameEntry:
+    if not isinstance(name, str):
+        raise UnknownGameError(f"a game's name is a string, got {name!r}")
     entry = _REGISTRY.get(name)
     if entry is None:
         raise UnknownGameError(f"unknown game {name!r}; known games: {', '.join(game_names())}")

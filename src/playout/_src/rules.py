@@ -268,6 +268,8 @@ def parse_rule(text: str, **options: float) -> SelectionRule:
     RAVE bias, the virtual samples of prior knowledge),
     ``weight`` for ``pb`` / ``progressive-bias`` (the heuristic's weight).
     """
+    if not isinstance(text, str):
+        raise InvalidParameterError(f"a selection rule is named by a string, got {text!r}")
     name, _, arg = text.strip().lower().partition(":")
     try:
         value = float(arg) if arg else None

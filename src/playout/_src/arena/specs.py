@@ -243,6 +243,8 @@ def parse_player(spec: str, game: Game, *, engine_factory: EngineFactory | None 
             play (``perfect`` on a large board).
         MissingDependencyError: ``openspiel-mcts`` without OpenSpiel.
     """
+    if not isinstance(spec, str):
+        raise InvalidParameterError(f"a player spec is a string, got {spec!r}")
     text = spec.strip()
     kind, _, rest = text.partition(":")
     kind = kind.strip().lower()
