@@ -73,8 +73,9 @@ def test_check_game_is_reproducible() -> None:
     game = make_game("mnk", width=4, height=4, k=3)
     assert check_game(game, seed=5) == check_game(game, seed=5)
     assert check_game(game, num_games=1).num_games == 1
-    with pytest.raises(GameError):
-        check_game(game, num_games=0)
+    for bad in (0, 10**12, 1.5, "x"):  # 10**12 games would never end
+        with pytest.raises(GameError, match="num_games must be"):
+            check_game(game, num_games=bad)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------ a small correct game

@@ -94,6 +94,16 @@ def test_seed001_flat_monte_carlo_value_grids(
                 assert sign * values[action] == pytest.approx(want, abs=0.06), (x, y)
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{"playouts": 0}, {"playouts": 10**12}, {"playouts": 1.5}, {"seed": -1}, {"seed": "abc"}],
+)
+def test_flat_monte_carlo_checks_its_arguments(options: dict[str, object]) -> None:
+    # It has no time limit: its playouts are bounded, and its seed is search's.
+    with pytest.raises(playout.InvalidParameterError):
+        playout.flat_monte_carlo(ttt(), **options)  # type: ignore[arg-type]
+
+
 def test_seed002_bandit_tree_finds_the_optimal_path() -> None:
     game = BanditTreeGame()
     for evaluator in (None, ValueFunction(get_future_value)):

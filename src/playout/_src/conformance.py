@@ -89,8 +89,12 @@ def check_game(
     Raises:
         GameError: the first violation found, with the game, move number and what was wrong.
     """
-    if num_games < 1:
-        raise GameError(f"num_games must be at least 1, got {num_games}")
+    if (
+        isinstance(num_games, bool)
+        or not isinstance(num_games, numbers.Integral)
+        or not 1 <= num_games <= 1_000_000
+    ):
+        raise GameError(f"num_games must be a whole number in [1, 1,000,000], got {num_games!r}")
     spec = _check_spec(game)
     rng = random.Random(seed)
     root = game.initial_state() if start is None else start

@@ -8,6 +8,7 @@ exactly. Values are for the player to move in ``state``.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import random
 
 from playout._src.errors import GameOverError, InvalidParameterError
@@ -39,6 +40,10 @@ class FlatResult:
         return self.actions[max(range(len(self.actions)), key=self.values.__getitem__)]
 
 
+MAX_PLAYOUTS = 10_000_000
+"""The most games per move of :func:`flat_monte_carlo` (it has no time limit)."""
+
+
 def flat_monte_carlo(
     state: GameState,
     *,
@@ -50,12 +55,26 @@ def flat_monte_carlo(
 
     Args:
         state: the position; not modified.
-        playouts: games per move (>= 1).
-        seed: seeds the games; the same seed gives the same values.
+        playouts: games per move (1 to :data:`MAX_PLAYOUTS`).
+        seed: seeds the games (a whole number >= 0); the same seed gives the same values.
         policy: rollout policy (uniformly random by default).
+
+    Raises:
+        InvalidParameterError: a bad ``playouts`` or ``seed``.
+        GameOverError: the game is over.
     """
-    if playouts < 1:
-        raise InvalidParameterError(f"playouts must be >= 1, got {playouts}")
+    if (
+        isinstance(playouts, bool)
+        or not isinstance(playouts, numbers.Integral)
+        or not 1 <= playouts <= MAX_PLAYOUTS
+    ):
+        raise InvalidParameterError(
+            f"playouts must be a whole number in [1, {MAX_PLAYOUTS:,}], got {playouts!r}"
+        )
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0
+    ):
+        raise InvalidParameterError(f"seed must be None or a whole number >= 0, got {seed!r}")
     if state.is_terminal():
         raise GameOverError("the game is over: there are no moves to evaluate")
     rng = random.Random(seed)
