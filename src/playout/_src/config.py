@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 
 from playout._src.errors import InvalidParameterError
-from playout._src.evaluation import Evaluator
+from playout._src.evaluation import Evaluator, is_count
 from playout._src.rules import RAVE, ProgressiveBias, SelectionRule, is_finite
 
 FinalChoice = Literal["most_visits", "best_value", "sample"]
@@ -49,10 +49,6 @@ def default_max_memory() -> int:
     except (AttributeError, OSError, ValueError):
         return 1 << 30
     return int(physical // 4)
-
-
-def _is_count(value: object) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -100,7 +96,7 @@ class Budget:
     def __post_init__(self) -> None:
         for name in ("simulations", "max_nodes", "max_depth", "max_memory"):
             value = getattr(self, name)
-            if value is not None and (not _is_count(value) or value < 0):
+            if value is not None and (not is_count(value) or value < 0):
                 raise InvalidParameterError(f"{name} must be a whole number >= 0, got {value!r}")
         seconds = self.seconds
         if seconds is not None and not (
@@ -223,7 +219,7 @@ class Gumbel:
 
     def __post_init__(self) -> None:
         considered = self.considered
-        if not _is_count(considered) or not 1 <= considered <= 4096:
+        if not is_count(considered) or not 1 <= considered <= 4096:
             raise InvalidParameterError(
                 f"Gumbel considered must be a whole number in [1, 4096], got {considered!r}"
             )
@@ -341,7 +337,7 @@ class SearchConfig:
             raise InvalidParameterError(
                 f"backend must be 'auto', 'python' or 'compiled', got {self.backend!r}"
             )
-        if self.seed is not None and (not _is_count(self.seed) or self.seed < 0):
+        if self.seed is not None and (not is_count(self.seed) or self.seed < 0):
             raise InvalidParameterError(f"seed must be a whole number >= 0, got {self.seed!r}")
         for flag in ("reuse", "checks", "symmetry", "transpositions"):
             if not isinstance(getattr(self, flag), bool | np.bool_):
@@ -352,12 +348,12 @@ class SearchConfig:
             raise InvalidParameterError(
                 f"root_noise must be a playout.DirichletNoise or None, got {self.root_noise!r}"
             )
-        if not _is_count(self.leaf_batch) or not 1 <= self.leaf_batch <= 4096:
+        if not is_count(self.leaf_batch) or not 1 <= self.leaf_batch <= 4096:
             raise InvalidParameterError(
                 f"leaf_batch must be a whole number in [1, 4096], got {self.leaf_batch!r}"
             )
         if self.tree_threads is not None and (
-            not _is_count(self.tree_threads) or not 1 <= self.tree_threads <= 1024
+            not is_count(self.tree_threads) or not 1 <= self.tree_threads <= 1024
         ):
             raise InvalidParameterError(
                 f"tree_threads must be None or a whole number in [1, 1024], got "

@@ -19,7 +19,7 @@ import numbers
 import random
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeGuard, runtime_checkable
 
 import numpy as np
 
@@ -82,8 +82,8 @@ def _player0_value(state: GameState, value: float) -> float:
     return value_for(state.current_player(), value)
 
 
-def _is_whole(value: object) -> bool:
-    """A whole number (numpy's included), not a bool."""
+def is_count(value: object) -> TypeGuard[int]:
+    """A whole number (numpy's included), not a bool: what every count setting must be."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
@@ -118,12 +118,12 @@ class Rollout:
 
     def __post_init__(self) -> None:
         count = self.num_rollouts
-        if not _is_whole(count) or not 1 <= count <= MAX_ROLLOUTS:
+        if not is_count(count) or not 1 <= count <= MAX_ROLLOUTS:
             raise InvalidParameterError(
                 f"num_rollouts must be a whole number between 1 and {MAX_ROLLOUTS:,}, got {count!r}"
             )
         depth = self.max_depth
-        if depth is not None and (not _is_whole(depth) or depth < 0):
+        if depth is not None and (not is_count(depth) or depth < 0):
             raise InvalidParameterError(f"max_depth must be a whole number >= 0, got {depth!r}")
 
     def evaluate(self, state: GameState, rng: random.Random) -> float:

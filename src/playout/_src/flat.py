@@ -8,11 +8,10 @@ exactly. Values are for the player to move in ``state``.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import random
 
 from playout._src.errors import GameOverError, InvalidParameterError
-from playout._src.evaluation import Rollout, RolloutPolicy
+from playout._src.evaluation import Rollout, RolloutPolicy, is_count
 from playout._src.game import GameState, value_for
 
 
@@ -63,17 +62,11 @@ def flat_monte_carlo(
         InvalidParameterError: a bad ``playouts`` or ``seed``.
         GameOverError: the game is over.
     """
-    if (
-        isinstance(playouts, bool)
-        or not isinstance(playouts, numbers.Integral)
-        or not 1 <= playouts <= MAX_PLAYOUTS
-    ):
+    if not is_count(playouts) or not 1 <= playouts <= MAX_PLAYOUTS:
         raise InvalidParameterError(
             f"playouts must be a whole number in [1, {MAX_PLAYOUTS:,}], got {playouts!r}"
         )
-    if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0
-    ):
+    if seed is not None and (not is_count(seed) or seed < 0):
         raise InvalidParameterError(f"seed must be None or a whole number >= 0, got {seed!r}")
     if state.is_terminal():
         raise GameOverError("the game is over: there are no moves to evaluate")

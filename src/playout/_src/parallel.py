@@ -14,7 +14,6 @@ import concurrent.futures
 import dataclasses
 import math
 import multiprocessing
-import numbers
 import os
 import random
 import threading
@@ -26,6 +25,7 @@ import numpy as np
 
 from playout._src.config import Budget, SearchConfig, make_config
 from playout._src.errors import InvalidParameterError
+from playout._src.evaluation import is_count
 from playout._src.game import GameState
 from playout._src.processes import process_pool, sigint_deferred, stop_pool
 from playout._src.results import SearchResult, merge_results
@@ -73,11 +73,7 @@ any runs."""
 
 
 def _count(name: str, value: object) -> int:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Integral)
-        or not 1 <= int(value) <= MAX_SEARCHES
-    ):
+    if not is_count(value) or not 1 <= value <= MAX_SEARCHES:
         raise InvalidParameterError(
             f"{name} must be a whole number in [1, {MAX_SEARCHES}], got {value!r}"
         )
