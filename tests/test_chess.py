@@ -170,6 +170,11 @@ def test_bad_fen_is_a_game_error(fen: str, message: str) -> None:
         playout.make_game("chess", fen=fen)
 
 
+def test_a_fen_that_is_not_a_string_is_a_game_error() -> None:
+    with pytest.raises(GameError, match="a FEN is a string, got 5"):
+        ChessGame.from_fen(5)  # type: ignore[arg-type]
+
+
 def test_render_has_coordinates_and_status() -> None:
     game = ChessGame()
     picture = game.render(game.from_moves("e2e4"))

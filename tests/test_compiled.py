@@ -216,6 +216,14 @@ def test_progress_is_reported() -> None:
         Budget(simulations=1050), progress=seen.append, progress_every=200
     )
     assert seen == [200, 400, 600, 800, 1000, 1050]
+    engine = MCTS(C4.initial_state(), backend="compiled", seed=9)
+    for every in (0, 2.5, "x"):
+        with pytest.raises(InvalidParameterError, match="progress_every"):
+            engine.run(Budget(simulations=10), progress=seen.append, progress_every=every)  # type: ignore[arg-type]
+    for progress in (5, "yes"):  # neither a callable nor a switch: not silently ignored
+        with pytest.raises(InvalidParameterError, match="progress must be"):
+            engine.run(Budget(simulations=10), progress=progress)  # type: ignore[arg-type]
+    assert engine.run(Budget(simulations=10), progress=False).total_simulations == 10
 
 
 def test_tree_reuse_keeps_the_subtree_and_its_states() -> None:

@@ -229,6 +229,13 @@ def test_make_kernel_checks_sizes_and_signatures() -> None:
         make_kernel(**{**fields, "state_size": 0})
     with pytest.raises(InvalidParameterError, match=r"numba\.njit"):
         make_kernel(**{**fields, "play": lambda params, state, action: 0})
+    for size in (2**62, 1.5, True):  # a length no buffer can hold, not whole numbers
+        with pytest.raises(InvalidParameterError, match="max_length"):
+            make_kernel(**{**fields, "max_length": size})
+    for params in ("abc", [1.5], [2**70], np.array([2**64 - 1], dtype=np.uint64)):
+        with pytest.raises(InvalidParameterError, match="params"):
+            make_kernel(**{**fields, "params": params})
+    assert make_kernel(**{**fields, "params": np.array([3], dtype=np.uint8)}).params.tolist() == [3]
 
 
 # ---------------------------------------------------------------------------------------- Go

@@ -271,6 +271,15 @@ def test_a_value_function_must_return_a_finite_value_in_range(value: float, mess
         )
 
 
+def test_evaluators_refuse_what_is_not_callable_when_built() -> None:
+    with pytest.raises(InvalidParameterError, match="callable fn"):
+        playout.ValueFunction(5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="policy must be None or a callable"):
+        playout.Rollout(policy=5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="heuristic must be None or a callable"):
+        playout.Rollout(max_depth=3, heuristic=0.5)  # type: ignore[arg-type]
+
+
 class BadPriors:
     """An evaluator whose priors have the wrong length (or are not finite)."""
 

@@ -7,6 +7,7 @@ import pickle
 import random
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -312,6 +313,8 @@ def test_from_grid_accepts_a_consistent_finished_position() -> None:
     assert state.legal_actions() == ()
     full = game.from_grid([[1, -1, 1], [1, -1, -1], [-1, 1, 1]], to_move=-1)
     assert full.is_terminal() and full.returns() == (0.0, 0.0)
+    array = game.from_grid(np.array([[1, -1, 1], [1, -1, -1], [-1, 1, 1]]), to_move=-1)
+    assert array == full  # a numpy grid is a grid
 
 
 @pytest.mark.parametrize(
@@ -323,6 +326,10 @@ def test_from_grid_accepts_a_consistent_finished_position() -> None:
         ([[0, 0, 0], [0, 0, 0]], 1),  # wrong shape
         ([[0, 0, 0], [0, 2, 0], [0, 0, 0]], 1),  # bad value
         ([[0, 0, 0], [0, 0, 0], [0, 0, 0]], 0),  # bad to_move
+        ([[0, 0, 0], [0, 0, 0], [0, 0, 0]], True),  # a bool is not a mark
+        (None, 1),  # not a grid
+        ([0, 0, 0], 1),  # not rows
+        ([[0, 0, 0], [0, 0.5, 0], [0, 0, 0]], 1),  # not a mark
     ],
 )
 def test_from_grid_rejects_impossible_positions(rows: Grid, to_move: int) -> None:

@@ -105,6 +105,12 @@ def test_bad_files_are_one_line_errors(
     assert len(captured.err.splitlines()) == 1 and captured.err.startswith("playout: error: ")
 
 
+def test_a_path_that_is_not_a_path_is_a_typed_error() -> None:
+    for bad in (None, 5, b"games.jsonl"):
+        with pytest.raises(playout.InvalidParameterError, match="path must be a file path"):
+            arena.read_records(bad)  # type: ignore[arg-type]
+
+
 def test_replay_missing_file_and_index(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["replay", str(tmp_path / "none.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err

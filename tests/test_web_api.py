@@ -656,6 +656,14 @@ def test_lines_follow_the_most_visited_replies() -> None:
     assert engine.lines([result.best_action], max_length=2)[result.best_action] == result.pv[:2]
     fresh = playout.MCTS(state, seed=3)
     assert fresh.lines([4]) == {4: (4,)}
+    # Moves no tree holds get a line of themselves alone; what is not a move is refused.
+    assert engine.lines([-5, 2**70]) == {-5: (-5,), 2**70: (2**70,)}
+    for bad in ([1.5], ["4"], [True]):
+        with pytest.raises(playout.InvalidParameterError, match="action"):
+            engine.lines(bad)
+    for length in (0, 2.5, "3"):
+        with pytest.raises(playout.InvalidParameterError, match="max_length"):
+            engine.lines([4], max_length=length)  # type: ignore[arg-type]
 
 
 def test_board_and_snapshot_json() -> None:

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -388,6 +389,26 @@ def test_bad_model_files_name_the_file(tmp_path: object) -> None:
     truncated.write_bytes(data[: len(data) // 2])
     with pytest.raises(playout.ModelFileError, match=r"truncated.pt"):
         Model.load(truncated, game)
+    for bad in (math.nan, math.inf, 10**400, True, "1.0"):  # the PUCT constant it records
+        odd = tmp_path / "odd.pt"  # type: ignore[operator]
+        torch.save({**saved, "metadata": {"c": bad}}, odd)
+        with pytest.raises(playout.ModelFileError, match=r"odd.pt: bad metadata"):
+            Model.load(odd, game)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"seed": "x"}, "seed"),
+        ({"seed": -1}, "seed"),
+        ({"seed": 2**64}, "seed"),
+        ({"seed": 1.5}, "seed"),
+        ({"architecture": 5}, "architecture"),
+    ],
+)
+def test_bad_model_arguments_are_typed_errors(kwargs: dict[str, Any], match: str) -> None:
+    with pytest.raises(playout.InvalidParameterError, match=match):
+        Model(Connect4Game(), **kwargs)
 
 
 def test_games_without_observations_are_refused(tmp_path: object) -> None:

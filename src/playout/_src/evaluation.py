@@ -125,6 +125,16 @@ class Rollout:
         depth = self.max_depth
         if depth is not None and (not is_count(depth) or depth < 0):
             raise InvalidParameterError(f"max_depth must be a whole number >= 0, got {depth!r}")
+        if self.policy is not None and not callable(self.policy):
+            raise InvalidParameterError(
+                "policy must be None or a callable policy(state, rng) -> action, "
+                f"got {self.policy!r}"
+            )
+        if self.heuristic is not None and not callable(self.heuristic):
+            raise InvalidParameterError(
+                f"heuristic must be None or a callable heuristic(state) -> value, "
+                f"got {self.heuristic!r}"
+            )
 
     def evaluate(self, state: GameState, rng: random.Random) -> float:
         """Mean outcome of ``num_rollouts`` games from ``state``, for the player to move."""
@@ -206,12 +216,21 @@ class ValueFunction:
     rewards, the return still to come (seed 002's ``get_future_value``). A Python or numpy
     number, or a numpy array holding exactly one number, is accepted.
 
+    Raises:
+        InvalidParameterError: ``fn`` is not callable.
+
     Raises (from :meth:`evaluate`):
         InvalidParameterError: ``fn`` returned something else (``None``, a string, a bool,
             an array of size other than 1) or a value that is not finite.
     """
 
     fn: Heuristic
+
+    def __post_init__(self) -> None:
+        if not callable(self.fn):
+            raise InvalidParameterError(
+                f"ValueFunction takes a callable fn(state) -> value, got {self.fn!r}"
+            )
 
     def evaluate(self, state: GameState, rng: random.Random) -> float:
         """``fn(state)``, checked to be one finite number."""

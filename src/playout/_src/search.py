@@ -44,6 +44,7 @@ from playout._src.errors import (
     InvalidParameterError,
     PlayoutWarning,
 )
+from playout._src.evaluation import is_count
 from playout._src.game import GameState
 from playout._src.results import (
     Proven,
@@ -69,6 +70,8 @@ _MIN_SETTLE_CHUNK = 16
 """The fewest simulations between two looks at the root under ``Budget(stop_early=True)``."""
 STOPPABLE_CHUNK = 4096
 """Simulations between two questions to a ``stop`` callable, at most."""
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+"""The actions a tree's edges can hold."""
 
 
 class Driver(Protocol):
@@ -350,8 +353,14 @@ class MCTS:
             raise InvalidParameterError(f"budget must be a playout.Budget, got {budget!r}")
         if self.root_state.is_terminal():
             raise GameOverError("the game is over: there is nothing to search")
-        if progress_every < 1:
-            raise InvalidParameterError(f"progress_every must be >= 1, got {progress_every}")
+        if not is_count(progress_every) or progress_every < 1:
+            raise InvalidParameterError(
+                f"progress_every must be a whole number >= 1, got {progress_every!r}"
+            )
+        if not (progress is None or isinstance(progress, bool) or callable(progress)):
+            raise InvalidParameterError(
+                f"progress must be True, False, None or a callable, got {progress!r}"
+            )
         if progress is True:
             with _progress_bar(budget) as bar:
                 return self.run(budget, progress=bar, progress_every=progress_every, stop=stop)
@@ -534,13 +543,30 @@ class MCTS:
         For front ends that show a line per candidate move (the CLI's ``pv`` is the best
         move's). A root action without a searched subtree (or, with ``symmetry``, one merged
         into another move's class) gets a line of itself alone.
+
+        Raises:
+            InvalidParameterError: an action that is not a whole number, or a ``max_length``
+                that is not a whole number >= 1.
         """
+        if not is_count(max_length) or max_length < 1:
+            raise InvalidParameterError(
+                f"max_length must be a whole number >= 1, got {max_length!r}"
+            )
+        actions = list(actions)
+        for action in actions:
+            if not is_count(action):
+                raise InvalidParameterError(
+                    f"an action is a whole number (an action id), got {action!r}"
+                )
         tree = self._driver.tree
         nodes, edges, values = tree.nodes, tree.edges, tree.edge_values
         dummy = np.zeros(1, dtype=np.uint64)
         found: dict[int, tuple[int, ...]] = {}
         for action in actions:
             line = [int(action)]
+            if not _INT64_MIN <= action <= _INT64_MAX:  # no edge holds it
+                found[int(action)] = tuple(line)
+                continue
             edge = int(subtree.find_child_edge(nodes, edges, T.ROOT, int(action)))
             node = int(edges[edge, T.E_CHILD]) if edge != T.NO_EDGE else T.UNVISITED
             while node != T.UNVISITED and len(line) < max_length and nodes[node, T.N_NUM_EDGES] > 0:

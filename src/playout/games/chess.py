@@ -147,6 +147,8 @@ def action_to_move(action: int, board: chess.Board | None = None) -> chess.Move:
 
 
 def _board_from_fen(fen: str) -> chess.Board:
+    if not isinstance(fen, str):
+        raise GameError(f"a FEN is a string, got {fen!r}")
     text = fen.strip()
     if text in ("", "startpos"):
         return chess.Board()

@@ -21,6 +21,7 @@ other rules names both games).
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import pickle
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from playout._src.errors import InvalidParameterError, ModelFileError
+from playout._src.evaluation import is_count
 from playout._src.files import write_atomic
 from playout._src.optional import import_optional
 from playout._src.registry import game_params
@@ -294,6 +296,16 @@ def resolve_device(device: str | None) -> Any:
     return resolved
 
 
+def _is_finite_number(value: object) -> bool:
+    """A real number (not a bool) that converts to a finite float."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 class Model:
     """A policy/value network for one game, ready for batched inference and training.
 
@@ -301,8 +313,13 @@ class Model:
         game: the game it plays (gives the observation shape and the action count).
         architecture: the network's size (default :class:`Architecture`).
         device: ``"cpu"``, ``"cuda"``, ...; ``None`` picks :func:`default_device`.
-        seed: seeds the initial weights.
+        seed: seeds the initial weights (0 to 2**64 - 1), or ``None`` to leave PyTorch's
+            generator as it is.
         runtime: where :meth:`predict` runs (:data:`RUNTIMES`).
+
+    Raises:
+        InvalidParameterError: an unknown runtime, a seed that is not a whole number in
+            range, or an architecture that is not an :class:`Architecture`.
     """
 
     def __init__(
@@ -316,6 +333,14 @@ class Model:
     ) -> None:
         if runtime not in RUNTIMES:
             raise InvalidParameterError(f"runtime must be one of {', '.join(RUNTIMES)}")
+        if seed is not None and (not is_count(seed) or not 0 <= seed < 2**64):
+            raise InvalidParameterError(
+                f"seed must be None or a whole number from 0 to 2**64 - 1, got {seed!r}"
+            )
+        if architecture is not None and not isinstance(architecture, Architecture):
+            raise InvalidParameterError(
+                f"architecture must be a playout.zero.Architecture, got {architecture!r}"
+            )
         self.signature = GameSignature.of(game)
         self.game = game
         self.architecture = architecture or Architecture()
@@ -519,9 +544,9 @@ class Model:
         model.net.eval()
         metadata = data.get("metadata", {})
         if not isinstance(metadata, dict) or not all(
-            isinstance(k, str) and isinstance(v, int | float) for k, v in metadata.items()
+            isinstance(k, str) and _is_finite_number(v) for k, v in metadata.items()
         ):
-            raise ModelFileError(f"{path}: bad metadata {metadata!r}")
+            raise ModelFileError(f"{path}: bad metadata {metadata!r} (names and finite numbers)")
         model.metadata = {k: float(v) for k, v in metadata.items()}
         return model
 

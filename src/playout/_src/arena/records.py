@@ -492,7 +492,10 @@ def read_records(
         RecordError: an unreadable file, bad JSON, a missing or ill-typed field (the message
             names the line and the field), an unknown game, an illegal move, or no intact
             game in the file.
+        InvalidParameterError: ``path`` is not a file path (a string or a path object).
     """
+    if not isinstance(path, str | os.PathLike):
+        raise InvalidParameterError(f"path must be a file path, got {path!r}")
     if is_sgf_path(path):
         return _read_sgf(path)
     text = _read_text(path)

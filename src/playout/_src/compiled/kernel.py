@@ -260,6 +260,10 @@ def _compiled_without_cache(fn: Any, signature: Any) -> bool:
     return True
 
 
+_MAX_SIZE = 2**31 - 1
+"""The largest state size, action count, game length or scratch size a kernel may declare."""
+
+
 def make_kernel(
     *,
     name: str,
@@ -283,7 +287,8 @@ def make_kernel(
     optional (RAVE's rollouts then play uniformly random legal moves).
 
     Raises:
-        InvalidParameterError: a size is not positive or a function does not compile.
+        InvalidParameterError: a size is not a whole number from 1 to 2**31 - 1, ``params``
+            are not whole numbers, or a function does not compile.
     """
     for field, value in (
         ("state_size", state_size),
@@ -291,11 +296,25 @@ def make_kernel(
         ("max_length", max_length),
         ("scratch_size", scratch_size),
     ):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise InvalidParameterError(f"{name}: {field} must be a whole number >= 1")
-    params_array = np.ascontiguousarray(np.asarray(params, dtype=np.int64).reshape(-1))
-    if params_array.size == 0:
+        whole = not isinstance(value, bool) and isinstance(value, int | np.integer)
+        if not whole or not 1 <= value <= _MAX_SIZE:
+            raise InvalidParameterError(
+                f"{name}: {field} must be a whole number from 1 to {_MAX_SIZE:,}, got {value!r}"
+            )
+    if isinstance(params, str | bytes):
+        raise InvalidParameterError(f"{name}: params must be whole numbers, got {params!r}")
+    try:
+        raw = np.asarray(params)
+    except (TypeError, ValueError, OverflowError):
+        raw = np.asarray([0.5])  # refused below
+    if raw.size == 0:
         params_array = np.zeros(1, dtype=np.int64)
+    elif raw.dtype.kind not in "iu" or (
+        raw.dtype.kind == "u" and int(raw.max()) > np.iinfo(np.int64).max
+    ):
+        raise InvalidParameterError(f"{name}: params must be 64-bit whole numbers, got {params!r}")
+    else:
+        params_array = np.ascontiguousarray(raw.astype(np.int64).reshape(-1))
     return Kernel(
         name=name,
         params=params_array,

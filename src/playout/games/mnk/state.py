@@ -217,8 +217,14 @@ class MnkGame(StoneGame["MnkState"]):
             GameError: wrong shape or values, impossible stone counts, or a winner that
                 cannot have been reached by legal play.
         """
-        if to_move not in (1, -1):
+        if isinstance(to_move, bool) or to_move not in (1, -1):
             raise GameError(f"to_move must be 1 or -1, got {to_move!r}")
+        try:  # lists, tuples and numpy arrays alike
+            rows = [list(row) for row in rows]
+        except TypeError:
+            raise GameError(
+                f"grid must be rows of 1, -1 and 0 (a list of lists or an array), got {rows!r}"
+            ) from None
         if len(rows) != self.height or any(len(row) != self.width for row in rows):
             raise GameError(
                 f"grid must have {self.height} rows of {self.width} values for a "
