@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import random
 from collections.abc import Sequence
 from typing import Any
 
 from playout._src.errors import GameError, PlayoutError
+from playout._src.evaluation import is_count
 from playout._src.game import CHANCE, Game, GameSpec, GameState
 
 _TOLERANCE = 1e-9
@@ -89,11 +89,7 @@ def check_game(
     Raises:
         GameError: the first violation found, with the game, move number and what was wrong.
     """
-    if (
-        isinstance(num_games, bool)
-        or not isinstance(num_games, numbers.Integral)
-        or not 1 <= num_games <= 1_000_000
-    ):
+    if not is_count(num_games) or not 1 <= num_games <= 1_000_000:
         raise GameError(f"num_games must be a whole number in [1, 1,000,000], got {num_games!r}")
     spec = _check_spec(game)
     rng = random.Random(seed)
@@ -194,7 +190,7 @@ def _check_state(game: Game, spec: GameSpec, state: GameState, where: str) -> li
     if not is_terminal and not legal:
         raise GameError(f"{where}: no legal actions but is_terminal() is False")
     for action in legal:
-        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        if not is_count(action):
             raise GameError(f"{where}: action ids must be integers, got {action!r}")
         if spec.num_actions is not None and not 0 <= action < spec.num_actions:
             raise GameError(
@@ -207,7 +203,7 @@ def _check_state(game: Game, spec: GameSpec, state: GameState, where: str) -> li
         if player == CHANCE:
             if spec.is_deterministic:
                 raise GameError(f"{where}: chance state in a game declared deterministic")
-        elif not (isinstance(player, numbers.Integral) and 0 <= player < spec.num_players):
+        elif not (is_count(player) and 0 <= player < spec.num_players):
             raise GameError(
                 f"{where}: current_player() is {player!r}; expected 0..{spec.num_players - 1}"
                 + ("" if spec.is_deterministic else " or CHANCE")

@@ -20,6 +20,7 @@ import numpy as np
 
 from playout._src.config import FINAL_CHOICES, FinalChoice
 from playout._src.errors import InvalidParameterError
+from playout._src.evaluation import is_count
 from playout._src.tree import backup, final_move
 from playout._src.tree import layout as T
 from playout._src.tree.rng import new_rng_state
@@ -252,9 +253,7 @@ def merge_results(
         or not 0 < temperature < math.inf
     ):
         raise InvalidParameterError(f"temperature must be a number > 0, got {temperature!r}")
-    if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64
-    ):
+    if seed is not None and (not is_count(seed) or not 0 <= seed < 2**64):
         raise InvalidParameterError(f"seed must be None or a whole number >= 0, got {seed!r}")
     actions = sorted(set(results[0].actions))
     for result in results[1:]:

@@ -9,7 +9,6 @@ workers or the order in which games finish.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import random
 import time
 
@@ -17,7 +16,7 @@ import numpy as np
 
 from playout._src.arena.players import Player
 from playout._src.errors import GameError, InvalidParameterError
-from playout._src.evaluation import chance_action
+from playout._src.evaluation import chance_action, is_count
 from playout._src.game import CHANCE, Game, GameState
 from playout._src.resignation import Resignation
 
@@ -195,7 +194,7 @@ def _chosen_action(player: Player, state: GameState) -> int:
         GameError: an illegal action.
     """
     chosen = player.choose(state)
-    if isinstance(chosen, bool) or not isinstance(chosen, numbers.Integral):
+    if not is_count(chosen):
         raise GameError(f"player {player.name!r} chose {chosen!r}, not an action id")
     action = int(chosen)
     if action not in state.legal_actions():
