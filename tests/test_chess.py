@@ -173,6 +173,9 @@ def test_bad_fen_is_a_game_error(fen: str, message: str) -> None:
 def test_a_fen_that_is_not_a_string_is_a_game_error() -> None:
     with pytest.raises(GameError, match="a FEN is a string, got 5"):
         ChessGame.from_fen(5)  # type: ignore[arg-type]
+    for falsy in (0, False, []):  # not the start position in disguise
+        with pytest.raises(GameError, match="a FEN is a string"):
+            ChessGame(falsy)  # type: ignore[arg-type]
 
 
 def test_render_has_coordinates_and_status() -> None:

@@ -295,3 +295,15 @@ class WrongPlayerState(PileState):
 def test_check_game_catches_a_player_out_of_range() -> None:
     with pytest.raises(GameError, match="current_player"):
         check_game(_broken(WrongPlayerState))
+
+
+class BoolPlayerState(PileState):
+    def current_player(self) -> int:
+        if self.is_terminal():
+            return TERMINAL
+        return bool(super().current_player())  # True == 1, yet no player id
+
+
+def test_check_game_catches_a_bool_as_the_player_to_move() -> None:
+    with pytest.raises(GameError, match=r"current_player\(\) is (True|False)"):
+        check_game(_broken(BoolPlayerState))

@@ -327,6 +327,7 @@ def test_from_grid_accepts_a_consistent_finished_position() -> None:
         ([[0, 0, 0], [0, 2, 0], [0, 0, 0]], 1),  # bad value
         ([[0, 0, 0], [0, 0, 0], [0, 0, 0]], 0),  # bad to_move
         ([[0, 0, 0], [0, 0, 0], [0, 0, 0]], True),  # a bool is not a mark
+        ([[0, 0, 0], [0, 0, 0], [0, 0, 0]], 1.0),  # nor a float
         (None, 1),  # not a grid
         ([0, 0, 0], 1),  # not rows
         ([[0, 0, 0], [0, 0.5, 0], [0, 0, 0]], 1),  # not a mark

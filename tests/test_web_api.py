@@ -658,7 +658,7 @@ def test_lines_follow_the_most_visited_replies() -> None:
     assert fresh.lines([4]) == {4: (4,)}
     # Moves no tree holds get a line of themselves alone; what is not a move is refused.
     assert engine.lines([-5, 2**70]) == {-5: (-5,), 2**70: (2**70,)}
-    for bad in ([1.5], ["4"], [True]):
+    for bad in ([1.5], ["4"], [True], 4):
         with pytest.raises(playout.InvalidParameterError, match="action"):
             engine.lines(bad)
     for length in (0, 2.5, "3"):

@@ -109,6 +109,10 @@ class Rollout:
         max_depth: stop a game after this many moves and score it with ``heuristic``
             (0 when no heuristic is given); ``None`` plays to the end.
         heuristic: value of a cut-off state for the player to move in it.
+
+    Raises:
+        InvalidParameterError: ``num_rollouts`` or ``max_depth`` out of range or not a
+            whole number, or a ``policy`` or ``heuristic`` that is not callable.
     """
 
     policy: RolloutPolicy | None = None
@@ -132,7 +136,7 @@ class Rollout:
             )
         if self.heuristic is not None and not callable(self.heuristic):
             raise InvalidParameterError(
-                f"heuristic must be None or a callable heuristic(state) -> value, "
+                "heuristic must be None or a callable heuristic(state) -> value, "
                 f"got {self.heuristic!r}"
             )
 

@@ -347,6 +347,9 @@ class MCTS:
 
         Raises:
             GameOverError: the root position is terminal.
+            InvalidParameterError: ``budget`` is not a :class:`~playout.Budget` (or breaks
+                the configuration's limits), ``progress`` is neither a switch nor a
+                callable, or ``progress_every`` is not a whole number >= 1.
         """
         budget = self._config.budget if budget is None else budget
         if not isinstance(budget, Budget):
@@ -552,7 +555,12 @@ class MCTS:
             raise InvalidParameterError(
                 f"max_length must be a whole number >= 1, got {max_length!r}"
             )
-        actions = list(actions)
+        try:
+            actions = list(actions)
+        except TypeError:
+            raise InvalidParameterError(
+                f"actions must be an iterable of action ids, got {actions!r}"
+            ) from None
         for action in actions:
             if not is_count(action):
                 raise InvalidParameterError(
@@ -564,7 +572,7 @@ class MCTS:
         found: dict[int, tuple[int, ...]] = {}
         for action in actions:
             line = [int(action)]
-            if not _INT64_MIN <= action <= _INT64_MAX:  # no edge holds it
+            if not _INT64_MIN <= int(action) <= _INT64_MAX:  # no edge holds it
                 found[int(action)] = tuple(line)
                 continue
             edge = int(subtree.find_child_edge(nodes, edges, T.ROOT, int(action)))

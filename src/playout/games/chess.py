@@ -186,7 +186,7 @@ class ChessGame:
     ) -> None:
         if isinstance(max_plies, bool) or not isinstance(max_plies, int) or max_plies < 1:
             raise InvalidParameterError(f"max_plies must be a whole number >= 1, got {max_plies!r}")
-        board = _board_from_fen(fen or "")
+        board = _board_from_fen("" if fen is None else fen)
         self._fen = board.fen()
         self.max_plies = max_plies
         self.spec = GameSpec(

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from playout._src.errors import GameError, IllegalMoveError, MoveParseError
+from playout._src.evaluation import is_count
 from playout._src.game import GameSpec, GameState, check_action_type
 from playout.games._stones import StoneGame, StoneState, line_shifts, observation_index
 from playout.games.mnk.board import check_size, windows_through_squares
@@ -217,7 +218,7 @@ class MnkGame(StoneGame["MnkState"]):
             GameError: wrong shape or values, impossible stone counts, or a winner that
                 cannot have been reached by legal play.
         """
-        if isinstance(to_move, bool) or to_move not in (1, -1):
+        if not is_count(to_move) or to_move not in (1, -1):
             raise GameError(f"to_move must be 1 or -1, got {to_move!r}")
         try:  # lists, tuples and numpy arrays alike
             rows = [list(row) for row in rows]
