@@ -29,7 +29,7 @@ start: a 64x4 network, 128 games of 64 simulations from up to 4 random moves, 15
 a 400,000-position buffer, a 200-iteration schedule); ``mix`` (the value target half the
 outcome, half the search's root value), ``openings+mix`` (both: ``playout train``'s
 defaults) and ``openings+mix+forced``; ``workers2`` (self-play on two worker processes, then
-learning, in turn: how the shipped connect-four network was trained),
+learning, in turn: how the first shipped connect-four network was trained),
 ``workers2+random12`` (the same with a random move on 12% of the moves after the opening),
 ``async+openings+mix`` (the asynchronous pipeline, two self-play actors playing on while the
 learner trains, with the defaults' value mix and random openings),

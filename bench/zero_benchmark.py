@@ -107,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     scores = []
     for spec in args.choosers:
         name, chooser = make_chooser(spec, model, game, args.seed)
+        # One untimed move first: compiling (numba) and first allocations are not a move's
+        # time. Each move is a fresh search seeded alike, so the scores are unchanged.
+        chooser(positions[0].state)
         scores.append(bm.score_chooser(chooser, positions, name=name))
         print(f"  {name}: {100 * scores[-1].rate:.1f}%", flush=True)
     print(table(scores))

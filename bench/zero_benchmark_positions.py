@@ -7,7 +7,8 @@ the exact solver (``src/playout/games/connect4/labelled_positions.txt``).
 
 For every stage (8-14 stones, 15-28, 29+) and every play of
 :data:`playout.games.connect4.labelled.SOURCES` (uniform random, blunder-avoiding random,
-rollout MCTS at 100 and 1,000 simulations, the shipped network's policy), ``--per-cell``
+rollout MCTS at 100 and 1,000 simulations, the first shipped network's policy,
+``bench/records/c4_first_shipped.pt``), ``--per-cell``
 positions: a game is played from the empty board to a stone count drawn uniformly in the
 stage, and its last position kept when it is new (a position and its mirror image count as
 one), still running, the mover has no immediate win (a trivial position), the solver labels
@@ -37,10 +38,12 @@ from playout.games.connect4 import labelled, solver
 
 GAME = Connect4Game()
 DEFAULT_OUT = Path(labelled.__file__).with_name(labelled.DATA_FILE)
+FIRST_SHIPPED = Path(__file__).resolve().parent / "records" / "c4_first_shipped.pt"
+"""The network whose policy made the ``zero`` positions: the first one shipped for connect four."""
 PLAYER_SPECS = {
     "mcts100": "mcts:simulations=100",
     "mcts1000": "mcts:simulations=1000",
-    "zero": "zero:simulations=0",
+    "zero": f"zero:model={FIRST_SHIPPED},simulations=0",
 }
 
 

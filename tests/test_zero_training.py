@@ -74,8 +74,9 @@ def test_the_shipped_tictactoe_network_plays_perfectly() -> None:
 
 def test_the_shipped_connect4_network_rarely_throws_a_position_away() -> None:
     """On the 300 solver-labelled positions of bench/data (8 to 30 stones), the shipped
-    network's policy alone (no search) plays a value-losing move in at most a fifth of them
-    (a uniformly random move: 31%); with 100 simulations of search, in at most a tenth."""
+    network's policy alone (no search) plays a value-losing move in at most a tenth of them
+    (a uniformly random move: 31%; the first shipped network: 9.0%); with 100 simulations of
+    search at the PUCT constant the file records, in at most a twentieth."""
     import importlib.util
 
     bench = Path(__file__).resolve().parent.parent / "bench" / "connect4_positions.py"
@@ -88,7 +89,7 @@ def test_the_shipped_connect4_network_rarely_throws_a_position_away() -> None:
     game = Connect4Game()
     policy = ZeroPlayer(game, no_search=True)
     assert policy.model.path is not None and policy.model.path.name == "connect4-7x6-4.pt"
-    search = ZeroPlayer(game, search=ZeroSearch(simulations=100, c=1.0))
+    search = ZeroPlayer(game, search=ZeroSearch(simulations=100, c=policy.model.metadata["c"]))
 
     def chooser(player: ZeroPlayer) -> Any:
         def choose(state: object) -> int:
@@ -97,5 +98,5 @@ def test_the_shipped_connect4_network_rarely_throws_a_position_away() -> None:
 
         return choose
 
-    assert labelled.value_losing_fraction(chooser(policy), positions) <= 0.20
-    assert labelled.value_losing_fraction(chooser(search), positions) <= 0.10
+    assert labelled.value_losing_fraction(chooser(policy), positions) <= 0.10
+    assert labelled.value_losing_fraction(chooser(search), positions) <= 0.05

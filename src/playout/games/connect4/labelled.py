@@ -1,7 +1,8 @@
 """Connect-four positions labelled by the exact solver: the value-losing-move benchmark's data.
 
 Each :class:`LabelledPosition` is a running 7x6 position (reached by varied play: uniform
-random, blunder-avoiding random, rollout MCTS at a few budgets, the shipped network) with the
+random, blunder-avoiding random, rollout MCTS at a few budgets, the first network shipped
+for connect four) with the
 exact score (:mod:`playout.games.connect4.solver`) of every legal move, for the player who
 makes it; only positions where some legal move loses value (its outcome, win/draw/loss, is
 worse for the mover than the best move's) are kept. A move's *outcome* is the sign of its
@@ -42,8 +43,9 @@ network learns from its own self-play first."""
 SOURCES = ("random", "safe", "mcts100", "mcts1000", "zero")
 """The plays that reach the positions: uniform random, blunder-avoiding random (never leaves
 an immediate win, never allows one when it can help it), rollout MCTS at 100 and 1,000
-simulations, the shipped network's policy (all but ``random`` and ``safe`` after a few random
-opening moves, with an occasional blunder-avoiding random move for variety)."""
+simulations, the policy of the first network shipped for connect four (all but ``random``
+and ``safe`` after a few random opening moves, with an occasional blunder-avoiding random
+move for variety)."""
 
 _GAME = Connect4Game()
 
