@@ -21,7 +21,6 @@ other rules names both games).
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import pickle
 from collections.abc import Sequence
@@ -35,6 +34,7 @@ from playout._src.evaluation import is_count
 from playout._src.files import write_atomic
 from playout._src.optional import import_optional
 from playout._src.registry import game_params
+from playout._src.rules import is_finite
 
 torch: Any = import_optional("torch", extra="zero", needed_by="playout.zero")
 nn: Any = torch.nn
@@ -298,12 +298,7 @@ def resolve_device(device: str | None) -> Any:
 
 def _is_finite_number(value: object) -> bool:
     """A real number (not a bool) that converts to a finite float."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    try:
-        return math.isfinite(float(value))
-    except OverflowError:
-        return False
+    return not isinstance(value, bool) and isinstance(value, int | float) and is_finite(value)
 
 
 class Model:

@@ -74,6 +74,7 @@ from numba import types as nt
 from numba.core.caching import NullCache
 
 from playout._src.errors import InvalidParameterError
+from playout._src.evaluation import is_count
 from playout._src.jit import JitOptions, jit
 
 ONGOING = 0
@@ -296,8 +297,7 @@ def make_kernel(
         ("max_length", max_length),
         ("scratch_size", scratch_size),
     ):
-        whole = not isinstance(value, bool) and isinstance(value, int | np.integer)
-        if not whole or not 1 <= value <= _MAX_SIZE:
+        if not is_count(value) or not 1 <= value <= _MAX_SIZE:
             raise InvalidParameterError(
                 f"{name}: {field} must be a whole number from 1 to {_MAX_SIZE:,}, got {value!r}"
             )
