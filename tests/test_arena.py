@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 import playout
@@ -168,9 +169,17 @@ def test_names_that_are_not_strings_are_typed_errors() -> None:
 
 def test_merged_results_check_their_temperature_and_seed() -> None:
     parts = [playout.search(tictactoe().initial_state(), simulations=50, seed=k) for k in range(2)]
-    for bad in ({"temperature": -1.0}, {"temperature": 0}, {"temperature": math.nan}):
+    bad_temperatures = (-1.0, 0, math.nan, math.inf, 10**400, True, "1", None)
+    for bad in bad_temperatures:
         with pytest.raises(playout.InvalidParameterError, match="temperature"):
-            playout.merge_results(parts, final="sample", **bad)  # type: ignore[arg-type]
+            playout.merge_results(parts, final="sample", temperature=bad)  # type: ignore[arg-type]
+        # The search's own setting refuses the same (one check serves both).
+        with pytest.raises(playout.InvalidParameterError, match="temperature"):
+            playout.SearchConfig(temperature=bad)  # type: ignore[arg-type]
+    for good in (0.5, np.float32(2.0), 3):
+        merged = playout.merge_results(parts, final="sample", temperature=good, seed=1)
+        assert merged.best_action in merged.actions
+        assert playout.SearchConfig(temperature=good).temperature == good
     with pytest.raises(playout.InvalidParameterError, match="seed"):
         playout.merge_results(parts, seed=-1)
 

@@ -11,6 +11,7 @@ a selection rule) are applied in one place, :meth:`SearchConfig.for_game`.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import os
 from typing import Any, Literal
 
@@ -39,6 +40,22 @@ and the improved policy to NaN."""
 
 DEFAULT_SIMULATIONS = 1000
 """Simulations of a search given neither a simulation count nor a time limit."""
+
+
+def check_temperature(temperature: object) -> None:
+    """Refuse a sampling temperature that is not a finite number > 0 (numpy's included, not
+    a bool): :class:`SearchConfig`'s and :func:`~playout.merge_results`' check.
+
+    Raises:
+        InvalidParameterError: the value, named.
+    """
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, numbers.Real)
+        or not is_finite(temperature)  # type: ignore[arg-type]
+        or not float(temperature) > 0
+    ):
+        raise InvalidParameterError(f"temperature must be a number > 0, got {temperature!r}")
 
 
 def default_max_memory() -> int:
@@ -323,14 +340,7 @@ class SearchConfig:
             raise InvalidParameterError(
                 f"final must be one of {', '.join(FINAL_CHOICES)}, got {self.final!r}"
             )
-        temperature = self.temperature
-        if not (
-            isinstance(temperature, int | float)
-            and not isinstance(temperature, bool)
-            and is_finite(temperature)
-            and temperature > 0
-        ):
-            raise InvalidParameterError(f"temperature must be a number > 0, got {temperature!r}")
+        check_temperature(self.temperature)
         if not isinstance(self.budget, Budget):
             raise InvalidParameterError(f"budget must be a playout.Budget, got {self.budget!r}")
         if self.backend not in BACKENDS:

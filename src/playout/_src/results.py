@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import math
-import numbers
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 
-from playout._src.config import FINAL_CHOICES, FinalChoice
+from playout._src.config import FINAL_CHOICES, FinalChoice, check_temperature
 from playout._src.errors import InvalidParameterError
 from playout._src.evaluation import is_count
 from playout._src.tree import backup, final_move
@@ -247,12 +245,7 @@ def merge_results(
     """
     if not results:
         raise InvalidParameterError("merge_results needs at least one result")
-    if (
-        isinstance(temperature, bool)
-        or not isinstance(temperature, numbers.Real)
-        or not 0 < temperature < math.inf
-    ):
-        raise InvalidParameterError(f"temperature must be a number > 0, got {temperature!r}")
+    check_temperature(temperature)
     if seed is not None and (not is_count(seed) or not 0 <= seed < 2**64):
         raise InvalidParameterError(f"seed must be None or a whole number >= 0, got {seed!r}")
     actions = sorted(set(results[0].actions))
