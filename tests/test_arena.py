@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -176,10 +177,15 @@ def test_merged_results_check_their_temperature_and_seed() -> None:
         # The search's own setting refuses the same (one check serves both).
         with pytest.raises(playout.InvalidParameterError, match="temperature"):
             playout.SearchConfig(temperature=bad)  # type: ignore[arg-type]
-    for good in (0.5, np.float32(2.0), 3):
+    state = tictactoe().initial_state()
+    for good in (0.5, np.float32(2.0), 3, Fraction(1, 2), np.float16(0.5), 2**64):
+        # Kept as a float: the compiled final-move choice takes nothing else.
+        config = playout.SearchConfig(temperature=good)
+        assert type(config.temperature) is float and config.temperature == float(good)
         merged = playout.merge_results(parts, final="sample", temperature=good, seed=1)
-        assert merged.best_action in merged.actions
-        assert playout.SearchConfig(temperature=good).temperature == good
+        sampled = playout.search(state, simulations=20, seed=1, final="sample", temperature=good)
+        assert merged.best_action in state.legal_actions()
+        assert sampled.best_action in state.legal_actions()
     with pytest.raises(playout.InvalidParameterError, match="seed"):
         playout.merge_results(parts, seed=-1)
 

@@ -42,9 +42,11 @@ DEFAULT_SIMULATIONS = 1000
 """Simulations of a search given neither a simulation count nor a time limit."""
 
 
-def check_temperature(temperature: object) -> None:
-    """Refuse a sampling temperature that is not a finite number > 0 (numpy's included, not
-    a bool): :class:`SearchConfig`'s and :func:`~playout.merge_results`' check.
+def check_temperature(temperature: object) -> float:
+    """A sampling temperature as a float, refused unless a finite number > 0 (numpy's
+    included, not a bool): :class:`SearchConfig`'s and :func:`~playout.merge_results`' check.
+    The compiled final-move choice takes the float (one compiled version, whatever number
+    type was given: a ``Fraction`` or numpy's ``float16`` would not compile).
 
     Raises:
         InvalidParameterError: the value, named.
@@ -56,6 +58,7 @@ def check_temperature(temperature: object) -> None:
         or not float(temperature) > 0
     ):
         raise InvalidParameterError(f"temperature must be a number > 0, got {temperature!r}")
+    return float(temperature)
 
 
 def default_max_memory() -> int:
@@ -340,7 +343,7 @@ class SearchConfig:
             raise InvalidParameterError(
                 f"final must be one of {', '.join(FINAL_CHOICES)}, got {self.final!r}"
             )
-        check_temperature(self.temperature)
+        object.__setattr__(self, "temperature", check_temperature(self.temperature))
         if not isinstance(self.budget, Budget):
             raise InvalidParameterError(f"budget must be a playout.Budget, got {self.budget!r}")
         if self.backend not in BACKENDS:

@@ -245,7 +245,7 @@ def merge_results(
     """
     if not results:
         raise InvalidParameterError("merge_results needs at least one result")
-    check_temperature(temperature)
+    temperature = check_temperature(temperature)
     if seed is not None and (not is_count(seed) or not 0 <= seed < 2**64):
         raise InvalidParameterError(f"seed must be None or a whole number >= 0, got {seed!r}")
     actions = sorted(set(results[0].actions))
